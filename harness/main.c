@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * maplab: the command line.  `maplab <command> [options]`; each command
+ * lives in its own cmd_*.c and answers --help.
+ */
+#include "cli.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const struct cli_command commands[] = {
+	{ "list", "every map design, with a line on each", cmd_list },
+	{ "replay", "run a trace on a design or on the kernel's map", cmd_replay },
+	{ "validate", "replay on a design and on the kernel; show differences",
+	  cmd_validate },
+	{ "gentrace", "write a random trace (for validate and tests)",
+	  cmd_gentrace },
+};
+#define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+static void usage(FILE *f)
+{
+	fputs("usage: maplab <command> [options]\n\n"
+	      "maplab is a lab for the internals of concurrent maps: userspace\n"
+	      "reimplementations of the kernel's BPF maps, checked against the\n"
+	      "kernel's own.\n\ncommands:\n", f);
+	for (size_t i = 0; i < N_COMMANDS; i++)
+		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+	fputs("\n`maplab <command> --help` tells more.  Exit status: 0 ok, "
+	      "1 a check failed, 2 bad usage or input.\n", f);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+	    strcmp(argv[1], "help") == 0) {
+		usage(stdout);
+		return EXIT_OK;
+	}
+	for (size_t i = 0; i < N_COMMANDS; i++)
+		if (strcmp(argv[1], commands[i].name) == 0)
+			return commands[i].run(argc - 1, argv + 1);
+	fprintf(stderr, "maplab: unknown command '%s'\n\n", argv[1]);
+	usage(stderr);
+	return EXIT_USAGE;
+}

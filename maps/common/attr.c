@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: MIT */
+#include "attr.h"
+
+#include <errno.h>
+
+#define HTAB_CREATE_FLAGS \
+	(MAP_F_NO_PREALLOC | MAP_F_NO_COMMON_LRU | MAP_F_ZERO_SEED)
+
+/* The kernel's struct bucket: an hlist_nulls_head and an rqspinlock. */
+#define KERNEL_BUCKET_SIZE 16ULL
+
+uint32_t map_roundup_pow2(uint32_t n)
+{
+	uint32_t p = 1;
+	while (p < n)
+		p <<= 1;
+	return p;
+}
+
+int map_check_hash_attr(const struct map_attr *attr)
+{
+	int lru = attr->type == MAP_TYPE_LRU_HASH;
+	int prealloc = !(attr->flags & MAP_F_NO_PREALLOC);
+
+	if (attr->flags & ~HTAB_CREATE_FLAGS)
+		return -EINVAL;
+	if (!lru && (attr->flags & MAP_F_NO_COMMON_LRU))
+		return -EINVAL;
+	if (lru && !prealloc)
+		return -ENOTSUPP;
+	if (attr->max_entries == 0 || attr->key_size == 0 ||
+	    attr->value_size == 0)
+		return -EINVAL;
+	if ((uint64_t)attr->key_size + attr->value_size >=
+	    MAP_KMALLOC_MAX_SIZE - MAP_HTAB_ELEM_HEADER)
+		return -E2BIG;
+	if (attr->max_entries > (1UL << 31))
+		return -E2BIG;
+	if (map_roundup_pow2(attr->max_entries) > UINT32_MAX / KERNEL_BUCKET_SIZE)
+		return -E2BIG;
+	return 0;
+}

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * attr.h: the kernel's attribute checks at map creation, shared by every
+ * design of a map type so they all answer a bad attribute the same way.
+ */
+#ifndef MAPLAB_ATTR_H
+#define MAPLAB_ATTR_H
+
+#include "map.h"
+
+/*
+ * The kernel's KMALLOC_MAX_SIZE on x86-64 (4 MiB) and sizeof(struct
+ * htab_elem) in 6.18 (48 bytes): a hash map whose key_size + value_size
+ * reaches their difference is -E2BIG, because one element could not be
+ * kmalloc'ed (htab_map_alloc_check).
+ */
+#define MAP_KMALLOC_MAX_SIZE (1UL << 22)
+#define MAP_HTAB_ELEM_HEADER 48
+
+/*
+ * htab_map_alloc_check + the size checks of htab_map_alloc, in the
+ * kernel's order: unknown flag -> EINVAL; NO_COMMON_LRU on a non-LRU map ->
+ * EINVAL; LRU with NO_PREALLOC -> ENOTSUPP; a zero size -> EINVAL;
+ * key + value too large -> E2BIG; max_entries > 2^31 or a bucket array
+ * over 4 GiB -> E2BIG.  bucket_size is the design's own bucket size in the
+ * kernel (16 bytes) for the last check.  0 if attr is acceptable.
+ */
+int map_check_hash_attr(const struct map_attr *attr);
+
+/* The smallest power of two >= n (n <= 2^31). */
+uint32_t map_roundup_pow2(uint32_t n);
+
+#endif /* MAPLAB_ATTR_H */

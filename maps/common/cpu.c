@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cpu.c: the slot table behind cpu.h.  One bit per slot, claimed with an
+ * atomic fetch-or so two threads can never both own a slot.
+ */
+#include "cpu.h"
+#include "map.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <unistd.h>
+
+_Thread_local int map_cpu_slot_of_thread;
+static _Thread_local int slot_claimed = -1;
+
+#define WORD_BITS 64
+static _Atomic uint64_t slot_bits[MAP_MAX_CPUS / WORD_BITS];
+
+static int try_take(int slot)
+{
+	uint64_t bit = 1ULL << (slot % WORD_BITS);
+	uint64_t old = atomic_fetch_or_explicit(&slot_bits[slot / WORD_BITS],
+						bit, memory_order_acq_rel);
+	return (old & bit) ? -EBUSY : slot;
+}
+
+int map_cpu_claim(int slot)
+{
+	if (slot >= MAP_MAX_CPUS)
+		return -EINVAL;
+	map_cpu_release();
+	int got = -EBUSY;
+	if (slot >= 0) {
+		got = try_take(slot);
+	} else {
+		for (int s = 0; s < MAP_MAX_CPUS && got < 0; s++)
+			got = try_take(s);
+	}
+	if (got < 0)
+		return got;
+	slot_claimed = got;
+	map_cpu_slot_of_thread = got;
+	return got;
+}
+
+void map_cpu_release(void)
+{
+	if (slot_claimed < 0)
+		return;
+	uint64_t bit = 1ULL << (slot_claimed % WORD_BITS);
+	atomic_fetch_and_explicit(&slot_bits[slot_claimed / WORD_BITS], ~bit,
+				  memory_order_release);
+	slot_claimed = -1;
+	map_cpu_slot_of_thread = 0;
+}
+
+/* Parses the kernel's cpu list format ("0-3,5,7-8"): count = last + 1. */
+unsigned map_possible_cpus(void)
+{
+	static unsigned cached;
+	if (cached)
+		return cached;
+	unsigned n = 0;
+	FILE *f = fopen("/sys/devices/system/cpu/possible", "r");
+	if (f) {
+		unsigned a, b;
+		char sep;
+		while (fscanf(f, "%u", &a) == 1) {
+			b = a;
+			if (fscanf(f, "%c", &sep) == 1 && sep == '-') {
+				if (fscanf(f, "%u", &b) != 1)
+					break;
+				if (fscanf(f, "%c", &sep) != 1)
+					sep = 0;
+			}
+			if (b + 1 > n)
+				n = b + 1;
+			if (sep != ',')
+				break;
+		}
+		fclose(f);
+	}
+	if (n == 0) {
+		long c = sysconf(_SC_NPROCESSORS_CONF);
+		n = c > 0 ? (unsigned)c : 1;
+	}
+	cached = n;
+	return n;
+}
+
+int map_cpu_pin(unsigned slot)
+{
+	long nproc = sysconf(_SC_NPROCESSORS_ONLN);
+	if (nproc < 1)
+		nproc = 1;
+	cpu_set_t set;
+	CPU_ZERO(&set);
+	CPU_SET(slot % (unsigned)nproc, &set);
+	int err = pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+	return -err;
+}

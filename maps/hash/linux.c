@@ -1,0 +1,340 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * hash/linux: the Linux kernel's BPF_MAP_TYPE_HASH (kernel/bpf/hashtab.c,
+ * 6.18), reimplemented from its documented and observable behaviour.
+ *
+ * Shape: the bucket array and nulls chains of maps/common/htab_table.h.
+ * Each element is
+ *
+ *   struct htab_elem: [free-list link | rcu_head][htab_node: chain, hash][key][value]
+ *
+ * Two ways to own elements, as the kernel has:
+ *
+ *  - preallocated (the default).  max_entries + ncpus elements are
+ *    allocated at create.  max_entries sit in a per-cpu free list
+ *    (maps/common/pcpu_freelist.h); each cpu slot keeps one spare "extra"
+ *    element.  An insert pops the free list (empty: -E2BIG).  A replace
+ *    fills the slot's extra element, links it at the chain head, unlinks the
+ *    old element and keeps the old one as the slot's new extra.  A delete
+ *    pushes the element on the caller's free list.  Elements are reused AT
+ *    ONCE, without waiting for readers: a BPF-program-style reader that
+ *    holds a value pointer (map_ops.lookup) may see it change under it, or
+ *    turn into another key's value, exactly as in the kernel.  Chains end in
+ *    nulls markers so a lookup that is derailed by such a reuse restarts.
+ *    The memory itself stays valid until destroy.
+ *
+ *  - BPF_F_NO_PREALLOC.  Each insert or replace allocates a new element
+ *    (jemalloc); an atomic count caps live elements at max_entries (-E2BIG
+ *    on a new key beyond it; a replace is allowed even when full).  Removed
+ *    elements are freed after an RCU grace period (call_rcu), so readers
+ *    never see them reused.  (The kernel's bpf_mem_alloc reuses freed
+ *    objects at once; maplab waits, which is stricter, as DESIGN.md says.)
+ *
+ * Invariants:
+ *  - A key is in at most one chain, at most once (inserts check under the
+ *    bucket lock).
+ *  - bucket.lock guards its chain's links and the choice between insert and
+ *    replace.  Only the owner of a cpu slot touches extra_elems[slot].
+ *  - Live elements (prealloc) = max_entries - free-list length; extra
+ *    elements are never linked.
+ *
+ * Order, observable through get_next_key: bucket by bucket, each chain
+ * newest (last inserted or replaced) first.  With BPF_F_ZERO_SEED that is
+ * the kernel's order exactly.
+ */
+#include "../common/attr.h"
+#include "../common/cpu.h"
+#include "../common/htab_table.h"
+#include "../common/map.h"
+#include "../common/pcpu_freelist.h"
+#include "../common/rcu.h"
+
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct htab_elem {
+	union {
+		struct pcpu_freelist_node free_link; /* prealloc, while free */
+		struct rcu_head rcu;                 /* no_prealloc, while dying */
+	};
+	struct htab_node node; /* last: key and value follow */
+};
+
+struct htab {
+	struct map map;
+	struct htab_table table;
+	size_t elem_size;
+	bool prealloc;
+
+	/* prealloc */
+	void *elems;
+	struct pcpu_freelist freelist;
+	struct htab_elem **extra_elems; /* [ncpus], owned by each slot */
+
+	/* no_prealloc */
+	atomic_uint count;
+};
+
+static struct htab *htab_of(struct map *m)
+{
+	return (struct htab *)m;
+}
+
+static struct htab_elem *elem_of_node(struct htab_node *n)
+{
+	return (struct htab_elem *)((char *)n - offsetof(struct htab_elem, node));
+}
+
+/* --- element ownership ---------------------------------------------------- */
+
+static int prealloc_init(struct htab *h)
+{
+	unsigned ncpus = h->map.attr.ncpus;
+	size_t total = (size_t)h->map.attr.max_entries + ncpus;
+
+	if (total > SIZE_MAX / h->elem_size)
+		return -ENOMEM;
+	h->elems = aligned_alloc(8, total * h->elem_size);
+	h->extra_elems = calloc(ncpus, sizeof(*h->extra_elems));
+	if (!h->elems || !h->extra_elems ||
+	    pcpu_freelist_init(&h->freelist, ncpus))
+		return -ENOMEM; /* the caller's destroy frees what was made */
+	pcpu_freelist_populate(&h->freelist, h->elems, h->elem_size,
+			       offsetof(struct htab_elem, free_link), total);
+	/* One spare per slot, taken from the pool as the kernel's
+	 * alloc_extra_elems does, so the pool holds exactly max_entries. */
+	for (unsigned cpu = 0; cpu < ncpus; cpu++)
+		h->extra_elems[cpu] = (struct htab_elem *)pcpu_freelist_pop(
+			&h->freelist, 0);
+	return 0;
+}
+
+/*
+ * An element for a new or replacing entry; bucket lock held.  For a replace
+ * (old != NULL) with prealloc it is the slot's extra element, and old
+ * becomes the new extra.  NULL sets *err to -E2BIG or -ENOMEM.
+ */
+static struct htab_elem *alloc_elem(struct htab *h, struct htab_elem *old,
+				    int *err)
+{
+	if (h->prealloc) {
+		if (old) {
+			unsigned cpu = map_this_cpu();
+			struct htab_elem *e = h->extra_elems[cpu];
+			h->extra_elems[cpu] = old;
+			return e;
+		}
+		struct pcpu_freelist_node *f =
+			pcpu_freelist_pop(&h->freelist, map_this_cpu());
+		*err = -E2BIG;
+		return f ? (struct htab_elem *)f : NULL;
+	}
+	if (!old) {
+		unsigned n = atomic_fetch_add_explicit(&h->count, 1,
+						       memory_order_relaxed);
+		if (n >= h->map.attr.max_entries) {
+			atomic_fetch_sub_explicit(&h->count, 1,
+						  memory_order_relaxed);
+			*err = -E2BIG;
+			return NULL;
+		}
+	}
+	struct htab_elem *e = malloc(h->elem_size);
+	if (!e && !old)
+		atomic_fetch_sub_explicit(&h->count, 1, memory_order_relaxed);
+	*err = -ENOMEM;
+	return e;
+}
+
+static void free_elem_rcu(struct rcu_head *head)
+{
+	free((char *)head - offsetof(struct htab_elem, rcu));
+}
+
+/* An element no longer linked (delete); no lock held. */
+static void free_elem(struct htab *h, struct htab_elem *e)
+{
+	if (h->prealloc) {
+		pcpu_freelist_push(&h->freelist, map_this_cpu(), &e->free_link);
+		return;
+	}
+	atomic_fetch_sub_explicit(&h->count, 1, memory_order_relaxed);
+	map_rcu_call(&e->rcu, free_elem_rcu);
+}
+
+/* A replaced element (no_prealloc only: prealloc kept it as an extra). */
+static void retire_replaced(struct htab *h, struct htab_elem *old)
+{
+	if (!h->prealloc && old)
+		map_rcu_call(&old->rcu, free_elem_rcu);
+}
+
+/* --- map_ops --------------------------------------------------------------- */
+
+static void htab_free_node(struct htab_node *n, void *arg)
+{
+	(void)arg;
+	free(elem_of_node(n));
+}
+
+static void htab_destroy(struct map *m)
+{
+	struct htab *h = htab_of(m);
+
+	if (h->table.buckets && !h->prealloc) {
+		htab_for_each_node(&h->table, htab_free_node, NULL);
+		map_rcu_barrier(); /* the replaced and deleted ones */
+	}
+	if (h->prealloc) {
+		if (h->freelist.heads)
+			pcpu_freelist_destroy(&h->freelist);
+		free(h->extra_elems);
+		free(h->elems);
+	}
+	htab_table_destroy(&h->table);
+	free(h);
+}
+
+static int htab_create(const struct map_attr *attr, struct map **out)
+{
+	int err = map_check_hash_attr(attr);
+	if (err)
+		return err;
+
+	struct htab *h = calloc(1, sizeof(*h));
+	if (!h)
+		return -ENOMEM;
+	h->map.attr = *attr;
+	h->prealloc = !(attr->flags & MAP_F_NO_PREALLOC);
+	h->elem_size = sizeof(struct htab_elem) + HTAB_ROUND8(attr->key_size) +
+		       HTAB_ROUND8(attr->value_size);
+	atomic_init(&h->count, 0);
+
+	err = htab_table_init(&h->table, attr->max_entries, attr->key_size,
+			      attr->flags & MAP_F_ZERO_SEED);
+	if (!err && h->prealloc)
+		err = prealloc_init(h);
+	if (err) {
+		htab_destroy(&h->map);
+		return err;
+	}
+	*out = &h->map;
+	return 0;
+}
+
+static void *htab_lookup(struct map *m, const void *key)
+{
+	struct htab *h = htab_of(m);
+	struct htab_node *n =
+		htab_lookup_rcu(&h->table, htab_hash(&h->table, key), key);
+	return n ? htab_node_value(n, m->attr.key_size) : NULL;
+}
+
+static int htab_lookup_copy(struct map *m, const void *key, void *value)
+{
+	int err = -ENOENT;
+
+	map_rcu_read_lock();
+	void *v = htab_lookup(m, key);
+	if (v) {
+		memcpy(value, v, m->attr.value_size);
+		err = 0;
+	}
+	map_rcu_read_unlock();
+	return err;
+}
+
+/* The kernel's check_flags(): -EEXIST / -ENOENT / 0. */
+static int check_flags(const struct htab_elem *old, uint64_t flags)
+{
+	if (old && flags == MAP_NOEXIST)
+		return -EEXIST;
+	if (!old && flags == MAP_EXIST)
+		return -ENOENT;
+	return 0;
+}
+
+static int htab_update(struct map *m, const void *key, const void *value,
+		       uint64_t flags)
+{
+	struct htab *h = htab_of(m);
+	struct htab_table *t = &h->table;
+	uint32_t key_size = m->attr.key_size;
+	int err;
+
+	if (flags > MAP_EXIST) /* includes BPF_F_LOCK: no spin lock in values */
+		return -EINVAL;
+
+	uint32_t hash = htab_hash(t, key);
+	struct htab_bucket *b = htab_bucket_of(t, hash);
+
+	map_spin_lock(&b->lock);
+	struct htab_node *old_node = htab_lookup_locked(t, b, hash, key);
+	struct htab_elem *old = old_node ? elem_of_node(old_node) : NULL;
+	err = check_flags(old, flags);
+	if (err)
+		goto unlock;
+
+	struct htab_elem *e = alloc_elem(h, old, &err);
+	if (!e)
+		goto unlock;
+	e->node.hash = hash;
+	memcpy(htab_node_key(&e->node), key, key_size);
+	memcpy(htab_node_value(&e->node, key_size), value, m->attr.value_size);
+
+	/* New first, then old out: a reader always finds one of the two. */
+	nulls_add_head_rcu(&e->node.chain, &b->head);
+	if (old)
+		nulls_del_rcu(&old->node.chain);
+	err = 0;
+unlock:
+	map_spin_unlock(&b->lock);
+	if (!err)
+		retire_replaced(h, old);
+	return err;
+}
+
+static int htab_delete(struct map *m, const void *key)
+{
+	struct htab *h = htab_of(m);
+	struct htab_table *t = &h->table;
+	uint32_t hash = htab_hash(t, key);
+	struct htab_bucket *b = htab_bucket_of(t, hash);
+
+	map_spin_lock(&b->lock);
+	struct htab_node *n = htab_lookup_locked(t, b, hash, key);
+	if (n)
+		nulls_del_rcu(&n->chain);
+	map_spin_unlock(&b->lock);
+
+	if (!n)
+		return -ENOENT;
+	free_elem(h, elem_of_node(n));
+	return 0;
+}
+
+static int htab_get_next_key(struct map *m, const void *key, void *next)
+{
+	map_rcu_read_lock();
+	int err = htab_next_key_rcu(&htab_of(m)->table, key, next);
+	map_rcu_read_unlock();
+	return err;
+}
+
+const struct map_ops hash_linux_ops = {
+	.name = "hash/linux",
+	.description = "kernel-faithful BPF_MAP_TYPE_HASH: per-bucket locks, "
+		       "RCU readers, prealloc per-cpu free lists",
+	.type = MAP_TYPE_HASH,
+	.faithful = 1,
+	.create = htab_create,
+	.destroy = htab_destroy,
+	.lookup = htab_lookup,
+	.lookup_copy = htab_lookup_copy,
+	.update = htab_update,
+	.delete = htab_delete,
+	.get_next_key = htab_get_next_key,
+};
