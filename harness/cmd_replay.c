@@ -209,17 +209,9 @@ static int load_trace(struct trace_cmd *c, struct trace *t)
 	return 0;
 }
 
-static const struct map_ops *choose_kernel(uint32_t type, uint32_t flags,
-					   void *ctx)
-{
-	(void)type, (void)flags, (void)ctx;
-	return &kmap_ops;
-}
-
 static struct replay_side kernel_side(void)
 {
-	struct replay_side s = { .label = "kernel", .choose = choose_kernel };
-	return s;
+	return replay_fixed_side("kernel", &kmap_ops);
 }
 
 static int kernel_ready(const char *cmd)
@@ -256,14 +248,9 @@ static int print_replay(const struct trace *t, const struct replay_result *r,
 {
 	for (size_t i = 0; i < r->n; i++) {
 		if (echo) {
-			const struct map_attr *attr = NULL;
-			for (size_t j = i + 1; j-- > 0;)
-				if (t->lines[j].op == TRACE_MAP) {
-					attr = &t->lines[j].attr;
-					break;
-				}
 			fputs("# ", stdout);
-			trace_print_line(stdout, &t->lines[i], attr);
+			trace_print_line(stdout, &t->lines[i],
+					 replay_attr_at(t, i));
 			putchar('\n');
 		}
 		fwrite(r->text + r->starts[i], 1, r->starts[i + 1] - r->starts[i],
@@ -297,15 +284,6 @@ int cmd_replay(int argc, char **argv)
 	return rc;
 }
 
-/* The attributes in force at trace line i (its map line's). */
-static const struct map_attr *attr_at(const struct trace *t, size_t i)
-{
-	for (size_t j = i + 1; j-- > 0;)
-		if (t->lines[j].op == TRACE_MAP)
-			return &t->lines[j].attr;
-	return NULL;
-}
-
 static void print_indented(const char *label, const char *text, size_t len)
 {
 	int first = 1;
@@ -326,27 +304,19 @@ static int compare_results(const struct trace *t, const char *label,
 			   const struct replay_result *user,
 			   const struct replay_result *kern, unsigned max_diffs)
 {
-	size_t n = user->n > kern->n ? user->n : kern->n;
 	unsigned diffs = 0, unordered = 0;
 
-	for (size_t i = 0; i < n; i++) {
-		/* Without zero_seed each side hashes with its own random seed,
-		 * so get_next_key order is not comparable; only sets are. */
-		if (t->lines[i].op == TRACE_NEXT &&
-		    !(attr_at(t, i)->flags & MAP_F_ZERO_SEED)) {
-			unordered++;
-			continue;
-		}
-		size_t ul = i < user->n ? user->starts[i + 1] - user->starts[i] : 0;
-		size_t kl = i < kern->n ? kern->starts[i + 1] - kern->starts[i] : 0;
-		const char *u = user->text + user->starts[i < user->n ? i : user->n];
-		const char *k = kern->text + kern->starts[i < kern->n ? i : kern->n];
-		if (ul == kl && memcmp(u, k, ul) == 0)
-			continue;
+	for (size_t i = 0; i < t->n; i++)
+		unordered += !replay_line_comparable(t, i);
+	for (size_t i = replay_next_difference(t, user, kern, 0); i < t->n;
+	     i = replay_next_difference(t, user, kern, i + 1)) {
 		if (++diffs > max_diffs)
 			continue;
+		size_t ul, kl;
+		const char *u = replay_line_text(user, i, &ul);
+		const char *k = replay_line_text(kern, i, &kl);
 		printf("line %u: ", t->lines[i].lineno);
-		trace_print_line(stdout, &t->lines[i], attr_at(t, i));
+		trace_print_line(stdout, &t->lines[i], replay_attr_at(t, i));
 		putchar('\n');
 		print_indented("kernel:", k, kl);
 		print_indented(label, u, ul);

@@ -281,3 +281,59 @@ struct replay_side replay_user_side(const struct map_ops *design)
 	};
 	return side;
 }
+
+const struct map_attr *replay_attr_at(const struct trace *t, size_t i)
+{
+	for (size_t j = i + 1; j-- > 0;)
+		if (t->lines[j].op == TRACE_MAP)
+			return &t->lines[j].attr;
+	return NULL;
+}
+
+int replay_line_comparable(const struct trace *t, size_t i)
+{
+	const struct map_attr *a = replay_attr_at(t, i);
+	return t->lines[i].op != TRACE_NEXT || (a && (a->flags & MAP_F_ZERO_SEED));
+}
+
+const char *replay_line_text(const struct replay_result *r, size_t i,
+			     size_t *len)
+{
+	if (i >= r->n) {
+		*len = 0;
+		return "";
+	}
+	*len = r->starts[i + 1] - r->starts[i];
+	return r->text + r->starts[i];
+}
+
+size_t replay_next_difference(const struct trace *t,
+			      const struct replay_result *a,
+			      const struct replay_result *b, size_t from)
+{
+	for (size_t i = from; i < t->n; i++) {
+		size_t la, lb;
+		const char *ta = replay_line_text(a, i, &la);
+		const char *tb = replay_line_text(b, i, &lb);
+		if (!replay_line_comparable(t, i))
+			continue;
+		if (la != lb || memcmp(ta, tb, la) != 0 || i >= a->n || i >= b->n)
+			return i;
+	}
+	return t->n;
+}
+
+static const struct map_ops *choose_fixed(uint32_t type, uint32_t flags,
+					  void *ctx)
+{
+	(void)type, (void)flags;
+	return ctx;
+}
+
+struct replay_side replay_fixed_side(const char *label,
+				     const struct map_ops *ops)
+{
+	struct replay_side side = { .label = label, .choose = choose_fixed,
+				    .ctx = (void *)ops };
+	return side;
+}

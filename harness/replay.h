@@ -43,8 +43,35 @@ int replay_run(const struct trace *t, const char *trace_name,
 	       char *err, size_t errlen);
 void replay_result_free(struct replay_result *r);
 
+/*
+ * Whether trace line i's results can be compared across sides: a `next`
+ * on a map without zero_seed cannot, since each side hashes with its own
+ * random seed and so walks in its own order.
+ */
+int replay_line_comparable(const struct trace *t, size_t i);
+
+/*
+ * The first trace line at or after `from` whose results differ between a
+ * and b (comparable lines only), or t->n when none does.  A side that
+ * stopped early differs on every line it did not reach.
+ */
+size_t replay_next_difference(const struct trace *t,
+			      const struct replay_result *a,
+			      const struct replay_result *b, size_t from);
+
+/* The results of trace line i on side r (empty if it was not reached). */
+const char *replay_line_text(const struct replay_result *r, size_t i,
+			     size_t *len);
+
+/* The map attributes in force at trace line i (its map line's). */
+const struct map_attr *replay_attr_at(const struct trace *t, size_t i);
+
 /* The userspace side: `design` for map lines of its type (NULL: none),
  * the kernel-faithful design of the type for the others. */
 struct replay_side replay_user_side(const struct map_ops *design);
+
+/* A side where ops serves every map line (the kernel: kmap_ops). */
+struct replay_side replay_fixed_side(const char *label,
+				     const struct map_ops *ops);
 
 #endif /* MAPLAB_REPLAY_H */

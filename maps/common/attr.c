@@ -3,8 +3,19 @@
 
 #include <errno.h>
 
-#define HTAB_CREATE_FLAGS \
-	(MAP_F_NO_PREALLOC | MAP_F_NO_COMMON_LRU | MAP_F_ZERO_SEED)
+#define ACCESS_FLAGS \
+	(MAP_F_RDONLY | MAP_F_WRONLY | MAP_F_RDONLY_PROG | MAP_F_WRONLY_PROG)
+#define HTAB_CREATE_FLAGS                                                 \
+	(MAP_F_NO_PREALLOC | MAP_F_NO_COMMON_LRU | MAP_F_NUMA_NODE |      \
+	 ACCESS_FLAGS | MAP_F_ZERO_SEED)
+
+/* bpf_map_flags_access_ok() and bpf_get_file_flag(): not both ways. */
+static int access_flags_ok(uint32_t flags)
+{
+	uint32_t prog = MAP_F_RDONLY_PROG | MAP_F_WRONLY_PROG;
+	uint32_t sys = MAP_F_RDONLY | MAP_F_WRONLY;
+	return (flags & prog) != prog && (flags & sys) != sys;
+}
 
 /* The kernel's struct bucket: an hlist_nulls_head and an rqspinlock. */
 #define KERNEL_BUCKET_SIZE 16ULL
@@ -22,7 +33,7 @@ int map_check_hash_attr(const struct map_attr *attr)
 	int lru = attr->type == MAP_TYPE_LRU_HASH;
 	int prealloc = !(attr->flags & MAP_F_NO_PREALLOC);
 
-	if (attr->flags & ~HTAB_CREATE_FLAGS)
+	if ((attr->flags & ~HTAB_CREATE_FLAGS) || !access_flags_ok(attr->flags))
 		return -EINVAL;
 	if (!lru && (attr->flags & MAP_F_NO_COMMON_LRU))
 		return -EINVAL;

@@ -19,11 +19,11 @@
 
 /*
  * htab_map_alloc_check + the size checks of htab_map_alloc, in the
- * kernel's order: unknown flag -> EINVAL; NO_COMMON_LRU on a non-LRU map ->
+ * kernel's order: unknown flag, or both RDONLY and WRONLY (or both _PROG
+ * forms) -> EINVAL; NO_COMMON_LRU on a non-LRU map ->
  * EINVAL; LRU with NO_PREALLOC -> ENOTSUPP; a zero size -> EINVAL;
  * key + value too large -> E2BIG; max_entries > 2^31 or a bucket array
- * over 4 GiB -> E2BIG.  bucket_size is the design's own bucket size in the
- * kernel (16 bytes) for the last check.  0 if attr is acceptable.
+ * over 4 GiB -> E2BIG.  0 if attr is acceptable.
  */
 int map_check_hash_attr(const struct map_attr *attr);
 

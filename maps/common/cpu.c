@@ -16,6 +16,21 @@
 _Thread_local int map_cpu_slot_of_thread;
 static _Thread_local int slot_claimed = -1;
 
+/* A thread that exits holding a slot gives it back (pthread key destructor). */
+static pthread_key_t exit_key;
+static pthread_once_t exit_key_once = PTHREAD_ONCE_INIT;
+
+static void release_at_exit(void *unused)
+{
+	(void)unused;
+	map_cpu_release();
+}
+
+static void make_exit_key(void)
+{
+	pthread_key_create(&exit_key, release_at_exit);
+}
+
 #define WORD_BITS 64
 static _Atomic uint64_t slot_bits[MAP_MAX_CPUS / WORD_BITS];
 
@@ -43,6 +58,8 @@ int map_cpu_claim(int slot)
 		return got;
 	slot_claimed = got;
 	map_cpu_slot_of_thread = got;
+	pthread_once(&exit_key_once, make_exit_key);
+	pthread_setspecific(exit_key, (void *)1);
 	return got;
 }
 

@@ -3,7 +3,7 @@
  * cpu.h: cpu slots, maplab's model of "the CPU this code runs on".
  *
  * A slot is a number 0..MAP_MAX_CPUS-1 that a thread claims and keeps until
- * it releases it.  Per-CPU structures in a design (free lists, LRU local
+ * it releases it or exits.  Per-CPU structures in a design (free lists, LRU local
  * lists, extra elements) are indexed by the slot, so they stay consistent
  * when the scheduler migrates the thread: the slot moves with the thread.
  *

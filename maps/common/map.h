@@ -44,7 +44,18 @@ enum map_type {
 /* Creation flags: the kernel's values. */
 #define MAP_F_NO_PREALLOC   (1U << 0)  /* BPF_F_NO_PREALLOC */
 #define MAP_F_NO_COMMON_LRU (1U << 1)  /* BPF_F_NO_COMMON_LRU */
+#define MAP_F_NUMA_NODE     (1U << 2)  /* BPF_F_NUMA_NODE (node 0: no effect) */
+#define MAP_F_RDONLY        (1U << 3)  /* BPF_F_RDONLY: syscall side read-only */
+#define MAP_F_WRONLY        (1U << 4)  /* BPF_F_WRONLY: syscall side write-only */
 #define MAP_F_ZERO_SEED     (1U << 6)  /* BPF_F_ZERO_SEED */
+#define MAP_F_RDONLY_PROG   (1U << 7)  /* BPF_F_RDONLY_PROG */
+#define MAP_F_WRONLY_PROG   (1U << 8)  /* BPF_F_WRONLY_PROG */
+/*
+ * The access flags (RDONLY, WRONLY and their _PROG forms) and NUMA_NODE are
+ * accepted and checked at create as the kernel checks them, but they limit
+ * who may call what (file modes on the map's fd, the verifier), which is
+ * not a property of a map design: maplab's maps do not enforce them.
+ */
 
 /* The kernel-internal errno that userspace sees as 524 (LRU + NO_PREALLOC). */
 #ifndef ENOTSUPP

@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The trace parser: what it accepts, and that every kind of malformed line
+ * is refused with its own line number.
+ */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "../../harness/trace.h"
+
+static int parse(const char *text, struct trace *t, char *err, size_t len)
+{
+	return trace_parse_string(text, "t", t, err, len);
+}
+
+Test(trace, parses_every_operation)
+{
+	struct trace t;
+	char err[256] = "";
+	const char *text =
+		"# comment\n\n"
+		"map hash key_size=2 value_size=1 max_entries=8 flags=zero_seed|no_prealloc\n"
+		"update 0aFF 01 noexist   # trailing comment\n"
+		"update 0a0b 02\n"
+		"lookup 0a0b\nplookup 0a0b\ndelete 0a0b\nnext -\nnext 0a0b\ndump\n";
+	cr_assert_eq(parse(text, &t, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(t.n, 9);
+	cr_expect_eq(t.lines[0].op, TRACE_MAP);
+	cr_expect_eq(t.lines[0].lineno, 3);
+	cr_expect_eq(t.lines[0].attr.type, MAP_TYPE_HASH);
+	cr_expect_eq(t.lines[0].attr.flags, MAP_F_ZERO_SEED | MAP_F_NO_PREALLOC);
+	cr_expect_eq(t.lines[1].flags, MAP_NOEXIST);
+	cr_expect_eq(t.lines[1].key[1], 0xff);
+	cr_expect_eq(t.lines[2].flags, MAP_ANY);
+	cr_expect_eq(t.lines[6].op, TRACE_NEXT);
+	cr_expect_null(t.lines[6].key);
+	cr_expect_not_null(t.lines[7].key);
+	cr_expect_eq(t.lines[8].op, TRACE_DUMP);
+	trace_free(&t);
+}
+
+Test(trace, numeric_flags_reach_the_map)
+{
+	struct trace t;
+	char err[256];
+	cr_assert_eq(parse("map lru_hash key_size=4 value_size=4 max_entries=1 "
+			   "flags=0x100\n", &t, err, sizeof(err)), 0, "%s", err);
+	cr_expect_eq(t.lines[0].attr.flags, 0x100u);
+	cr_expect_eq(t.lines[0].attr.type, MAP_TYPE_LRU_HASH);
+	trace_free(&t);
+}
+
+/* Each bad input, the line it is on, and a word the message must hold. */
+static const struct {
+	const char *text;
+	unsigned line;
+	const char *says;
+} bad[] = {
+	{ "lookup 00\n", 1, "before any map" },
+	{ "map hash key_size=1 value_size=1 max_entries=1\nfrobnicate 00\n", 2,
+	  "unknown operation" },
+	{ "map hash key_size=1 value_size=1 max_entries=1\nlookup 0\n", 2, "hex" },
+	{ "map hash key_size=1 value_size=1 max_entries=1\nlookup 0g\n", 2, "hex" },
+	{ "map hash key_size=1 value_size=1 max_entries=1\nlookup 0000\n", 2,
+	  "1 bytes" },
+	{ "map hash key_size=1 value_size=2 max_entries=1\n\nupdate 00 00\n", 3,
+	  "value" },
+	{ "map hash key_size=1 value_size=1 max_entries=1\nupdate 00 00 maybe\n",
+	  2, "update flag" },
+	{ "map hash key_size=1 value_size=1 max_entries=1\nupdate 00\n", 2,
+	  "words" },
+	{ "map hash key_size=1 value_size=1 max_entries=1\ndump now\n", 2, "words" },
+	{ "map tree key_size=1 value_size=1 max_entries=1\n", 1, "map type" },
+	{ "map hash key_size=1 value_size=1\n", 1, "max_entries" },
+	{ "map hash key_size=-1 value_size=1 max_entries=1\n", 1, "number" },
+	{ "map hash key_size=4294967296 value_size=1 max_entries=1\n", 1, "number" },
+	{ "map hash key_size=1 value_size=1 max_entries=1 colour=red\n", 1,
+	  "attribute" },
+	{ "map hash key_size=1 key_size=1 value_size=1 max_entries=1\n", 1,
+	  "twice" },
+	{ "map hash key_size=1 value_size=1 max_entries=1 flags=fast\n", 1,
+	  "map flag" },
+};
+
+Test(trace, malformed_lines_name_their_line)
+{
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct trace t;
+		char err[256] = "", where[32];
+		cr_expect_eq(parse(bad[i].text, &t, err, sizeof(err)), -1,
+			     "case %zu accepted: %s", i, bad[i].text);
+		snprintf(where, sizeof(where), "t:%u: ", bad[i].line);
+		cr_expect(strncmp(err, where, strlen(where)) == 0,
+			  "case %zu: '%s' does not start with '%s'", i, err, where);
+		cr_expect(strstr(err, bad[i].says) != NULL,
+			  "case %zu: '%s' does not say '%s'", i, err, bad[i].says);
+	}
+}
+
+Test(trace, print_line_round_trips)
+{
+	struct trace t, again;
+	char err[256];
+	const char *text = "map hash key_size=2 value_size=2 max_entries=3 "
+			   "flags=no_prealloc|zero_seed\nupdate abcd 0102 exist\n"
+			   "next -\n";
+	cr_assert_eq(parse(text, &t, err, sizeof(err)), 0, "%s", err);
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+	for (size_t i = 0; i < t.n; i++) {
+		trace_print_line(f, &t.lines[i], &t.lines[0].attr);
+		fputc('\n', f);
+	}
+	fclose(f);
+	cr_expect_str_eq(out, text);
+	cr_assert_eq(parse(out, &again, err, sizeof(err)), 0, "%s", err);
+	cr_expect_eq(again.n, t.n);
+	free(out);
+	trace_free(&t);
+	trace_free(&again);
+}
