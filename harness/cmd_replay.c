@@ -284,8 +284,10 @@ int cmd_replay(int argc, char **argv)
 	return rc;
 }
 
-static void print_indented(const char *label, const char *text, size_t len)
+static void print_indented(const char *side, const char *text, size_t len)
 {
+	char label[64];
+	snprintf(label, sizeof(label), "%s:", side);
 	int first = 1;
 	for (size_t i = 0; i < len;) {
 		size_t e = i;
@@ -318,7 +320,7 @@ static int compare_results(const struct trace *t, const char *label,
 		printf("line %u: ", t->lines[i].lineno);
 		trace_print_line(stdout, &t->lines[i], replay_attr_at(t, i));
 		putchar('\n');
-		print_indented("kernel:", k, kl);
+		print_indented("kernel", k, kl);
 		print_indented(label, u, ul);
 	}
 	if (unordered)
@@ -353,9 +355,7 @@ int cmd_validate(int argc, char **argv)
 	struct replay_result user, kern;
 	int urc = replay_run(&t, name, &side, &user, uerr, sizeof(uerr));
 	int krc = replay_run(&t, name, &kside, &kern, kerr, sizeof(kerr));
-	char label[64];
-	snprintf(label, sizeof(label), "%s:", side.label);
-	rc = compare_results(&t, label, &user, &kern, c.max_diffs);
+	rc = compare_results(&t, side.label, &user, &kern, c.max_diffs);
 	if (urc || krc) {
 		fprintf(stderr, "maplab validate: %s\n", urc ? uerr : kerr);
 		if (rc == EXIT_OK)

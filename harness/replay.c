@@ -147,7 +147,8 @@ static void do_dump(struct replay_state *s)
 	if (err) {
 		print_err(s->out, err);
 	} else {
-		qsort(e, n, sizeof(*e), compare_entries);
+		if (n > 1)
+			qsort(e, n, sizeof(*e), compare_entries);
 		fprintf(s->out, "ok %zu\n", n);
 		for (size_t i = 0; i < n; i++) {
 			fputs("  ", s->out);
@@ -275,7 +276,7 @@ static const struct map_ops *choose_user(uint32_t type, uint32_t flags,
 struct replay_side replay_user_side(const struct map_ops *design)
 {
 	struct replay_side side = {
-		.label = design ? design->name : "userspace",
+		.label = design ? design->name : "maplab (kernel-faithful designs)",
 		.choose = choose_user,
 		.ctx = (void *)design,
 	};
