@@ -140,10 +140,10 @@ static int parse_map(struct parser *p, char **tok, int n, struct trace_line *l)
 static int parse_bytes(struct parser *p, const char *what, const char *hex,
 		       uint32_t size, uint8_t **out)
 {
-	/* A zero size (a map line the kernel will reject) has nothing to
-	 * parse against; such lines follow a failed map and are refused by
-	 * the replayer, not here. */
-	*out = malloc(size ? size : 1);
+	if (size == 0)
+		return fail(p, "the map line above has %s_size=0, which every "
+			       "map refuses: no operation can follow it", what);
+	*out = malloc(size);
 	if (!*out)
 		return fail(p, "out of memory");
 	if (hex_decode(hex, *out, size))
