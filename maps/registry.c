@@ -12,9 +12,11 @@
 #include <string.h>
 
 extern const struct map_ops hash_linux_ops;
+extern const struct map_ops hash_rculfhash_ops;
 
 const struct map_ops *const map_registry[] = {
 	&hash_linux_ops,
+	&hash_rculfhash_ops,
 	NULL,
 };
 

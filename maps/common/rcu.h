@@ -4,14 +4,24 @@
  *
  * Readers never lock: they run between map_rcu_read_lock() and
  * map_rcu_read_unlock() and may follow RCU-published pointers there.
- * Writers publish with rcu_assign_pointer-style release stores and free
- * what readers may still hold with map_rcu_call(), whose callback runs after
- * a grace period.  map_rcu_barrier() waits for every queued callback, so a
- * design's destroy returns only when its memory is really freed.
+ * Writers publish with release stores and free what readers may still hold
+ * with map_rcu_call(), whose callback runs after a grace period.
+ * map_rcu_barrier() waits for every queued callback, so a design's destroy
+ * returns only when its memory is really freed.
  *
- * The flavour is urcu-memb (no signals, no quiescent-state announcements).
- * The read side is inlined (_LGPL_SOURCE: liburcu is LGPL-2.1, maplab is
- * MIT, a compatible licence; the LGPL allows inlining small functions).
+ * Two liburcu flavours, chosen once per process before any thread
+ * registers (map_rcu_use()):
+ *  - urcu-memb (default): a read section costs two thread-local stores and
+ *    compiler barriers; threads need announce nothing.
+ *  - urcu-qsbr: read sections are free, as near to the kernel's as
+ *    userspace gets; in exchange every registered thread must announce a
+ *    quiescent state now and then (map_rcu_quiescent(), outside any read
+ *    section) and must not block while online.  The bench harness does it
+ *    every few hundred operations, as a BPF program "announces" one each
+ *    time it returns.
+ * The read side is inlined (_LGPL_SOURCE: liburcu is LGPL-2.1, which allows
+ * inlining its small functions into code under a compatible licence such
+ * as maplab's MIT).
  *
  * Every thread that touches a map calls map_thread_online() first and
  * map_thread_offline() before it exits.
@@ -23,20 +33,56 @@
 #define _LGPL_SOURCE
 #endif
 #include <urcu/urcu-memb.h>
+#include <urcu/urcu-qsbr.h>
 #include <urcu/pointer.h>
 
-static inline void map_rcu_read_lock(void) { urcu_memb_read_lock(); }
-static inline void map_rcu_read_unlock(void) { urcu_memb_read_unlock(); }
-static inline void map_rcu_synchronize(void) { urcu_memb_synchronize_rcu(); }
-static inline void map_rcu_barrier(void) { urcu_memb_barrier(); }
+enum map_rcu_flavor {
+	MAP_RCU_MEMB,
+	MAP_RCU_QSBR,
+};
 
-static inline void map_rcu_call(struct rcu_head *head,
-				void (*fn)(struct rcu_head *))
+extern enum map_rcu_flavor map_rcu_flavor;
+
+/* Choose the flavour: before any thread calls map_thread_online(). */
+void map_rcu_use(enum map_rcu_flavor flavor);
+/* "memb" / "qsbr" */
+const char *map_rcu_flavor_name(void);
+
+static inline void map_rcu_read_lock(void)
 {
-	urcu_memb_call_rcu(head, fn);
+	if (map_rcu_flavor == MAP_RCU_QSBR)
+		urcu_qsbr_read_lock();
+	else
+		urcu_memb_read_lock();
 }
 
-/* Register / unregister the calling thread as an RCU reader. */
+static inline void map_rcu_read_unlock(void)
+{
+	if (map_rcu_flavor == MAP_RCU_QSBR)
+		urcu_qsbr_read_unlock();
+	else
+		urcu_memb_read_unlock();
+}
+
+/* QSBR: this thread holds no RCU pointer now.  memb: nothing to do. */
+static inline void map_rcu_quiescent(void)
+{
+	if (map_rcu_flavor == MAP_RCU_QSBR)
+		urcu_qsbr_quiescent_state();
+}
+
+/* Run fn(head) after a grace period (on liburcu's call_rcu thread). */
+void map_rcu_call(struct rcu_head *head, void (*fn)(struct rcu_head *));
+
+/* Wait for a grace period / for every queued callback.  Not inside a read
+ * section.  Under QSBR the caller is taken offline while it waits. */
+void map_rcu_synchronize(void);
+void map_rcu_barrier(void);
+
+/* liburcu's descriptor of the flavour in use (for cds_lfht_new_flavor). */
+const struct rcu_flavor_struct *map_rcu_flavor_struct(void);
+
+/* Register / unregister the calling thread as an RCU reader (nests). */
 void map_thread_online(void);
 void map_thread_offline(void);
 
