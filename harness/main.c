@@ -10,6 +10,9 @@
 
 static const struct cli_command commands[] = {
 	{ "list", "every map design, with a line on each", cmd_list },
+	{ "bench", "designs under contention: throughput and latency", cmd_bench },
+	{ "stress", "concurrent random ops, then a check of the contents",
+	  cmd_stress },
 	{ "replay", "run a trace on a design or on the kernel's map", cmd_replay },
 	{ "validate", "replay on a design and on the kernel; show differences",
 	  cmd_validate },

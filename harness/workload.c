@@ -1,0 +1,306 @@
+/* SPDX-License-Identifier: MIT */
+#include "workload.h"
+#include "rng.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *const bench_op_names[OP_COUNT] = { "lookup", "update", "insert",
+					       "delete" };
+
+struct key_sampler {
+	const struct workload *w;
+	double *zipf_cdf; /* DIST_ZIPF: cumulative probability of rank r */
+	uint32_t *rank_to_key; /* a permutation, so hot keys are scattered */
+	uint32_t hot_keys;
+};
+
+int workload_parse_mix(const char *text, unsigned mix[OP_COUNT], char *err,
+		       size_t len)
+{
+	char *copy = strdup(text), *save = NULL;
+	unsigned sum = 0;
+	int rc = 0;
+
+	memset(mix, 0, sizeof(unsigned) * OP_COUNT);
+	if (!copy)
+		return -1;
+	for (char *item = strtok_r(copy, ",", &save); item && !rc;
+	     item = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(item, '=');
+		char *end;
+		int op;
+		if (!eq) {
+			snprintf(err, len, "--mix wants op=percent items, got '%s'",
+				 item);
+			rc = -1;
+			break;
+		}
+		*eq = '\0';
+		for (op = 0; op < OP_COUNT; op++)
+			if (strcmp(item, bench_op_names[op]) == 0)
+				break;
+		long pct = strtol(eq + 1, &end, 10);
+		if (op == OP_COUNT) {
+			snprintf(err, len, "--mix: unknown op '%s' (lookup, update, "
+				 "insert, delete)", item);
+			rc = -1;
+		} else if (*end || eq[1] == '\0' || pct < 0 || pct > 100) {
+			snprintf(err, len, "--mix: %s wants a percent 0..100, got "
+				 "'%s'", item, eq + 1);
+			rc = -1;
+		} else {
+			mix[op] = (unsigned)pct;
+			sum += (unsigned)pct;
+		}
+	}
+	free(copy);
+	if (!rc && sum != 100) {
+		snprintf(err, len, "--mix percents sum to %u, not 100", sum);
+		rc = -1;
+	}
+	return rc;
+}
+
+int workload_parse_dist(const char *text, struct workload *w, char *err,
+			size_t len)
+{
+	char *end;
+	if (strcmp(text, "uniform") == 0) {
+		w->dist = DIST_UNIFORM;
+		return 0;
+	}
+	if (strncmp(text, "zipf:", 5) == 0) {
+		errno = 0;
+		double s = strtod(text + 5, &end);
+		if (text[5] && !*end && !errno && s > 0 && s <= 5) {
+			w->dist = DIST_ZIPF;
+			w->zipf_s = s;
+			return 0;
+		}
+	}
+	unsigned p, f;
+	char extra;
+	if (sscanf(text, "hotset:%u,%u%c", &p, &f, &extra) == 2 && p <= 100 &&
+	    f >= 1 && f <= 100) {
+		w->dist = DIST_HOTSET;
+		w->hot_pct = p;
+		w->hot_keys_pct = f;
+		return 0;
+	}
+	snprintf(err, len, "--dist wants uniform, zipf:S (0 < S <= 5) or "
+		 "hotset:P,F (P %% of ops on F %% of keys), got '%s'", text);
+	return -1;
+}
+
+void workload_format_mix(const unsigned mix[OP_COUNT], char *buf, size_t len)
+{
+	size_t off = 0;
+	buf[0] = '\0';
+	for (int op = 0; op < OP_COUNT; op++)
+		if (mix[op] && off < len)
+			off += (size_t)snprintf(buf + off, len - off, "%s%s=%u",
+						off ? "," : "", bench_op_names[op],
+						mix[op]);
+}
+
+void workload_format_dist(const struct workload *w, char *buf, size_t len)
+{
+	switch (w->dist) {
+	case DIST_UNIFORM:
+		snprintf(buf, len, "uniform");
+		break;
+	case DIST_ZIPF:
+		snprintf(buf, len, "zipf:%g", w->zipf_s);
+		break;
+	case DIST_HOTSET:
+		snprintf(buf, len, "hotset:%u,%u", w->hot_pct, w->hot_keys_pct);
+		break;
+	}
+}
+
+uint64_t workload_key_count(const struct workload *w, unsigned threads)
+{
+	return (uint64_t)w->entries + (uint64_t)threads * WORKLOAD_POOL;
+}
+
+uint8_t *workload_make_keys(const struct workload *w, unsigned threads)
+{
+	uint64_t n = workload_key_count(w, threads);
+	uint8_t *keys = malloc(n * w->key_size);
+	if (!keys)
+		return NULL;
+	for (uint64_t k = 0; k < n; k++) {
+		uint8_t *key = keys + k * w->key_size;
+		/* The number in the first bytes (so keys are distinct whatever
+		 * the size), a scramble of it after. */
+		for (uint32_t i = 0; i < w->key_size; i++)
+			key[i] = i < 4 ? (uint8_t)(k >> (8 * i))
+				       : (uint8_t)(rng_mix64(k * 8 + i / 8) >> (8 * (i % 8)));
+	}
+	return keys;
+}
+
+static uint32_t *random_permutation(uint32_t n, uint64_t seed)
+{
+	uint32_t *p = malloc((size_t)n * sizeof(*p));
+	struct rng r;
+	if (!p)
+		return NULL;
+	rng_seed(&r, seed ^ 0x5eed);
+	for (uint32_t i = 0; i < n; i++)
+		p[i] = i;
+	for (uint32_t i = n; i > 1; i--) {
+		uint32_t j = (uint32_t)rng_below(&r, i);
+		uint32_t t = p[i - 1];
+		p[i - 1] = p[j];
+		p[j] = t;
+	}
+	return p;
+}
+
+struct key_sampler *workload_sampler_new(const struct workload *w)
+{
+	struct key_sampler *s = calloc(1, sizeof(*s));
+	if (!s)
+		return NULL;
+	s->w = w;
+	if (w->dist == DIST_UNIFORM)
+		return s;
+	s->rank_to_key = random_permutation(w->entries, w->seed);
+	if (!s->rank_to_key)
+		goto fail;
+	if (w->dist == DIST_HOTSET) {
+		uint64_t hot = (uint64_t)w->entries * w->hot_keys_pct / 100;
+		s->hot_keys = hot ? (uint32_t)hot : 1;
+		return s;
+	}
+	s->zipf_cdf = malloc((size_t)w->entries * sizeof(double));
+	if (!s->zipf_cdf)
+		goto fail;
+	double sum = 0;
+	for (uint32_t r = 0; r < w->entries; r++)
+		sum += pow((double)(r + 1), -w->zipf_s);
+	double acc = 0;
+	for (uint32_t r = 0; r < w->entries; r++) {
+		acc += pow((double)(r + 1), -w->zipf_s) / sum;
+		s->zipf_cdf[r] = acc;
+	}
+	return s;
+fail:
+	workload_sampler_free(s);
+	return NULL;
+}
+
+void workload_sampler_free(struct key_sampler *s)
+{
+	if (!s)
+		return;
+	free(s->zipf_cdf);
+	free(s->rank_to_key);
+	free(s);
+}
+
+static uint32_t sample_key(const struct key_sampler *s, struct rng *r)
+{
+	const struct workload *w = s->w;
+	switch (w->dist) {
+	case DIST_ZIPF: {
+		double u = (double)(rng_next(r) >> 11) / 9007199254740992.0;
+		uint32_t lo = 0, hi = w->entries - 1;
+		while (lo < hi) { /* first rank whose cdf >= u */
+			uint32_t mid = lo + (hi - lo) / 2;
+			if (s->zipf_cdf[mid] < u)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		return s->rank_to_key[lo];
+	}
+	case DIST_HOTSET: {
+		int hot = rng_below(r, 100) < w->hot_pct;
+		uint32_t cold = w->entries - s->hot_keys;
+		if (hot || cold == 0)
+			return s->rank_to_key[rng_below(r, s->hot_keys)];
+		return s->rank_to_key[s->hot_keys + rng_below(r, cold)];
+	}
+	default:
+		return (uint32_t)rng_below(r, w->entries);
+	}
+}
+
+static int pick_op(const struct workload *w, struct rng *r)
+{
+	unsigned dice = (unsigned)rng_below(r, 100);
+	for (int op = 0; op < OP_COUNT; op++) {
+		if (dice < w->mix[op])
+			return op;
+		dice -= w->mix[op];
+	}
+	return OP_LOOKUP;
+}
+
+int workload_make_stream(const struct workload *w,
+			 const struct key_sampler *s, unsigned tid,
+			 size_t len, struct stream *out)
+{
+	uint32_t pool_base = w->entries + tid * WORKLOAD_POOL;
+	uint32_t next_insert = 0, oldest = 0, outstanding = 0;
+	struct rng r;
+
+	/* Room for the deletes that close the loop. */
+	out->ops = malloc((len + WORKLOAD_POOL) * sizeof(*out->ops));
+	if (!out->ops)
+		return -ENOMEM;
+	rng_seed(&r, w->seed * 7919 + tid + 1);
+	size_t n = 0;
+	for (; n < len; n++) {
+		int op = pick_op(w, &r);
+		/* Keep the pool consistent: no delete with nothing inserted,
+		 * no insert with the whole pool in the map. */
+		if (op == OP_DELETE && outstanding == 0)
+			op = w->mix[OP_INSERT] ? OP_INSERT : OP_LOOKUP;
+		else if (op == OP_INSERT && outstanding == WORKLOAD_POOL)
+			op = w->mix[OP_DELETE] ? OP_DELETE : OP_LOOKUP;
+		uint32_t key;
+		if (op == OP_INSERT) {
+			key = pool_base + next_insert;
+			next_insert = (next_insert + 1) % WORKLOAD_POOL;
+			outstanding++;
+		} else if (op == OP_DELETE) {
+			key = pool_base + oldest;
+			oldest = (oldest + 1) % WORKLOAD_POOL;
+			outstanding--;
+		} else {
+			key = sample_key(s, &r);
+		}
+		out->ops[n].op = (uint32_t)op;
+		out->ops[n].key = key;
+	}
+	for (; outstanding; outstanding--, n++) {
+		out->ops[n].op = OP_DELETE;
+		out->ops[n].key = pool_base + oldest;
+		oldest = (oldest + 1) % WORKLOAD_POOL;
+	}
+	out->len = n;
+	return 0;
+}
+
+void workload_stream_free(struct stream *s)
+{
+	free(s->ops);
+	s->ops = NULL;
+	s->len = 0;
+}
+
+void workload_fill_value(uint8_t *v, uint32_t size, uint64_t n)
+{
+	uint64_t word = n * 0x9e3779b97f4a7c15ULL + 1;
+	for (uint32_t i = 0; i < size; i += 8) {
+		uint32_t k = size - i < 8 ? size - i : 8;
+		memcpy(v + i, &word, k);
+	}
+}

@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * workload.h: what a benchmark asks of a map, and the precomputed streams
+ * of operations each worker replays, so that choosing keys costs nothing
+ * while the clock runs.
+ *
+ * Keys are numbered.  0..entries-1 are the map's keys: the first
+ * prefill % of them are inserted before timing, and lookups and updates
+ * draw from all of them (so prefill < 100 gives lookup misses).  Each
+ * worker also owns a private pool of fresh keys above entries: its inserts
+ * take the next pool key (update with BPF_NOEXIST) and its deletes remove
+ * the oldest key it inserted, so insert + delete pairs keep the map's size
+ * steady, and every stream ends with as many deletes as inserts, so it can
+ * be replayed in a loop.
+ *
+ *   op        map call                        counts as ok when
+ *   lookup    lookup (program-style, in RCU)  the key is found
+ *   update    update(key, value, BPF_EXIST)   the key was there and is replaced
+ *   insert    update(key, value, BPF_NOEXIST) a new key went in
+ *   delete    delete(key)                     a key went out
+ */
+#ifndef MAPLAB_WORKLOAD_H
+#define MAPLAB_WORKLOAD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum bench_op { OP_LOOKUP, OP_UPDATE, OP_INSERT, OP_DELETE, OP_COUNT };
+
+extern const char *const bench_op_names[OP_COUNT];
+
+enum key_dist { DIST_UNIFORM, DIST_ZIPF, DIST_HOTSET };
+
+struct workload {
+	uint32_t key_size, value_size, entries;
+	unsigned prefill_pct;
+	unsigned mix[OP_COUNT];  /* percent, summing to 100 */
+	enum key_dist dist;
+	double zipf_s;           /* DIST_ZIPF: exponent */
+	unsigned hot_pct, hot_keys_pct; /* DIST_HOTSET: hot_pct % of ops go to
+					   hot_keys_pct % of the keys */
+	uint64_t seed;
+};
+
+/* One precomputed step: which op, on which key number. */
+struct stream_op {
+	uint32_t key;
+	uint32_t op;
+};
+
+struct stream {
+	struct stream_op *ops;
+	size_t len;
+};
+
+/* Keys worker pools hold (each). */
+#define WORKLOAD_POOL 64
+
+/*
+ * Parse "lookup=90,update=10" (names: lookup, update, insert, delete; any
+ * left out are 0; they must sum to 100).  0, or -1 with a message in err.
+ */
+int workload_parse_mix(const char *text, unsigned mix[OP_COUNT], char *err,
+		       size_t len);
+/* Parse "uniform", "zipf:0.99", "hotset:90,10". */
+int workload_parse_dist(const char *text, struct workload *w, char *err,
+			size_t len);
+/* The mix and dist back as text, for records. */
+void workload_format_mix(const unsigned mix[OP_COUNT], char *buf, size_t len);
+void workload_format_dist(const struct workload *w, char *buf, size_t len);
+
+/* Number of distinct keys a run with this many threads uses. */
+uint64_t workload_key_count(const struct workload *w, unsigned threads);
+
+/* The key table: key number k's bytes at keys + k * key_size.  NULL on
+ * ENOMEM. */
+uint8_t *workload_make_keys(const struct workload *w, unsigned threads);
+
+/*
+ * Worker tid's stream of about len ops.  The sampler for lookup and update
+ * keys is built once per workload (zipf needs a table) and shared.
+ */
+struct key_sampler;
+struct key_sampler *workload_sampler_new(const struct workload *w);
+void workload_sampler_free(struct key_sampler *s);
+int workload_make_stream(const struct workload *w,
+			 const struct key_sampler *s, unsigned tid,
+			 size_t len, struct stream *out);
+void workload_stream_free(struct stream *s);
+
+/* A value's bytes for worker tid's n-th write (cheap, never all zero). */
+void workload_fill_value(uint8_t *v, uint32_t size, uint64_t n);
+
+#endif /* MAPLAB_WORKLOAD_H */
