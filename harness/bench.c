@@ -17,6 +17,8 @@ struct bench_worker {
 	unsigned tid;
 	pthread_t thread;
 	struct stream stream;
+	size_t pos;              /* where in the stream: kept across phases,
+				     so no key is inserted twice */
 	uint8_t *value;
 	uint64_t writes;
 	uint64_t quota;           /* ops to do when counting ops */
@@ -79,7 +81,7 @@ static void run_phase(struct bench_worker *w, bool timed, atomic_bool *stop,
 	const uint32_t key_size = s->c->w.key_size;
 	const struct stream_op *ops = w->stream.ops;
 	const size_t len = w->stream.len;
-	size_t pos = 0;
+	size_t pos = w->pos;
 	uint64_t n = 0;
 
 	for (;;) {
@@ -108,6 +110,7 @@ static void run_phase(struct bench_worker *w, bool timed, atomic_bool *stop,
 			  : atomic_load_explicit(stop, memory_order_relaxed))
 			break;
 	}
+	w->pos = pos;
 }
 
 static void *worker_main(void *arg)

@@ -1,0 +1,151 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Benchmark workloads: option parsing, the op streams workers replay, and
+ * the latency histogram.
+ */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "../../harness/histogram.h"
+#include "../../harness/workload.h"
+
+Test(workload, mix_parses_and_must_sum_to_100)
+{
+	unsigned mix[OP_COUNT];
+	char err[128];
+	cr_assert_eq(workload_parse_mix("lookup=90,update=10", mix, err,
+					sizeof(err)), 0, "%s", err);
+	cr_expect_eq(mix[OP_LOOKUP], 90);
+	cr_expect_eq(mix[OP_UPDATE], 10);
+	cr_expect_eq(mix[OP_INSERT], 0);
+	cr_expect_eq(workload_parse_mix("lookup=90", mix, err, sizeof(err)), -1);
+	cr_expect(strstr(err, "sum to 90") != NULL, "%s", err);
+	cr_expect_eq(workload_parse_mix("lookup=50,scan=50", mix, err,
+					sizeof(err)), -1);
+	cr_expect(strstr(err, "unknown op 'scan'") != NULL, "%s", err);
+	cr_expect_eq(workload_parse_mix("lookup=x", mix, err, sizeof(err)), -1);
+	cr_expect_eq(workload_parse_mix("lookup", mix, err, sizeof(err)), -1);
+	cr_expect_eq(workload_parse_mix("lookup=101", mix, err, sizeof(err)), -1);
+	char text[64];
+	workload_parse_mix("insert=25,delete=25,lookup=50", mix, err, sizeof(err));
+	workload_format_mix(mix, text, sizeof(text));
+	cr_expect_str_eq(text, "lookup=50,insert=25,delete=25");
+}
+
+Test(workload, dist_parses)
+{
+	struct workload w = { 0 };
+	char err[160];
+	cr_expect_eq(workload_parse_dist("zipf:0.99", &w, err, sizeof(err)), 0);
+	cr_expect_eq(w.dist, DIST_ZIPF);
+	cr_expect_float_eq(w.zipf_s, 0.99, 1e-9);
+	cr_expect_eq(workload_parse_dist("hotset:90,10", &w, err, sizeof(err)), 0);
+	cr_expect_eq(w.hot_pct, 90);
+	cr_expect_eq(w.hot_keys_pct, 10);
+	const char *bad[] = { "zipf:", "zipf:-1", "zipf:abc", "hotset:90",
+			      "hotset:101,5", "hotset:50,0", "normal" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		cr_expect_eq(workload_parse_dist(bad[i], &w, err, sizeof(err)), -1,
+			     "%s accepted", bad[i]);
+}
+
+/* Inserts and deletes pair up on the worker's own pool, and the stream
+ * ends balanced so it can loop. */
+Test(workload, streams_keep_the_size_steady)
+{
+	struct workload w = { .key_size = 4, .value_size = 8, .entries = 1000,
+			      .prefill_pct = 50, .dist = DIST_UNIFORM, .seed = 3 };
+	char err[64];
+	cr_assert_eq(workload_parse_mix("lookup=40,insert=30,delete=30", w.mix,
+					err, sizeof(err)), 0);
+	struct key_sampler *s = workload_sampler_new(&w);
+	for (unsigned tid = 0; tid < 3; tid++) {
+		struct stream st;
+		cr_assert_eq(workload_make_stream(&w, s, tid, 5000, &st), 0);
+		long live = 0;
+		uint8_t in_map[WORKLOAD_POOL] = { 0 };
+		uint32_t base = w.entries + tid * WORKLOAD_POOL;
+		unsigned counts[OP_COUNT] = { 0 };
+		for (size_t i = 0; i < st.len; i++) {
+			const struct stream_op *op = &st.ops[i];
+			counts[op->op]++;
+			if (op->op == OP_INSERT || op->op == OP_DELETE) {
+				cr_assert(op->key >= base &&
+					  op->key < base + WORKLOAD_POOL);
+				uint8_t *slot = &in_map[op->key - base];
+				cr_assert_eq(*slot, op->op == OP_DELETE,
+					     "op %zu: %s of a key %s in the map", i,
+					     bench_op_names[op->op],
+					     *slot ? "already" : "not");
+				*slot = op->op == OP_INSERT;
+				live += op->op == OP_INSERT ? 1 : -1;
+			} else {
+				cr_assert_lt(op->key, w.entries);
+			}
+		}
+		cr_expect_eq(live, 0, "stream %u ends with %ld keys inserted",
+			     tid, live);
+		cr_expect_gt(counts[OP_INSERT], 1000);
+		cr_expect_gt(counts[OP_LOOKUP], 1500);
+		workload_stream_free(&st);
+	}
+	workload_sampler_free(s);
+}
+
+/* zipf:1.2 puts far more of the draws on the hottest key than uniform. */
+Test(workload, zipf_is_skewed_and_hotset_is_hot)
+{
+	struct workload w = { .key_size = 4, .value_size = 8, .entries = 1000,
+			      .seed = 5 };
+	w.mix[OP_LOOKUP] = 100;
+	w.dist = DIST_ZIPF;
+	w.zipf_s = 1.2;
+	struct key_sampler *s = workload_sampler_new(&w);
+	struct stream st;
+	cr_assert_eq(workload_make_stream(&w, s, 0, 20000, &st), 0);
+	unsigned hits[1000] = { 0 }, top = 0;
+	for (size_t i = 0; i < st.len; i++)
+		hits[st.ops[i].key]++;
+	for (int k = 0; k < 1000; k++)
+		if (hits[k] > top)
+			top = hits[k];
+	cr_expect_gt(top, 2000, "hottest key drawn %u times of 20000", top);
+	workload_stream_free(&st);
+	workload_sampler_free(s);
+
+	w.dist = DIST_HOTSET;
+	w.hot_pct = 90;
+	w.hot_keys_pct = 10;
+	s = workload_sampler_new(&w);
+	cr_assert_eq(workload_make_stream(&w, s, 0, 20000, &st), 0);
+	memset(hits, 0, sizeof(hits));
+	for (size_t i = 0; i < st.len; i++)
+		hits[st.ops[i].key]++;
+	unsigned distinct_hot = 0, hot_draws = 0;
+	for (int k = 0; k < 1000; k++)
+		if (hits[k] > 50) {
+			distinct_hot++;
+			hot_draws += hits[k];
+		}
+	cr_expect_eq(distinct_hot, 100, "%u hot keys", distinct_hot);
+	cr_expect(hot_draws > 17000 && hot_draws < 19000, "%u", hot_draws);
+	workload_stream_free(&st);
+	workload_sampler_free(s);
+}
+
+Test(histogram, quantiles_within_a_bucket)
+{
+	struct histogram h;
+	memset(&h, 0, sizeof(h));
+	cr_expect_eq(hist_quantile(&h, 0.5), 0);
+	for (uint64_t v = 1; v <= 1000; v++)
+		hist_add(&h, v);
+	uint64_t p50 = hist_quantile(&h, 0.5), p99 = hist_quantile(&h, 0.99);
+	cr_expect(p50 >= 500 * 0.875 && p50 <= 500 * 1.125, "p50 %lu", p50);
+	cr_expect(p99 >= 990 * 0.875 && p99 <= 990 * 1.125, "p99 %lu", p99);
+	cr_expect_eq(hist_quantile(&h, 0), 1);
+	hist_add(&h, 1ULL << 50); /* beyond the last bucket: clamped, counted */
+	cr_expect_eq(h.total, 1001);
+	for (uint64_t v = 1; v < 100000; v = v * 3 + 1)
+		cr_expect_lt(hist_bucket(v), hist_bucket(v * 2), "%lu", v);
+}
