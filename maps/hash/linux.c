@@ -285,7 +285,12 @@ static int htab_update(struct map *m, const void *key, const void *value,
 	memcpy(htab_node_key(&e->node), key, key_size);
 	memcpy(htab_node_value(&e->node, key_size), value, m->attr.value_size);
 
-	/* New first, then old out: a reader always finds one of the two. */
+	/*
+	 * New at the head, then old out, as the kernel does: a reader that
+	 * starts after the link finds the new element first.  One already
+	 * past the head, before the old element, finds neither: a lookup
+	 * racing a replace can miss the key (docs/hash_linux.md).
+	 */
 	nulls_add_head_rcu(&e->node.chain, &b->head);
 	if (old)
 		nulls_del_rcu(&old->node.chain);
