@@ -27,41 +27,65 @@ static int compare_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/*
- * Run one point --repeat times; keep the run whose Mops/s is the median
- * (the lower middle for an even count) in *median.
- */
-static int run_point(struct bench_cli *cli, struct bench_config *cfg,
-		     struct progress *p, struct bench_result *median,
-		     double *mops_runs)
+/* The run whose Mops/s is the median (the lower middle for an even count). */
+static const struct bench_result *median_run(const struct bench_result *runs,
+					     unsigned n, double *mops)
 {
-	struct bench_result *runs = calloc(cli->repeat, sizeof(*runs));
 	double sorted[1000];
-	char err[256];
-	int rc = 0;
+	for (unsigned i = 0; i < n; i++)
+		mops[i] = sorted[i] = runs[i].mops;
+	qsort(sorted, n, sizeof(double), compare_double);
+	for (unsigned i = 0; i < n; i++)
+		if (runs[i].mops == sorted[(n - 1) / 2])
+			return &runs[i];
+	return &runs[0];
+}
 
-	if (!runs)
-		return cli_error(cli->cmd, "out of memory");
-	for (unsigned i = 0; i < cli->repeat && !rc; i++) {
-		progress_label(p, "%s threads=%u run %u/%u", cfg->design->name,
-			       cfg->threads, i + 1, cli->repeat);
-		rc = bench_run(cfg, &runs[i], err, sizeof(err));
-		mops_runs[i] = sorted[i] = runs[i].mops;
-	}
-	progress_clear(p);
-	if (rc) {
-		free(runs);
-		return cli_error(cli->cmd, "%s", err);
-	}
-	qsort(sorted, cli->repeat, sizeof(double), compare_double);
-	double want = sorted[(cli->repeat - 1) / 2];
-	for (unsigned i = 0; i < cli->repeat; i++)
-		if (runs[i].mops == want) {
-			*median = runs[i];
-			break;
+/*
+ * All thread counts of one design, --repeat times.  The repeats go round
+ * the thread counts (1,2,4,1,2,4,...) rather than one count after the other,
+ * so a noisy spell on a shared machine spreads over every point instead of
+ * spoiling one, and ratios between points stay fair.
+ */
+static int run_design(struct bench_cli *cli, const struct map_ops *design,
+		      struct progress *p, struct report *report)
+{
+	unsigned nt = cli->n_threads, reps = cli->repeat;
+	struct bench_result *runs = calloc((size_t)nt * reps, sizeof(*runs));
+	double *mops = calloc(reps, sizeof(double));
+	struct bench_config cfg[BENCH_MAX_THREAD_COUNTS];
+	char err[256];
+	int rc = runs && mops ? 0 : cli_error(cli->cmd, "out of memory");
+
+	for (unsigned t = 0; t < nt; t++)
+		cfg[t] = (struct bench_config){
+			.design = design, .w = cli->w, .map_flags = cli->map_flags,
+			.threads = cli->threads[t], .seconds = cli->seconds,
+			.ops = cli->ops, .warmup = cli->warmup,
+			.progress = progress_update, .progress_arg = p,
+		};
+	for (unsigned r = 0; r < reps && !rc; r++)
+		for (unsigned t = 0; t < nt && !rc; t++) {
+			progress_label(p, "%s threads=%u run %u/%u", design->name,
+				       cli->threads[t], r + 1, reps);
+			rc = bench_run(&cfg[t], &runs[t * reps + r], err,
+				       sizeof(err));
+			if (rc)
+				rc = cli_error(cli->cmd, "%s", err);
 		}
+	progress_clear(p);
+	for (unsigned t = 0; t < nt && !rc; t++) {
+		const struct bench_result *median =
+			median_run(&runs[t * reps], reps, mops);
+		struct report_row row = {
+			.side = "user", .map = design->name, .config = &cfg[t],
+			.result = median, .mops_runs = mops, .runs = reps,
+		};
+		report_row(report, &row);
+	}
 	free(runs);
-	return 0;
+	free(mops);
+	return rc;
 }
 
 int cmd_bench(int argc, char **argv)
@@ -82,32 +106,9 @@ int cmd_bench(int argc, char **argv)
 	progress_init(&progress, cli.quiet);
 	report_begin(&report, out, cli.format, &host);
 
-	double *mops_runs = calloc(cli.repeat, sizeof(double));
-	for (unsigned m = 0; m < cli.n_maps && !rc && mops_runs; m++)
-		for (unsigned t = 0; t < cli.n_threads && !rc; t++) {
-			struct bench_config cfg = {
-				.design = cli.maps[m], .w = cli.w,
-				.map_flags = cli.map_flags,
-				.threads = cli.threads[t], .seconds = cli.seconds,
-				.ops = cli.ops, .warmup = cli.warmup,
-				.progress = progress_update,
-				.progress_arg = &progress,
-			};
-			struct bench_result median;
-			rc = run_point(&cli, &cfg, &progress, &median, mops_runs);
-			if (rc)
-				break;
-			struct report_row row = {
-				.side = "user", .map = cfg.design->name,
-				.config = &cfg, .result = &median,
-				.mops_runs = mops_runs, .runs = cli.repeat,
-			};
-			report_row(&report, &row);
-		}
-	if (!mops_runs)
-		rc = cli_error("bench", "out of memory");
+	for (unsigned m = 0; m < cli.n_maps && !rc; m++)
+		rc = run_design(&cli, cli.maps[m], &progress, &report);
 	report_end(&report, &host);
-	free(mops_runs);
 	if (out != stdout && fclose(out))
 		rc = cli_error("bench", "writing %s failed", cli.out);
 	return rc;
