@@ -59,9 +59,18 @@ static void row_table(FILE *f, const struct report_row *row)
 		uint64_t n = res->ok[op] + res->fail[op];
 		if (!n)
 			continue;
-		off += (size_t)snprintf(ok + off, sizeof(ok) - off, "%s%s %.0f%%",
-					off ? ", " : "", bench_op_names[op],
-					100.0 * (double)res->ok[op] / (double)n);
+		/* A few failures in millions must not round away: name them. */
+		double pct = 100.0 * (double)res->ok[op] / (double)n;
+		uint64_t failed = res->fail[op];
+		if (failed && pct > 99.5)
+			off += (size_t)snprintf(ok + off, sizeof(ok) - off,
+						"%s%s all but %llu", off ? ", " : "",
+						bench_op_names[op],
+						(unsigned long long)failed);
+		else
+			off += (size_t)snprintf(ok + off, sizeof(ok) - off,
+						"%s%s %.0f%%", off ? ", " : "",
+						bench_op_names[op], pct);
 	}
 	fprintf(f, "%-16s %7u %9.2f %8.1f", row->map, row->config->threads,
 		res->mops, res->ns_per_op);
