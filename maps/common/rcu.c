@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 #include "rcu.h"
+#include "map.h"
+
+#include <errno.h>
+#include <string.h>
 #include "rcu_qsbr.h"
 
 enum map_rcu_flavor map_rcu_flavor = MAP_RCU_MEMB;
@@ -81,4 +85,20 @@ void map_rcu_barrier(void)
 		qsbr_wait(map_rcu_qsbr_barrier);
 	else
 		urcu_memb_barrier();
+}
+
+int map_copy_value_rcu(struct map *m,
+		       void *(*find)(struct map *m, const void *key),
+		       const void *key, void *value)
+{
+	int err = -ENOENT;
+
+	map_rcu_read_lock();
+	void *v = find(m, key);
+	if (v) {
+		memcpy(value, v, m->attr.value_size);
+		err = 0;
+	}
+	map_rcu_read_unlock();
+	return err;
 }

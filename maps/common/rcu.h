@@ -82,6 +82,18 @@ void map_rcu_barrier(void);
 /* liburcu's descriptor of the flavour in use (for cds_lfht_new_flavor). */
 const struct rcu_flavor_struct *map_rcu_flavor_struct(void);
 
+struct map;
+
+/*
+ * The syscall-style lookup of a design whose program-style lookup has no
+ * side effect: find(m, key) inside an RCU read section, then copy
+ * value_size bytes out.  0 or -ENOENT.  (An LRU design must pass a find
+ * that does not mark the reference.)
+ */
+int map_copy_value_rcu(struct map *m,
+		       void *(*find)(struct map *m, const void *key),
+		       const void *key, void *value);
+
 /* Register / unregister the calling thread as an RCU reader (nests). */
 void map_thread_online(void);
 void map_thread_offline(void);

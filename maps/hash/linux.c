@@ -235,14 +235,8 @@ static void *htab_lookup(struct map *m, const void *key)
 
 static int htab_lookup_copy(struct map *m, const void *key, void *value)
 {
-	int err = -ENOENT;
-
-	map_rcu_read_lock();
-	void *v = htab_lookup(m, key);
-	if (v) {
-		memcpy(value, v, m->attr.value_size);
-		err = 0;
-	}
+	return map_copy_value_rcu(m, htab_lookup, key, value);
+}
 	map_rcu_read_unlock();
 	return err;
 }

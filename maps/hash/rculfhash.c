@@ -176,13 +176,8 @@ static void *lfht_lookup(struct map *m, const void *key)
 
 static int lfht_lookup_copy(struct map *m, const void *key, void *value)
 {
-	int err = -ENOENT;
-	map_rcu_read_lock();
-	void *v = lfht_lookup(m, key);
-	if (v) {
-		memcpy(value, v, m->attr.value_size);
-		err = 0;
-	}
+	return map_copy_value_rcu(m, lfht_lookup, key, value);
+}
 	map_rcu_read_unlock();
 	return err;
 }
