@@ -237,9 +237,6 @@ static int htab_lookup_copy(struct map *m, const void *key, void *value)
 {
 	return map_copy_value_rcu(m, htab_lookup, key, value);
 }
-	map_rcu_read_unlock();
-	return err;
-}
 
 /* The kernel's check_flags(): -EEXIST / -ENOENT / 0. */
 static int check_flags(const struct htab_elem *old, uint64_t flags)

@@ -178,9 +178,6 @@ static int lfht_lookup_copy(struct map *m, const void *key, void *value)
 {
 	return map_copy_value_rcu(m, lfht_lookup, key, value);
 }
-	map_rcu_read_unlock();
-	return err;
-}
 
 /* Replace the node iter points at.  0, or -EAGAIN if it vanished. */
 static int replace(struct lfht_map *h, struct cds_lfht_iter *iter,
