@@ -59,6 +59,9 @@ struct bench_result {
 int bench_run(const struct bench_config *c, struct bench_result *r,
 	      char *err, size_t errlen);
 
+/* Index of the median of values[0..n) (the lower middle for even n). */
+unsigned bench_median_index(const double *values, unsigned n);
+
 /* The no-op design: every call returns at once.  It prices the harness
  * itself (loop, key fetch, dispatch, sampling).  Not in the registry. */
 extern const struct map_ops bench_noop_ops;

@@ -68,14 +68,20 @@ static int parse_maps(struct bench_cli *c, const char *text)
 	     name = strtok_r(NULL, ",", &save)) {
 		const struct map_ops *ops = strcmp(name, "noop") == 0
 			? &bench_noop_ops : map_find(name);
-		if (!ops)
+		uint32_t type = ops ? (ops->type ? ops->type : MAP_TYPE_HASH)
+				    : map_type_from_name(name);
+		if (!ops && !(c->kernel_types && type))
 			rc = cli_error(c->cmd, "no design '%s' (maplab list shows "
-				       "them)", name);
+				       "them%s)", name, c->kernel_types ?
+				       "; kernel map types: hash, lru_hash, "
+				       "lpm_trie" : "");
 		else if (c->n_maps == BENCH_MAX_MAPS)
 			rc = cli_error(c->cmd, "at most %d designs at once",
 				       BENCH_MAX_MAPS);
-		else
+		else {
+			c->map_types[c->n_maps] = type;
 			c->maps[c->n_maps++] = ops;
+		}
 	}
 	free(copy);
 	if (!rc && c->n_maps == 0)
@@ -204,6 +210,7 @@ static int parse_one(struct bench_cli *c, int opt, const char *arg)
 static void set_defaults(struct bench_cli *c)
 {
 	c->maps[0] = map_find("hash/linux");
+	c->map_types[0] = MAP_TYPE_HASH;
 	c->n_maps = 1;
 	c->threads[0] = 1;
 	c->n_threads = 1;
@@ -231,6 +238,8 @@ static int check_designs_accept(struct bench_cli *c)
 	map_thread_online();
 	for (unsigned i = 0; i < c->n_maps && !rc; i++) {
 		struct map *m;
+		if (!c->maps[i])
+			continue; /* a kernel map type: the kernel will judge */
 		attr.type = c->maps[i]->type ? c->maps[i]->type : MAP_TYPE_HASH;
 		int err = map_create(c->maps[i], &attr, &m);
 		if (err)
@@ -266,7 +275,7 @@ int bench_cli_parse(struct bench_cli *c, int argc, char **argv,
 	if (optind < argc)
 		return cli_error(c->cmd, "unexpected argument '%s' (try --help)",
 				 argv[optind]);
-	if (!c->maps[0])
+	if (!c->map_types[0])
 		return cli_error(c->cmd, "no default design built");
 	return check_designs_accept(c);
 }

@@ -17,8 +17,10 @@
 
 struct bench_cli {
 	const char *cmd;
-	const struct map_ops *maps[BENCH_MAX_MAPS];
+	const struct map_ops *maps[BENCH_MAX_MAPS]; /* NULL: a kernel map type */
+	uint32_t map_types[BENCH_MAX_MAPS];         /* each entry's map type */
 	unsigned n_maps;
+	bool kernel_types; /* --map may name a kernel map type (kbench) */
 	unsigned threads[BENCH_MAX_THREAD_COUNTS];
 	unsigned n_threads;
 	struct workload w;

@@ -27,6 +27,8 @@ int cmd_validate(int argc, char **argv);
 int cmd_gentrace(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_stress(int argc, char **argv);
+int cmd_kbench(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
 
 /* "maplab <cmd>: <message>" on stderr; returns EXIT_USAGE. */
 int cli_error(const char *cmd, const char *fmt, ...)

@@ -21,24 +21,13 @@ static void help_bench(void)
 	       "--mix lookup=90,update=10\n", bench_cli_options_help);
 }
 
-static int compare_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
-/* The run whose Mops/s is the median (the lower middle for an even count). */
+/* The run whose Mops/s is the median; every run's Mops/s into mops. */
 static const struct bench_result *median_run(const struct bench_result *runs,
 					     unsigned n, double *mops)
 {
-	double sorted[1000];
 	for (unsigned i = 0; i < n; i++)
-		mops[i] = sorted[i] = runs[i].mops;
-	qsort(sorted, n, sizeof(double), compare_double);
-	for (unsigned i = 0; i < n; i++)
-		if (runs[i].mops == sorted[(n - 1) / 2])
-			return &runs[i];
-	return &runs[0];
+		mops[i] = runs[i].mops;
+	return &runs[bench_median_index(mops, n)];
 }
 
 /*

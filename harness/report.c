@@ -72,11 +72,18 @@ static void row_table(FILE *f, const struct report_row *row)
 						"%s%s %.0f%%", off ? ", " : "",
 						bench_op_names[op], pct);
 	}
-	fprintf(f, "%-16s %7u %9.2f %8.1f", row->map, row->config->threads,
+	char name[64];
+	snprintf(name, sizeof(name), "%s%s%s", row->map,
+		 strcmp(row->side, "user") ? " " : "",
+		 strcmp(row->side, "user") ? row->side : "");
+	fprintf(f, "%-16s %7u %9.2f %8.1f", name, row->config->threads,
 		res->mops, res->ns_per_op);
 	for (int q = 0; q < N_QUANTILES; q++)
-		fprintf(f, " %7llu", (unsigned long long)hist_quantile(
-					     &res->latency, quantiles[q]));
+		if (row->no_latency)
+			fprintf(f, " %7s", "-");
+		else
+			fprintf(f, " %7llu", (unsigned long long)hist_quantile(
+						     &res->latency, quantiles[q]));
 	fprintf(f, "  %s\n", ok);
 }
 
@@ -98,10 +105,13 @@ static void row_jsonl(FILE *f, const struct report_row *row)
 		c->w.value_size, c->w.prefill_pct, c->map_flags,
 		(unsigned long long)res->ops, res->seconds, res->mops,
 		res->ns_per_op);
-	for (int q = 0; q < N_QUANTILES; q++)
+	for (int q = 0; q < N_QUANTILES && !row->no_latency; q++)
 		fprintf(f, ",\"%s\":%llu", quantile_names[q],
 			(unsigned long long)hist_quantile(&res->latency,
 							  quantiles[q]));
+	if (!strcmp(row->side, "kernel"))
+		fprintf(f, ",\"program_ns_per_op\":%.3f,\"baseline_ns_per_op\":%.3f",
+			row->program_ns, row->baseline_ns);
 	fputs(",\"ok\":{", f);
 	for (int op = 0; op < OP_COUNT; op++)
 		fprintf(f, "%s\"%s\":%llu", op ? "," : "", bench_op_names[op],
@@ -130,8 +140,11 @@ static void row_csv(FILE *f, const struct report_row *row)
 		(unsigned long long)res->ops, res->seconds, res->mops,
 		res->ns_per_op);
 	for (int q = 0; q < N_QUANTILES; q++)
-		fprintf(f, ",%llu", (unsigned long long)hist_quantile(
-					    &res->latency, quantiles[q]));
+		if (row->no_latency)
+			fputs(",", f);
+		else
+			fprintf(f, ",%llu", (unsigned long long)hist_quantile(
+						    &res->latency, quantiles[q]));
 	fprintf(f, ",%u", row->runs);
 	for (int op = 0; op < OP_COUNT; op++)
 		fprintf(f, ",%llu,%llu", (unsigned long long)res->ok[op],

@@ -14,6 +14,7 @@
 #include "bench.h"
 #include "host.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 
 enum report_format { REPORT_TABLE, REPORT_JSONL, REPORT_CSV };
@@ -25,6 +26,9 @@ struct report_row {
 	const struct bench_result *result; /* the median run */
 	const double *mops_runs;           /* every run's Mops/s */
 	unsigned runs;
+	bool no_latency;     /* percentiles not measured (side "kernel") */
+	double program_ns;   /* side "kernel": program and baseline per op */
+	double baseline_ns;
 };
 
 struct report {

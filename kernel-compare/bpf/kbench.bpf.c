@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: (MIT OR GPL-2.0)
+/*
+ * kbench.bpf.c: the workloads of `maplab bench`, run inside the kernel.
+ *
+ * Each program is run by BPF_PROG_TEST_RUN (as XDP, on a dummy packet) with a
+ * repeat count.  One run does `ops_per_run` steps of the calling CPU's
+ * precomputed stream (the very streams the userspace benchmark replays),
+ * through bpf_loop:
+ *
+ *   step: op  = stream[cpu.base + cpu.pos]      (array lookup, inlined)
+ *         key = keys[op.key]                    (array lookup, inlined)
+ *         the map call on `target`              (absent in kb_baseline)
+ *         count ok / fail, advance pos
+ *
+ * kb_baseline does every step but the map call, so (prog - baseline) / ops
+ * is the map call's own cost.  The counts let userspace check that the calls
+ * really happened and found what they should (a lookup of a prefilled key
+ * must hit), so the figure is neither inflated nor optimised away.
+ *
+ * The map sizes below are placeholders: userspace sets each map's type,
+ * sizes and flags before load.
+ */
+#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
+
+#include "kbench.h"
+
+char LICENSE[] SEC("license") = "Dual MIT/GPL";
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(key_size, 4);
+	__uint(value_size, 8);
+	__uint(max_entries, 1);
+} target SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(key_size, 4);
+	__uint(value_size, 4); /* = the target's key_size */
+	__uint(max_entries, 1);
+	__uint(map_flags, BPF_F_MMAPABLE);
+} keys SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__type(key, __u32);
+	__type(value, struct kb_op);
+	__uint(max_entries, 1);
+	__uint(map_flags, BPF_F_MMAPABLE);
+} stream SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__type(key, __u32);
+	__type(value, struct kb_cpu);
+	__uint(max_entries, KB_MAX_CPUS);
+} cpus SEC(".maps");
+
+/* The value written by updates and inserts (one per CPU). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(key_size, 4);
+	__uint(value_size, 8); /* = the target's value_size */
+	__uint(max_entries, 1);
+} scratch SEC(".maps");
+
+const volatile __u32 ops_per_run = 1024;
+
+struct loop_ctx {
+	struct kb_cpu *cpu;
+	void *value;
+	int with_map_call;
+	int only_op; /* -1: follow the stream's ops */
+	__u64 sink;
+};
+
+static __always_inline int map_call(int op, void *key, void *value)
+{
+	switch (op) {
+	case KB_OP_LOOKUP:
+		return bpf_map_lookup_elem(&target, key) != 0;
+	case KB_OP_UPDATE:
+		return bpf_map_update_elem(&target, key, value, BPF_EXIST) == 0;
+	case KB_OP_INSERT:
+		return bpf_map_update_elem(&target, key, value, BPF_NOEXIST) == 0;
+	default:
+		return bpf_map_delete_elem(&target, key) == 0;
+	}
+}
+
+static long step(__u32 i, void *arg)
+{
+	struct loop_ctx *c = arg;
+	struct kb_cpu *cpu = c->cpu;
+	__u32 idx = cpu->base + cpu->pos;
+	struct kb_op *op = bpf_map_lookup_elem(&stream, &idx);
+	if (!op)
+		return 1;
+	__u32 k = op->key;
+	void *key = bpf_map_lookup_elem(&keys, &k);
+	if (!key)
+		return 1;
+	int kind = c->only_op >= 0 ? c->only_op : (int)(op->op & 3);
+	if (c->with_map_call) {
+		if (map_call(kind, key, c->value))
+			cpu->ok[kind & 3]++;
+		else
+			cpu->fail[kind & 3]++;
+	} else {
+		c->sink += kind + *(volatile __u8 *)key; /* touch what a step reads */
+	}
+	if (++cpu->pos >= cpu->len)
+		cpu->pos = 0;
+	return 0;
+}
+
+static __always_inline int run(int with_map_call, int only_op)
+{
+	__u32 cpu_id = bpf_get_smp_processor_id(), zero = 0;
+	struct loop_ctx c = { .with_map_call = with_map_call, .only_op = only_op };
+
+	c.cpu = bpf_map_lookup_elem(&cpus, &cpu_id);
+	c.value = bpf_map_lookup_elem(&scratch, &zero);
+	if (!c.cpu || !c.value || c.cpu->len == 0)
+		return XDP_ABORTED;
+	/* The baseline walks the stream but must not move it on: the next
+	 * program run has to meet each insert before its delete. */
+	__u32 start = c.cpu->pos;
+	bpf_loop(ops_per_run, step, &c, 0);
+	if (!with_map_call)
+		c.cpu->pos = start;
+	return c.sink == 0xffffffff ? XDP_DROP : XDP_PASS;
+}
+
+SEC("xdp") int kb_baseline(struct xdp_md *ctx) { return run(0, -1); }
+SEC("xdp") int kb_mix(struct xdp_md *ctx) { return run(1, -1); }
+SEC("xdp") int kb_lookup(struct xdp_md *ctx) { return run(1, KB_OP_LOOKUP); }
+SEC("xdp") int kb_update(struct xdp_md *ctx) { return run(1, KB_OP_UPDATE); }
+SEC("xdp") int kb_insert(struct xdp_md *ctx) { return run(1, KB_OP_INSERT); }
+SEC("xdp") int kb_delete(struct xdp_md *ctx) { return run(1, KB_OP_DELETE); }

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * kbench.h: the workloads of `maplab bench` on the kernel's own maps.
+ *
+ * side "kernel": inside BPF programs (bpf/kbench.bpf.c) run by
+ * BPF_PROG_TEST_RUN, one worker thread per CPU, each pinned to its CPU and
+ * replaying the same precomputed stream as the userspace worker of the same
+ * number, through the same keys.  Every round runs the workload program
+ * and the baseline program (every step but the map call) with the same
+ * repeat count; the map call's cost is (program - baseline) / ops.
+ * docs/kernel-compare.md says how the figure is derived and checked.
+ *
+ * side "syscall": the same ops through bpf(2) from userspace, one call per
+ * op (what a userspace consumer of a kernel map pays), and in batches
+ * (BPF_MAP_LOOKUP_BATCH walking the map, BPF_MAP_UPDATE_BATCH of the
+ * stream's keys).
+ */
+#ifndef MAPLAB_KBENCH_H
+#define MAPLAB_KBENCH_H
+
+#include "../harness/bench.h"
+
+#include <stdbool.h>
+
+struct kbench_config {
+	struct bench_config b;   /* workload, threads, seconds/ops, warmup */
+	uint32_t map_type;       /* MAP_TYPE_* */
+	unsigned ops_per_run;    /* map calls in one program run (1024) */
+	unsigned run_repeat;     /* BPF_PROG_TEST_RUN repeat count (64) */
+};
+
+struct kbench_result {
+	struct bench_result r;     /* ops, ok/fail, mops, ns_per_op */
+	double program_ns_per_op;  /* the workload program, per step */
+	double baseline_ns_per_op; /* the baseline program, per step */
+	unsigned rounds;           /* program + baseline pairs timed */
+};
+
+enum syscall_mode { SYSCALL_SINGLE, SYSCALL_BATCH };
+
+/* 0, or a negative errno with a one-line reason. */
+int kbench_run(const struct kbench_config *c, struct kbench_result *r,
+	       char *err, size_t errlen);
+
+/*
+ * The same workload through the bpf(2) syscall.  SYSCALL_BATCH supports
+ * lookup-only (a LOOKUP_BATCH walk of the whole map) and update-only
+ * (UPDATE_BATCH of the stream's keys, 256 a call) workloads; others are
+ * -EOPNOTSUPP.
+ */
+int kbench_syscall_run(const struct kbench_config *c, enum syscall_mode mode,
+		       struct bench_result *r, char *err, size_t errlen);
+
+/* The kernel map type for a type name or a design name ("hash",
+ * "hash/linux"): 0 when neither. */
+uint32_t kbench_map_type(const char *name);
+
+#endif /* MAPLAB_KBENCH_H */
