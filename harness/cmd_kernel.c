@@ -34,6 +34,8 @@ static void help_kbench(void)
 	       bench_cli_options_help);
 }
 
+
+
 static void help_compare(void)
 {
 	printf("usage: maplab compare [options]\n\n"
@@ -41,7 +43,9 @@ static void help_compare(void)
 	       "on identical work, in one table: for each thread count, the kernel's\n"
 	       "ns/op (in BPF and through the syscall), each design's ns/op and its\n"
 	       "ratio to the kernel's, and Mops/s.  --format jsonl writes every record.\n"
-	       "Without BPF here, it says so and runs the userspace side alone.\n\n%s\n"
+	       "Without BPF here, it says so and runs the userspace side alone.\n\n%s"
+	       "  --save FILE          also append every record to FILE as jsonl\n"
+	       "  --run-ops N, --run-repeat N, --no-syscall   as for kbench\n\n"
 	       "example:\n  maplab compare --map hash/linux,hash/rculfhash --entries 65536 "
 	       "--mix lookup=100 --threads 1,2\n", bench_cli_options_help);
 }
@@ -50,6 +54,7 @@ static void help_compare(void)
 struct kernel_opts {
 	unsigned run_ops, run_repeat;
 	bool no_syscall;
+	const char *save; /* compare: also append every record, as jsonl */
 };
 
 /* Pull --run-ops, --run-repeat, --no-syscall out of argv (the rest go to
@@ -65,6 +70,8 @@ static int take_kernel_opts(const char *cmd, int *argc, char **argv,
 		uint64_t v;
 		if (strcmp(a, "--no-syscall") == 0) {
 			k->no_syscall = true;
+		} else if (strcmp(a, "--save") == 0 && i + 1 < *argc) {
+			k->save = argv[++i];
 		} else if ((strcmp(a, "--run-ops") == 0 ||
 			    strcmp(a, "--run-repeat") == 0) && i + 1 < *argc) {
 			bool ops = strcmp(a, "--run-ops") == 0;
@@ -363,10 +370,21 @@ int cmd_compare(int argc, char **argv)
 	progress_init(&progress, cli.quiet);
 	if (!cols)
 		return close_out(&cli, out, cli_error("compare", "out of memory"));
-	/* jsonl and csv stream every record; the table is printed at the end. */
-	struct report *stream = cli.format == REPORT_TABLE ? NULL : &report;
-	if (stream)
-		report_begin(stream, out, cli.format, &host);
+	/* jsonl and csv stream every record; the table is printed at the end.
+	 * --save appends jsonl records to a file as well. */
+	struct report saved;
+	FILE *save = k.save ? fopen(k.save, "a") : NULL;
+	if (k.save && !save) {
+		free(cols);
+		return close_out(&cli, out, cli_error("compare", "cannot write %s: "
+					"%s", k.save, strerror(errno)));
+	}
+	struct report *stream = cli.format != REPORT_TABLE ? &report
+			      : save ? &saved : NULL;
+	if (cli.format != REPORT_TABLE)
+		report_begin(&report, out, cli.format, &host);
+	else if (save)
+		report_begin(&saved, save, REPORT_JSONL, &host);
 
 	uint32_t type = cli.map_types[0];
 	if (kernel) {
@@ -394,10 +412,12 @@ int cmd_compare(int argc, char **argv)
 		for (unsigned t = 0; t < cli.n_threads; t++)
 			col->have[t] = col->rows[t].result != NULL;
 	}
-	if (stream)
-		report_end(stream, &host);
+	if (cli.format != REPORT_TABLE)
+		report_end(&report, &host);
 	else if (!rc)
 		print_compare_table(out, &cli, cols, ncols, kernel_col, &host);
+	if (save && fclose(save))
+		rc = cli_error("compare", "writing %s failed", k.save);
 	for (unsigned c = 0; c < ncols; c++)
 		free_column(&cols[c], cli.n_threads);
 	free(cols);

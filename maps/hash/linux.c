@@ -63,6 +63,13 @@ struct htab_elem {
 	struct htab_node node; /* last: key and value follow */
 };
 
+/* A slot's spare element, alone on its cache line: every replace writes it,
+ * and slots sharing a line would bounce it between cores (the kernel keeps
+ * it in per-CPU memory for the same reason). */
+struct extra_slot {
+	struct htab_elem *elem;
+} __attribute__((aligned(64)));
+
 struct htab {
 	struct map map;
 	struct htab_table table;
@@ -72,7 +79,7 @@ struct htab {
 	/* prealloc */
 	void *elems;
 	struct pcpu_freelist freelist;
-	struct htab_elem **extra_elems; /* [ncpus], owned by each slot */
+	struct extra_slot *extra_elems; /* [ncpus], owned by each slot */
 
 	/* no_prealloc */
 	atomic_uint count;
@@ -98,7 +105,7 @@ static int prealloc_init(struct htab *h)
 	if (total > SIZE_MAX / h->elem_size)
 		return -ENOMEM;
 	h->elems = aligned_alloc(8, total * h->elem_size);
-	h->extra_elems = calloc(ncpus, sizeof(*h->extra_elems));
+	h->extra_elems = aligned_alloc(64, ncpus * sizeof(*h->extra_elems));
 	if (!h->elems || !h->extra_elems ||
 	    pcpu_freelist_init(&h->freelist, ncpus))
 		return -ENOMEM; /* the caller's destroy frees what was made */
@@ -107,7 +114,7 @@ static int prealloc_init(struct htab *h)
 	/* One spare per slot, taken from the pool as the kernel's
 	 * alloc_extra_elems does, so the pool holds exactly max_entries. */
 	for (unsigned cpu = 0; cpu < ncpus; cpu++)
-		h->extra_elems[cpu] = (struct htab_elem *)pcpu_freelist_pop(
+		h->extra_elems[cpu].elem = (struct htab_elem *)pcpu_freelist_pop(
 			&h->freelist, 0);
 	return 0;
 }
@@ -123,8 +130,8 @@ static struct htab_elem *alloc_elem(struct htab *h, struct htab_elem *old,
 	if (h->prealloc) {
 		if (old) {
 			unsigned cpu = map_this_cpu();
-			struct htab_elem *e = h->extra_elems[cpu];
-			h->extra_elems[cpu] = old;
+			struct htab_elem *e = h->extra_elems[cpu].elem;
+			h->extra_elems[cpu].elem = old;
 			return e;
 		}
 		struct pcpu_freelist_node *f =
