@@ -325,10 +325,15 @@ static void print_compare_table(FILE *f, struct bench_cli *cli,
 		}
 		fputc('\n', f);
 	}
-	fprintf(f, "\nkernel: in BPF programs via BPF_PROG_TEST_RUN, baseline "
-		"subtracted; syscall: one bpf(2) call per op.\nhost: %s, %s, %ld "
-		"cpus, %s, rcu %s\n", host->kernel, host->cpu_model, host->nproc,
-		host->allocator, host->rcu);
+	fputc('\n', f);
+	if (kernel_col >= 0)
+		fprintf(f, "kernel BPF: the map calls inside BPF programs via "
+			"BPF_PROG_TEST_RUN, baseline subtracted; kernel syscall: one "
+			"bpf(2) call per op.\n");
+	else
+		fprintf(f, "no kernel side on this machine: userspace only.\n");
+	fprintf(f, "host: %s, %s, %ld cpus, %s, rcu %s\n", host->kernel,
+		host->cpu_model, host->nproc, host->allocator, host->rcu);
 }
 
 static void free_column(struct column *col, unsigned nt)

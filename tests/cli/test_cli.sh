@@ -30,7 +30,7 @@ expect 2 "unknown command 'frob'" "$maplab" frob
 expect 0 'hash/linux' "$maplab" list
 expect 0 'usage: maplab list' "$maplab" list --help
 expect 2 'unknown option' "$maplab" list --bogus
-for cmd in replay validate gentrace bench stress; do
+for cmd in replay validate gentrace bench stress kbench compare; do
     expect 0 "usage: maplab $cmd" "$maplab" $cmd --help
     expect 2 'unknown option' "$maplab" $cmd --bogus
 done
@@ -94,6 +94,24 @@ expect 0 'hash/rculfhash +ok' "$maplab" stress --map hash/rculfhash --threads 3 
 expect 2 'value-size wants a whole number from 8' "$maplab" stress --value-size 4
 expect 2 "no design 'x'" "$maplab" stress --map x
 expect 2 'do not fit in 1-byte keys' "$maplab" stress --key-size 1 --key-range 1000 --duration 0.1
+
+# kbench and compare: bad input; the kernel side where this machine has one.
+expect 2 "run-ops wants a whole number from 1" "$maplab" kbench --run-ops 0
+expect 2 "no design 'tree'.*kernel map types" "$maplab" kbench --map tree
+if [ "$(id -u)" -eq 0 ]; then
+    k=("$maplab" kbench --quiet --duration 0.05 --warmup 0 --entries 1024 --run-ops 64 --run-repeat 4)
+    expect 0 '^hash kernel +1 .*lookup 100%' "${k[@]}" --map hash
+    expect 0 '^hash syscall +1 .*lookup 100%' "${k[@]}" --map hash/linux
+    expect 0 'kernel BPF .*hash/linux' "$maplab" compare --quiet --duration 0.05 --warmup 0 \
+        --entries 1024 --map hash/linux --run-ops 64 --run-repeat 4
+fi
+# Without BPF (as nobody), compare says so and runs the userspace side.
+nobody=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+if [ "$(id -u)" -eq 0 ] && "${nobody[@]}" test -x "$maplab" 2>/dev/null; then
+    expect 0 'no kernel side here: not root.*userspace side alone' "${nobody[@]}" \
+        "$maplab" compare --quiet --duration 0.05 --warmup 0 --entries 1024 --map hash/linux
+    expect 2 'maplab kbench: no kernel side here' "${nobody[@]}" "$maplab" kbench --duration 0.05
+fi
 
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
