@@ -20,17 +20,7 @@
 
 #include "../../kernel-compare/kbench.h"
 #include "../../kernel-compare/kmap.h"
-
-static void need_kernel(void)
-{
-	char why[256];
-	if (kmap_available(why, sizeof(why)) == 0)
-		return;
-	const char *require = getenv("MAPLAB_REQUIRE_KERNEL");
-	if (require && strcmp(require, "1") == 0)
-		cr_assert_fail("kernel side required but unavailable: %s", why);
-	cr_skip_test("kernel side unavailable: %s", why);
-}
+#include "need_kernel.h"
 
 static struct kbench_result kb(const char *mix, unsigned entries,
 			       unsigned prefill, uint64_t ops)

@@ -18,17 +18,7 @@
 #include "../../harness/replay.h"
 #include "../../harness/tracegen.h"
 #include "../../kernel-compare/kmap.h"
-
-static void need_kernel(void)
-{
-	char why[256];
-	if (kmap_available(why, sizeof(why)) == 0)
-		return;
-	const char *require = getenv("MAPLAB_REQUIRE_KERNEL");
-	if (require && strcmp(require, "1") == 0)
-		cr_assert_fail("kernel side required but unavailable: %s", why);
-	cr_skip_test("kernel side unavailable: %s", why);
-}
+#include "need_kernel.h"
 
 /* Replay text on hash/linux and on the kernel; fail at the first
  * difference, showing the trace line and both results. */
