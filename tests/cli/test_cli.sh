@@ -51,6 +51,10 @@ printf 'map hash key_size=0 value_size=4 max_entries=2\nlookup 00\n' >"$tmp/zero
 expect 2 'zero.trace:2: the map line above has key_size=0' "$maplab" replay --trace "$tmp/zero.trace"
 expect 0 '^err EINVAL' "$maplab" replay --trace "$root/examples/hash_basics.trace"
 
+# Map types with no userspace design yet: the map line answers EOPNOTSUPP.
+printf 'map lru_hash key_size=4 value_size=4 max_entries=8\n' >"$tmp/lru.trace"
+expect 0 '^err EOPNOTSUPP$' "$maplab" replay --trace "$tmp/lru.trace"
+
 # A generated trace replays, and replays the same twice (deterministic).
 "$maplab" gentrace --entries 20 --ops 300 --seed 9 >"$tmp/g.trace"
 a=$("$maplab" replay --trace "$tmp/g.trace")
