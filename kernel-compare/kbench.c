@@ -74,6 +74,16 @@ static int check_threads(const struct kbench_config *c, char *err,
 	return 0;
 }
 
+static void free_work(struct kb_work *k)
+{
+	for (unsigned t = 0; k->streams && t < k->c->b.threads; t++)
+		workload_stream_free(&k->streams[t]);
+	free(k->streams);
+	free(k->keys);
+	k->streams = NULL;
+	k->keys = NULL;
+}
+
 static int make_work(struct kb_work *k, const struct kbench_config *c,
 		     char *err, size_t errlen)
 {
@@ -88,18 +98,13 @@ static int make_work(struct kb_work *k, const struct kbench_config *c,
 		rc = workload_make_stream(&c->b.w, s, t, STREAM_LEN,
 					  &k->streams[t]);
 	workload_sampler_free(s);
-	if (rc)
+	if (rc) {
 		snprintf(err, errlen, "out of memory building key streams");
+		free_work(k);
+	}
 	return rc;
 }
 
-static void free_work(struct kb_work *k)
-{
-	for (unsigned t = 0; k->streams && t < k->c->b.threads; t++)
-		workload_stream_free(&k->streams[t]);
-	free(k->streams);
-	free(k->keys);
-}
 
 /* The same prefill as the userspace bench: keys 0..P-1, same values. */
 static int prefill(struct kb_work *k, char *err, size_t errlen)
