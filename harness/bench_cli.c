@@ -277,5 +277,14 @@ int bench_cli_parse(struct bench_cli *c, int argc, char **argv,
 				 argv[optind]);
 	if (!c->map_types[0])
 		return cli_error(c->cmd, "no default design built");
+	uint64_t keys = workload_key_count(&c->w, c->threads[c->n_threads - 1]);
+	for (unsigned t = 0; t < c->n_threads; t++)
+		if (workload_key_count(&c->w, c->threads[t]) > keys)
+			keys = workload_key_count(&c->w, c->threads[t]);
+	if (c->w.key_size < 4 && keys > (1ULL << (8 * c->w.key_size)))
+		return cli_error(c->cmd, "%llu distinct keys (entries and each "
+				 "thread's pool of %d) do not fit in %u-byte keys",
+				 (unsigned long long)keys, WORKLOAD_POOL,
+				 c->w.key_size);
 	return check_designs_accept(c);
 }

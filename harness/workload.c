@@ -135,8 +135,8 @@ uint8_t *workload_make_keys(const struct workload *w, unsigned threads)
 		return NULL;
 	for (uint64_t k = 0; k < n; k++) {
 		uint8_t *key = keys + k * w->key_size;
-		/* The number in the first bytes (so keys are distinct whatever
-		 * the size), a scramble of it after. */
+		/* The number in the first bytes (distinct while the key count
+		 * fits in key_size bytes: bench_cli checks), a scramble after. */
 		for (uint32_t i = 0; i < w->key_size; i++)
 			key[i] = i < 4 ? (uint8_t)(k >> (8 * i))
 				       : (uint8_t)(rng_mix64(k * 8 + i / 8) >> (8 * (i % 8)));

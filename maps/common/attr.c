@@ -23,6 +23,8 @@ static int access_flags_ok(uint32_t flags)
 uint32_t map_roundup_pow2(uint32_t n)
 {
 	uint32_t p = 1;
+	if (n > (1U << 31))
+		return 0; /* no such power of two: callers check attr first */
 	while (p < n)
 		p <<= 1;
 	return p;

@@ -102,3 +102,13 @@ int map_copy_value_rcu(struct map *m,
 	map_rcu_read_unlock();
 	return err;
 }
+
+void map_rcu_offline_call(void (*fn)(void *arg), void *arg)
+{
+	int offline = map_rcu_flavor == MAP_RCU_QSBR && online_depth > 0;
+	if (offline)
+		urcu_qsbr_thread_offline();
+	fn(arg);
+	if (offline)
+		urcu_qsbr_thread_online();
+}

@@ -79,6 +79,13 @@ void map_rcu_call(struct rcu_head *head, void (*fn)(struct rcu_head *));
 void map_rcu_synchronize(void);
 void map_rcu_barrier(void);
 
+/*
+ * Run fn(arg) with the calling thread offline under QSBR (memb: just run
+ * it), for calls that wait on work which itself waits for grace periods
+ * (cds_lfht_destroy waits for resizes that call synchronize_rcu).
+ */
+void map_rcu_offline_call(void (*fn)(void *arg), void *arg);
+
 /* liburcu's descriptor of the flavour in use (for cds_lfht_new_flavor). */
 const struct rcu_flavor_struct *map_rcu_flavor_struct(void);
 

@@ -137,6 +137,11 @@ static int lfht_create(const struct map_attr *attr, struct map **out)
 	return 0;
 }
 
+static void destroy_table(void *table)
+{
+	cds_lfht_destroy(table, NULL);
+}
+
 static void lfht_destroy(struct map *m)
 {
 	struct lfht_map *h = lfht_of(m);
@@ -149,7 +154,9 @@ static void lfht_destroy(struct map *m)
 			retire(elem_of(n));
 	map_rcu_read_unlock();
 	map_rcu_barrier(); /* the frees above, and resizes in flight */
-	cds_lfht_destroy(h->table, NULL);
+	/* Under QSBR this thread must be offline: destroy waits for resize
+	 * work that waits for a grace period. */
+	map_rcu_offline_call(destroy_table, h->table);
 	free(h);
 }
 

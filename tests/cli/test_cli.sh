@@ -72,6 +72,7 @@ expect 2 'threads wants a whole number from 1' "${b[@]}" --threads 1,,x
 expect 2 "no design 'hash/nope'" "${b[@]}" --map hash/linux,hash/nope
 expect 2 'hash/linux refuses this map .*Invalid argument' "${b[@]}" --flags no_common_lru
 expect 2 'dist wants uniform' "${b[@]}" --dist zipf:x
+expect 2 'do not fit in 1-byte keys' "${b[@]}" --key-size 1
 expect 2 'format wants table, jsonl or csv' "${b[@]}" --format xml
 expect 2 'rcu wants memb or qsbr' "${b[@]}" --rcu bp
 expect 2 'duration wants seconds' "${b[@]}" --duration -1
