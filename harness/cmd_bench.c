@@ -235,28 +235,54 @@ static int close_out(struct bench_cli *cli, FILE *out, int rc)
 	return rc;
 }
 
-int cmd_bench(int argc, char **argv)
+/*
+ * bench and kbench: every map of --map, each side in turn, into one report
+ * (the user side for bench; kernel, syscall and, where supported, batched
+ * syscalls for kbench).
+ */
+static int report_sides(struct bench_cli *cli, const struct kernel_opts *k,
+			bool kernel)
 {
-	struct bench_cli cli = { .cmd = "bench" };
-	int rc = bench_cli_parse(&cli, argc, argv, help_bench);
-	if (rc)
-		return rc == 1 ? EXIT_OK : rc;
-
-	FILE *out = open_out(&cli);
+	FILE *out = open_out(cli);
 	if (!out)
 		return EXIT_USAGE;
 	struct host_record host;
 	struct report report;
 	struct progress progress;
-	struct kernel_opts none = { 0 };
+	bool batch = cli->w.mix[OP_LOOKUP] == 100 || cli->w.mix[OP_UPDATE] == 100;
+	int rc = 0;
+
 	host_record_read(&host);
-	progress_init(&progress, cli.quiet);
-	report_begin(&report, out, cli.format, &host);
-	for (unsigned m = 0; m < cli.n_maps && !rc; m++)
-		rc = run_side(&cli, SIDE_USER, cli.maps[m], cli.map_types[m], &none,
-			      &progress, &report, NULL);
+	progress_init(&progress, cli->quiet);
+	report_begin(&report, out, cli->format, &host);
+	for (unsigned m = 0; m < cli->n_maps && !rc; m++) {
+		uint32_t type = cli->map_types[m];
+		if (!kernel) {
+			rc = run_side(cli, SIDE_USER, cli->maps[m], type, k,
+				      &progress, &report, NULL);
+			continue;
+		}
+		rc = run_side(cli, SIDE_KERNEL, NULL, type, k, &progress, &report,
+			      NULL);
+		if (!rc && !k->no_syscall)
+			rc = run_side(cli, SIDE_SYSCALL, NULL, type, k, &progress,
+				      &report, NULL);
+		if (!rc && !k->no_syscall && batch)
+			rc = run_side(cli, SIDE_BATCH, NULL, type, k, &progress,
+				      &report, NULL);
+	}
 	report_end(&report, &host);
-	return close_out(&cli, out, rc);
+	return close_out(cli, out, rc);
+}
+
+int cmd_bench(int argc, char **argv)
+{
+	struct bench_cli cli = { .cmd = "bench" };
+	struct kernel_opts none = { 0 };
+	int rc = bench_cli_parse(&cli, argc, argv, help_bench);
+	if (rc)
+		return rc == 1 ? EXIT_OK : rc;
+	return report_sides(&cli, &none, false);
 }
 
 int cmd_kbench(int argc, char **argv)
@@ -270,30 +296,7 @@ int cmd_kbench(int argc, char **argv)
 		return rc == 1 ? EXIT_OK : rc;
 	if (kernel_ready("kbench", false))
 		return EXIT_USAGE;
-
-	FILE *out = open_out(&cli);
-	if (!out)
-		return EXIT_USAGE;
-	struct host_record host;
-	struct report report;
-	struct progress progress;
-	host_record_read(&host);
-	progress_init(&progress, cli.quiet);
-	report_begin(&report, out, cli.format, &host);
-	for (unsigned m = 0; m < cli.n_maps && !rc; m++) {
-		uint32_t type = cli.map_types[m];
-		rc = run_side(&cli, SIDE_KERNEL, NULL, type, &k, &progress, &report,
-			      NULL);
-		if (!rc && !k.no_syscall)
-			rc = run_side(&cli, SIDE_SYSCALL, NULL, type, &k, &progress,
-				      &report, NULL);
-		if (!rc && !k.no_syscall &&
-		    (cli.w.mix[OP_LOOKUP] == 100 || cli.w.mix[OP_UPDATE] == 100))
-			rc = run_side(&cli, SIDE_BATCH, NULL, type, &k, &progress,
-				      &report, NULL);
-	}
-	report_end(&report, &host);
-	return close_out(&cli, out, rc);
+	return report_sides(&cli, &k, true);
 }
 
 /* --- compare ------------------------------------------------------------------ */
