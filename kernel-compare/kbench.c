@@ -16,7 +16,7 @@
 #include "kmap.h"
 #include "bpf/kbench.h"
 #include "kbench.skel.h"
-#include "../maps/common/cpu.h"
+#include "maps/common/cpu.h"
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>

@@ -18,7 +18,7 @@
 #ifndef MAPLAB_KBENCH_H
 #define MAPLAB_KBENCH_H
 
-#include "../harness/bench.h"
+#include "harness/bench/bench.h"
 
 #include <stdbool.h>
 

@@ -17,7 +17,7 @@
 #ifndef MAPLAB_KMAP_H
 #define MAPLAB_KMAP_H
 
-#include "../maps/common/map.h"
+#include "maps/common/map.h"
 
 #include <stddef.h>
 

@@ -108,14 +108,53 @@ unsigned map_possible_cpus(void)
 	return n;
 }
 
-int map_cpu_pin(unsigned slot)
+/* The process's CPUs, read before any thread of ours pins itself. */
+static cpu_set_t allowed_set;
+static int allowed_ids[CPU_SETSIZE];
+static unsigned allowed_count;
+
+__attribute__((constructor)) static void read_allowed_cpus(void)
 {
-	long nproc = sysconf(_SC_NPROCESSORS_ONLN);
-	if (nproc < 1)
-		nproc = 1;
+	CPU_ZERO(&allowed_set);
+	if (sched_getaffinity(0, sizeof(allowed_set), &allowed_set) != 0)
+		CPU_SET(0, &allowed_set);
+	for (int cpu = 0; cpu < CPU_SETSIZE; cpu++)
+		if (CPU_ISSET(cpu, &allowed_set))
+			allowed_ids[allowed_count++] = cpu;
+}
+
+unsigned map_cpu_allowed_count(void)
+{
+	return allowed_count;
+}
+
+int map_cpu_allowed_id(unsigned i)
+{
+	return i < allowed_count ? allowed_ids[i] : -1;
+}
+
+static int pin_to_set(const cpu_set_t *set)
+{
+	return -pthread_setaffinity_np(pthread_self(), sizeof(*set), set);
+}
+
+int map_cpu_pin_id(int cpu)
+{
+	if (cpu < 0 || cpu >= CPU_SETSIZE || !CPU_ISSET(cpu, &allowed_set))
+		return -EINVAL;
 	cpu_set_t set;
 	CPU_ZERO(&set);
-	CPU_SET(slot % (unsigned)nproc, &set);
-	int err = pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
-	return -err;
+	CPU_SET(cpu, &set);
+	int err = pin_to_set(&set);
+	return err ? err : cpu;
+}
+
+int map_cpu_pin(unsigned slot)
+{
+	return map_cpu_pin_id(allowed_ids[slot % allowed_count]);
+}
+
+int map_cpu_unpin(void)
+{
+	return pin_to_set(&allowed_set);
 }

@@ -38,7 +38,25 @@ void map_cpu_release(void);
 /* The kernel's possible-CPU count (/sys/devices/system/cpu/possible). */
 unsigned map_possible_cpus(void);
 
-/* Pin the calling thread to core (slot mod nproc).  0 or -errno. */
+/*
+ * The CPUs this process may run on: its affinity mask when it started
+ * (sched_getaffinity), so `taskset -c 2,3 maplab ...` is obeyed.  Ids in
+ * increasing order; map_cpu_allowed_id(i) for i < map_cpu_allowed_count().
+ */
+unsigned map_cpu_allowed_count(void);
+int map_cpu_allowed_id(unsigned i);
+
+/*
+ * Pin the calling thread to the (slot mod count)-th allowed CPU.  Returns
+ * that CPU's id, or -errno when the kernel refuses (the caller must fail:
+ * a run whose workers silently share a core measures the wrong thing).
+ */
 int map_cpu_pin(unsigned slot);
+
+/* Pin to CPU id `cpu` itself: -EINVAL when this process may not use it. */
+int map_cpu_pin_id(int cpu);
+
+/* Let the calling thread run on every allowed CPU again. */
+int map_cpu_unpin(void);
 
 #endif /* MAPLAB_CPU_H */

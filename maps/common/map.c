@@ -23,6 +23,51 @@ int map_create(const struct map_ops *ops, const struct map_attr *attr,
 	return err;
 }
 
+const struct map_flag_name map_flag_names[] = {
+	{ MAP_F_NO_PREALLOC, "no_prealloc" },
+	{ MAP_F_NO_COMMON_LRU, "no_common_lru" },
+	{ MAP_F_NUMA_NODE, "numa_node" },
+	{ MAP_F_RDONLY, "rdonly" },
+	{ MAP_F_WRONLY, "wronly" },
+	{ MAP_F_ZERO_SEED, "zero_seed" },
+	{ MAP_F_RDONLY_PROG, "rdonly_prog" },
+	{ MAP_F_WRONLY_PROG, "wronly_prog" },
+};
+const unsigned map_flag_name_count =
+	sizeof(map_flag_names) / sizeof(map_flag_names[0]);
+
+/* bpf_get_file_flag(): the fd's mode follows BPF_F_RDONLY / BPF_F_WRONLY. */
+static int may_read(const struct map *m)
+{
+	return !(m->attr.flags & MAP_F_WRONLY);
+}
+
+static int may_write(const struct map *m)
+{
+	return !(m->attr.flags & MAP_F_RDONLY);
+}
+
+int map_sys_lookup(struct map *m, const void *key, void *value)
+{
+	return may_read(m) ? map_lookup_copy(m, key, value) : -EPERM;
+}
+
+int map_sys_update(struct map *m, const void *key, const void *value,
+		   uint64_t flags)
+{
+	return may_write(m) ? map_update(m, key, value, flags) : -EPERM;
+}
+
+int map_sys_delete(struct map *m, const void *key)
+{
+	return may_write(m) ? map_delete(m, key) : -EPERM;
+}
+
+int map_sys_get_next_key(struct map *m, const void *key, void *next)
+{
+	return may_read(m) ? map_get_next_key(m, key, next) : -EPERM;
+}
+
 static const struct {
 	uint32_t type;
 	const char *name;

@@ -51,11 +51,22 @@ enum map_type {
 #define MAP_F_RDONLY_PROG   (1U << 7)  /* BPF_F_RDONLY_PROG */
 #define MAP_F_WRONLY_PROG   (1U << 8)  /* BPF_F_WRONLY_PROG */
 /*
- * The access flags (RDONLY, WRONLY and their _PROG forms) and NUMA_NODE are
- * accepted and checked at create as the kernel checks them, but they limit
- * who may call what (file modes on the map's fd, the verifier), which is
- * not a property of a map design: maplab's maps do not enforce them.
+ * The access flags limit who may call what, which is not a property of a
+ * map design: designs accept and check them at create, as the kernel does,
+ * and the syscall layer below (map_sys_*) enforces BPF_F_RDONLY and
+ * BPF_F_WRONLY as the kernel's bpf(2) does.  The _PROG forms act when a
+ * program is loaded (the verifier refuses a program that writes a
+ * RDONLY_PROG map or reads a WRONLY_PROG map's value); a lookup that only
+ * tests for presence, as a trace's plookup does, is allowed on both.
  */
+
+/* Every creation flag above with its name: "no_prealloc", "zero_seed"... */
+struct map_flag_name {
+	uint32_t bit;
+	const char *name;
+};
+extern const struct map_flag_name map_flag_names[];
+extern const unsigned map_flag_name_count;
 
 /* The kernel-internal errno that userspace sees as 524 (LRU + NO_PREALLOC). */
 #ifndef ENOTSUPP
@@ -195,6 +206,22 @@ static inline int map_get_next_key(struct map *m, const void *key, void *next)
 {
 	return m->ops->get_next_key(m, key, next);
 }
+
+/* --- The syscall layer ------------------------------------------------------
+ *
+ * What a userspace program calling bpf(2) on the map's fd gets: the
+ * operation, after the permission check of the kernel's syscall.c.  A map
+ * created with BPF_F_RDONLY is read-only from userspace (update and delete
+ * are -EPERM), one with BPF_F_WRONLY write-only (lookup and get_next_key
+ * are -EPERM); the check comes before any other (update's flag check
+ * included), as in the kernel.  The trace replayer's lookup, update,
+ * delete and next go through these.
+ */
+int map_sys_lookup(struct map *m, const void *key, void *value);
+int map_sys_update(struct map *m, const void *key, const void *value,
+		   uint64_t flags);
+int map_sys_delete(struct map *m, const void *key);
+int map_sys_get_next_key(struct map *m, const void *key, void *next);
 
 /* --- Errors ---------------------------------------------------------------- */
 

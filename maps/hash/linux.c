@@ -42,12 +42,12 @@
  * newest (last inserted or replaced) first.  With BPF_F_ZERO_SEED that is
  * the kernel's order exactly.
  */
-#include "../common/attr.h"
-#include "../common/cpu.h"
-#include "../common/htab_table.h"
-#include "../common/map.h"
-#include "../common/pcpu_freelist.h"
-#include "../common/rcu.h"
+#include "maps/common/attr.h"
+#include "maps/common/cpu.h"
+#include "maps/common/htab_table.h"
+#include "maps/common/map.h"
+#include "maps/common/pcpu_freelist.h"
+#include "maps/common/rcu.h"
 
 #include <errno.h>
 #include <stdatomic.h>

@@ -31,10 +31,10 @@
  *    restarts from the first, as the kernel's hash does.
  * No locks: every update is a compare-and-swap in cds_lfht.
  */
-#include "../common/attr.h"
-#include "../common/jhash.h"
-#include "../common/map.h"
-#include "../common/rcu.h"
+#include "maps/common/attr.h"
+#include "maps/common/jhash.h"
+#include "maps/common/map.h"
+#include "maps/common/rcu.h"
 
 #include <errno.h>
 #include <stdatomic.h>

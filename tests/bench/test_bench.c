@@ -8,7 +8,7 @@
 #include <criterion/criterion.h>
 #include <stdbool.h>
 
-#include "../../harness/bench.h"
+#include "harness/bench/bench.h"
 
 static struct bench_result run_flags(const struct map_ops *ops,
 				     const char *mix, unsigned prefill,

@@ -42,10 +42,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../maps/common/cpu.h"
-#include "../../maps/common/jhash.h"
-#include "../../maps/common/map.h"
-#include "../../maps/common/rcu.h"
+#include "maps/common/cpu.h"
+#include "maps/common/jhash.h"
+#include "maps/common/map.h"
+#include "maps/common/rcu.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 

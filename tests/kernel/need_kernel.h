@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../kernel-compare/kmap.h"
+#include "kernel-compare/kmap.h"
 
 static inline void need_kernel(void)
 {

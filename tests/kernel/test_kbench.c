@@ -18,8 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../kernel-compare/kbench.h"
-#include "../../kernel-compare/kmap.h"
+#include "kernel-compare/kbench.h"
+#include "kernel-compare/kmap.h"
 #include "need_kernel.h"
 
 static struct kbench_result kb(const char *mix, unsigned entries,

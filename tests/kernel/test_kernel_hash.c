@@ -15,9 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../harness/replay.h"
-#include "../../harness/tracegen.h"
-#include "../../kernel-compare/kmap.h"
+#include "harness/trace/replay.h"
+#include "harness/trace/tracegen.h"
+#include "kernel-compare/kmap.h"
 #include "need_kernel.h"
 
 /* Replay text on hash/linux and on the kernel; fail at the first

@@ -7,7 +7,7 @@
  */
 #include <criterion/criterion.h>
 
-#include "../../harness/stress.h"
+#include "harness/stress/stress.h"
 
 static void stress_every_design(uint32_t type, uint32_t flags,
 				uint32_t max_entries, uint32_t key_range,

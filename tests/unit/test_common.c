@@ -7,10 +7,10 @@
 #include <errno.h>
 #include <pthread.h>
 
-#include "../../maps/common/cpu.h"
-#include "../../maps/common/map.h"
-#include "../../maps/common/nulls_list.h"
-#include "../../maps/common/pcpu_freelist.h"
+#include "maps/common/cpu.h"
+#include "maps/common/map.h"
+#include "maps/common/nulls_list.h"
+#include "maps/common/pcpu_freelist.h"
 
 static void *claim_slot_3(void *arg)
 {

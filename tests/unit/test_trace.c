@@ -6,7 +6,7 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "../../harness/trace.h"
+#include "harness/trace/trace.h"
 
 static int parse(const char *text, struct trace *t, char *err, size_t len)
 {

@@ -6,8 +6,8 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "../../harness/histogram.h"
-#include "../../harness/workload.h"
+#include "harness/bench/histogram.h"
+#include "harness/bench/workload.h"
 
 Test(workload, mix_parses_and_must_sum_to_100)
 {

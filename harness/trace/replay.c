@@ -6,8 +6,8 @@
  */
 #include "replay.h"
 #include "hex.h"
-#include "../maps/common/cpu.h"
-#include "../maps/common/rcu.h"
+#include "maps/common/cpu.h"
+#include "maps/common/rcu.h"
 
 #include <errno.h>
 #include <stdlib.h>

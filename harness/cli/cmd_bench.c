@@ -4,11 +4,11 @@
  * (a userspace design, the kernel map in BPF, the kernel map through
  * bpf(2)) at every thread count, --repeat times, and reports the medians.
  */
-#include "bench_cli.h"
+#include "options.h"
 #include "cli.h"
 #include "progress.h"
-#include "../kernel-compare/kbench.h"
-#include "../kernel-compare/kmap.h"
+#include "kernel-compare/kbench.h"
+#include "kernel-compare/kmap.h"
 
 #include <errno.h>
 #include <math.h>
@@ -16,89 +16,84 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void help_bench(void)
+static const char usage_bench[] =
+	"usage: maplab bench [options]\n\n"
+	"Runs a workload on each design at each thread count and reports\n"
+	"throughput (Mops/s, all threads), time per op per thread, latency\n"
+	"percentiles of sampled ops, and how many ops of each kind succeeded.\n"
+	"Worker i holds cpu slot i and is pinned to the i-th CPU this process\n"
+	"may use; keys come from streams built before the clock starts.\n";
+static const char after_bench[] =
+	"example:\n  maplab bench --map hash/linux,hash/rculfhash --threads 1,2 "
+	"--mix lookup=90,update=10\n";
+
+static const char usage_kbench[] =
+	"usage: maplab kbench [options]\n\n"
+	"Runs bench's workloads on the kernel's own map (needs root or CAP_BPF):\n"
+	"  kernel   inside BPF programs run by BPF_PROG_TEST_RUN, one worker per\n"
+	"           CPU, each replaying the same key stream as bench's worker of\n"
+	"           the same number; a baseline program (all but the map call)\n"
+	"           is subtracted (docs/kernel-compare.md)\n"
+	"  syscall  the same ops through bpf(2), one call per op; and batched\n"
+	"           (lookup=100: BPF_MAP_LOOKUP_BATCH walks; update=100:\n"
+	"           BPF_MAP_UPDATE_BATCH)\n"
+	"--map takes a kernel map type (hash, lru_hash, lpm_trie) or a design\n"
+	"name, meaning the kernel map of its type.  Threads: at most one per CPU.\n";
+
+static const char usage_compare[] =
+	"usage: maplab compare [options]\n\n"
+	"bench on the named designs and kbench on the kernel map of their type,\n"
+	"on identical work, in one table: for each thread count, the kernel's\n"
+	"ns/op (in BPF and through the syscall), each design's ns/op and its\n"
+	"ratio to the kernel's, and Mops/s.  --format jsonl writes every record.\n"
+	"Without BPF here, it says so and runs the userspace side alone.\n";
+static const char after_compare[] =
+	"example:\n  maplab compare --map hash/linux,hash/rculfhash --entries 65536 "
+	"--mix lookup=100 --threads 1,2\n";
+
+/* kbench's and compare's options: bench's, and the kernel side's. */
+static const struct cmd_option kernel_options[] = {
+	{ OPT_RUN_OPS, "map calls per BPF program run (1024)" },
+	{ OPT_RUN_REPEAT, "BPF_PROG_TEST_RUN repeat count (64)" },
+	{ OPT_NO_SYSCALL, NULL },
+	{ OPT_VERBOSE, NULL },
+};
+#define N_KERNEL_OPTIONS (sizeof(kernel_options) / sizeof(kernel_options[0]))
+
+/* bench's options followed by the kernel side's, in one list. */
+static struct cmd_option *with_kernel_options(size_t *n)
 {
-	printf("usage: maplab bench [options]\n\n"
-	       "Runs a workload on each design at each thread count and reports\n"
-	       "throughput (Mops/s, all threads), time per op per thread, latency\n"
-	       "percentiles of sampled ops, and how many ops of each kind succeeded.\n"
-	       "Worker i holds cpu slot i and is pinned to core i mod nproc; keys\n"
-	       "come from streams built before the clock starts.\n\n%s\n"
-	       "example:\n  maplab bench --map hash/linux,hash/rculfhash --threads 1,2 "
-	       "--mix lookup=90,update=10\n", bench_cli_options_help);
+	*n = bench_option_count + N_KERNEL_OPTIONS;
+	struct cmd_option *all = calloc(*n, sizeof(*all));
+	if (!all)
+		return NULL;
+	memcpy(all, bench_options, bench_option_count * sizeof(*all));
+	memcpy(all + bench_option_count, kernel_options, sizeof(kernel_options));
+	return all;
 }
 
-static void help_kbench(void)
+static int parse_kernel_cmd(struct bench_cli *cli, int argc, char **argv,
+			    const char *usage, const char *after)
 {
-	printf("usage: maplab kbench [options]\n\n"
-	       "Runs bench's workloads on the kernel's own map (needs root or CAP_BPF):\n"
-	       "  kernel   inside BPF programs run by BPF_PROG_TEST_RUN, one worker per\n"
-	       "           CPU, each replaying the same key stream as bench's worker of\n"
-	       "           the same number; a baseline program (all but the map call)\n"
-	       "           is subtracted (docs/kernel-compare.md)\n"
-	       "  syscall  the same ops through bpf(2), one call per op; and batched\n"
-	       "           (lookup=100: BPF_MAP_LOOKUP_BATCH walks; update=100:\n"
-	       "           BPF_MAP_UPDATE_BATCH)\n"
-	       "--map takes a kernel map type (hash, lru_hash, lpm_trie) or a design\n"
-	       "name, meaning the kernel map of its type.  Threads: at most one per CPU.\n\n"
-	       "%s\n  --run-ops N          map calls per program run (1024)\n"
-	       "  --run-repeat N       BPF_PROG_TEST_RUN repeat count (64)\n"
-	       "  --no-syscall         the kernel side only\n",
-	       bench_cli_options_help);
-}
-
-
-
-static void help_compare(void)
-{
-	printf("usage: maplab compare [options]\n\n"
-	       "bench on the named designs and kbench on the kernel map of their type,\n"
-	       "on identical work, in one table: for each thread count, the kernel's\n"
-	       "ns/op (in BPF and through the syscall), each design's ns/op and its\n"
-	       "ratio to the kernel's, and Mops/s.  --format jsonl writes every record.\n"
-	       "Without BPF here, it says so and runs the userspace side alone.\n\n%s"
-	       "  --save FILE          also append every record to FILE as jsonl\n"
-	       "  --run-ops N, --run-repeat N, --no-syscall   as for kbench\n\n"
-	       "example:\n  maplab compare --map hash/linux,hash/rculfhash --entries 65536 "
-	       "--mix lookup=100 --threads 1,2\n", bench_cli_options_help);
+	size_t n;
+	struct cmd_option *opts = with_kernel_options(&n);
+	if (!opts)
+		return cli_error(cli->cmd, "out of memory");
+	int rc = bench_cli_parse(cli, argc, argv, opts, n, usage, after);
+	free(opts);
+	return rc;
 }
 
 /* Options kbench and compare add to bench's. */
 struct kernel_opts {
 	unsigned run_ops, run_repeat;
 	bool no_syscall;
-	const char *save; /* compare: also append every record, as jsonl */
 };
 
-/* Pull --run-ops, --run-repeat, --no-syscall out of argv (the rest go to
- * bench_cli_parse).  EXIT_USAGE on a bad value. */
-static int take_kernel_opts(const char *cmd, int *argc, char **argv,
-			    struct kernel_opts *k)
+static struct kernel_opts kernel_opts_of(const struct bench_cli *cli)
 {
-	int out = 1;
-	k->run_ops = 1024;
-	k->run_repeat = 64;
-	for (int i = 1; i < *argc; i++) {
-		const char *a = argv[i];
-		uint64_t v;
-		if (strcmp(a, "--no-syscall") == 0) {
-			k->no_syscall = true;
-		} else if (strcmp(a, "--save") == 0 && i + 1 < *argc) {
-			k->save = argv[++i];
-		} else if ((strcmp(a, "--run-ops") == 0 ||
-			    strcmp(a, "--run-repeat") == 0) && i + 1 < *argc) {
-			bool ops = strcmp(a, "--run-ops") == 0;
-			if (cli_parse_u64(cmd, a + 2, argv[++i], 1,
-					  ops ? 1u << 20 : 1u << 20, &v))
-				return EXIT_USAGE;
-			*(ops ? &k->run_ops : &k->run_repeat) = (unsigned)v;
-		} else {
-			argv[out++] = argv[i];
-		}
-	}
-	*argc = out;
-	argv[out] = NULL;
-	return 0;
+	struct kernel_opts k = { cli->run_ops, cli->run_repeat, cli->no_syscall };
+	return k;
 }
 
 static struct kbench_config kconfig(const struct bench_config *b, uint32_t type,
@@ -279,7 +274,8 @@ int cmd_bench(int argc, char **argv)
 {
 	struct bench_cli cli = { .cmd = "bench" };
 	struct kernel_opts none = { 0 };
-	int rc = bench_cli_parse(&cli, argc, argv, help_bench);
+	int rc = bench_cli_parse(&cli, argc, argv, bench_options,
+				 bench_option_count, usage_bench, after_bench);
 	if (rc)
 		return rc == 1 ? EXIT_OK : rc;
 	return report_sides(&cli, &none, false);
@@ -288,12 +284,10 @@ int cmd_bench(int argc, char **argv)
 int cmd_kbench(int argc, char **argv)
 {
 	struct bench_cli cli = { .cmd = "kbench", .kernel_types = true };
-	struct kernel_opts k = { 0 };
-	int rc = take_kernel_opts("kbench", &argc, argv, &k);
-	if (!rc)
-		rc = bench_cli_parse(&cli, argc, argv, help_kbench);
+	int rc = parse_kernel_cmd(&cli, argc, argv, usage_kbench, NULL);
 	if (rc)
 		return rc == 1 ? EXIT_OK : rc;
+	struct kernel_opts k = kernel_opts_of(&cli);
 	if (kernel_ready("kbench", false))
 		return EXIT_USAGE;
 	return report_sides(&cli, &k, true);
@@ -378,12 +372,10 @@ static void free_column(struct column *col, unsigned nt)
 int cmd_compare(int argc, char **argv)
 {
 	struct bench_cli cli = { .cmd = "compare" };
-	struct kernel_opts k = { 0 };
-	int rc = take_kernel_opts("compare", &argc, argv, &k);
-	if (!rc)
-		rc = bench_cli_parse(&cli, argc, argv, help_compare);
+	int rc = parse_kernel_cmd(&cli, argc, argv, usage_compare, after_compare);
 	if (rc)
 		return rc == 1 ? EXIT_OK : rc;
+	struct kernel_opts k = kernel_opts_of(&cli);
 	for (unsigned m = 1; m < cli.n_maps; m++)
 		if (cli.map_types[m] != cli.map_types[0])
 			return cli_error("compare", "--map: compare designs of one "
@@ -410,11 +402,11 @@ int cmd_compare(int argc, char **argv)
 	/* jsonl and csv stream every record; the table is printed at the end.
 	 * --save appends jsonl records to a file as well. */
 	struct report saved;
-	FILE *save = k.save ? fopen(k.save, "a") : NULL;
-	if (k.save && !save) {
+	FILE *save = cli.save ? fopen(cli.save, "a") : NULL;
+	if (cli.save && !save) {
 		free(cols);
 		return close_out(&cli, out, cli_error("compare", "cannot write %s: "
-					"%s", k.save, strerror(errno)));
+					"%s", cli.save, strerror(errno)));
 	}
 	struct report *stream = cli.format != REPORT_TABLE ? &report
 			      : save ? &saved : NULL;
@@ -454,7 +446,7 @@ int cmd_compare(int argc, char **argv)
 	else if (!rc)
 		print_compare_table(out, &cli, cols, ncols, kernel_col, &host);
 	if (save && fclose(save))
-		rc = cli_error("compare", "writing %s failed", k.save);
+		rc = cli_error("compare", "writing %s failed", cli.save);
 	for (unsigned c = 0; c < ncols; c++)
 		free_column(&cols[c], cli.n_threads);
 	free(cols);

@@ -10,7 +10,7 @@
 #ifndef MAPLAB_TRACEGEN_H
 #define MAPLAB_TRACEGEN_H
 
-#include "../maps/common/map.h"
+#include "maps/common/map.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -18,7 +18,7 @@
 struct tracegen_opts {
 	struct map_attr attr; /* type, sizes, max_entries, flags */
 	uint64_t seed;
-	unsigned ops;         /* operation lines after the map line */
+	uint64_t ops;         /* operation lines after the map line */
 	unsigned key_space;   /* distinct keys; 0: max_entries * 3 / 2 + 2 */
 };
 

@@ -5,6 +5,7 @@
  */
 #include "cli.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -37,6 +38,20 @@ static void usage(FILE *f)
 	      "1 a check failed, 2 bad usage or input.\n", f);
 }
 
+/*
+ * Output that could not be written is a failure, not a success with less
+ * to read: a full disk or a closed pipe must not exit 0.
+ */
+static int finish_output(int rc)
+{
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "maplab: writing the output failed: %s\n",
+			strerror(errno));
+		return EXIT_USAGE;
+	}
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -46,11 +61,11 @@ int main(int argc, char **argv)
 	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
 	    strcmp(argv[1], "help") == 0) {
 		usage(stdout);
-		return EXIT_OK;
+		return finish_output(EXIT_OK);
 	}
 	for (size_t i = 0; i < N_COMMANDS; i++)
 		if (strcmp(argv[1], commands[i].name) == 0)
-			return commands[i].run(argc - 1, argv + 1);
+			return finish_output(commands[i].run(argc - 1, argv + 1));
 	fprintf(stderr, "maplab: unknown command '%s'\n\n", argv[1]);
 	usage(stderr);
 	return EXIT_USAGE;

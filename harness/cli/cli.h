@@ -34,12 +34,10 @@ int cmd_compare(int argc, char **argv);
 int cli_error(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
-/* Parse an unsigned option value within [min, max]; on failure print
- * "maplab CMD: --OPT wants ..." and return -1. */
-int cli_parse_u64(const char *cmd, const char *opt, const char *text,
-		  uint64_t min, uint64_t max, uint64_t *out);
+/* --rcu memb|qsbr: choose the flavour.  0 or EXIT_USAGE (message printed). */
+int cli_apply_rcu(const char *cmd, const char *text);
 
-/* Parse map flag names "no_prealloc|zero_seed" (or a number). */
-int cli_parse_map_flags(const char *cmd, const char *text, uint32_t *out);
+/* --flags F|F: map creation flags.  0 or EXIT_USAGE (message printed). */
+int cli_apply_flags(const char *cmd, const char *text, uint32_t *flags);
 
 #endif /* MAPLAB_CLI_H */

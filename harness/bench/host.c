@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "host.h"
-#include "../maps/common/cpu.h"
-#include "../maps/common/rcu.h"
+#include "maps/common/cpu.h"
+#include "maps/common/rcu.h"
 
 #include <string.h>
 #include <sys/utsname.h>

@@ -18,7 +18,7 @@
 #ifndef MAPLAB_TRACE_H
 #define MAPLAB_TRACE_H
 
-#include "../maps/common/map.h"
+#include "maps/common/map.h"
 
 #include <stddef.h>
 #include <stdint.h>

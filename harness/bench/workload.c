@@ -1,8 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 #include "workload.h"
-#include "rng.h"
+#include "harness/common/keys.h"
+#include "harness/common/parse.h"
+#include "maps/common/area.h"
+#include "harness/common/rng.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,46 +22,67 @@ struct key_sampler {
 	uint32_t hot_keys;
 };
 
+/* One "op=P" item of --mix into mix; 0 or -1 with a message. */
+static int parse_mix_item(const char *item, unsigned mix[OP_COUNT],
+			  bool seen[OP_COUNT], char *err, size_t len)
+{
+	char shown[64];
+	const char *eq = strchr(item, '=');
+	size_t name_len = eq ? (size_t)(eq - item) : 0;
+	uint64_t pct;
+	int op;
+
+	if (!eq) {
+		snprintf(err, len, "--mix wants op=percent items, got '%s'",
+			 parse_printable(item, shown, sizeof(shown)));
+		return -1;
+	}
+	for (op = 0; op < OP_COUNT; op++)
+		if (strlen(bench_op_names[op]) == name_len &&
+		    strncmp(item, bench_op_names[op], name_len) == 0)
+			break;
+	if (op == OP_COUNT) {
+		snprintf(err, len, "--mix: unknown op '%.*s' (lookup, update, "
+			 "insert, delete)", (int)name_len,
+			 parse_printable(item, shown, sizeof(shown)));
+		return -1;
+	}
+	if (seen[op]) {
+		snprintf(err, len, "--mix names %s twice", bench_op_names[op]);
+		return -1;
+	}
+	if (parse_u64(eq + 1, 0, 100, &pct)) {
+		snprintf(err, len, "--mix: %s wants a whole percent 0..100, got "
+			 "'%s'", bench_op_names[op],
+			 parse_printable(eq + 1, shown, sizeof(shown)));
+		return -1;
+	}
+	seen[op] = true;
+	mix[op] = (unsigned)pct;
+	return 0;
+}
+
 int workload_parse_mix(const char *text, unsigned mix[OP_COUNT], char *err,
 		       size_t len)
 {
 	char *copy = strdup(text), *save = NULL;
+	bool seen[OP_COUNT] = { false };
 	unsigned sum = 0;
-	int rc = 0;
+	int rc = copy ? 0 : -1;
 
 	memset(mix, 0, sizeof(unsigned) * OP_COUNT);
-	if (!copy)
-		return -1;
-	for (char *item = strtok_r(copy, ",", &save); item && !rc;
-	     item = strtok_r(NULL, ",", &save)) {
-		char *eq = strchr(item, '=');
-		char *end;
-		int op;
-		if (!eq) {
-			snprintf(err, len, "--mix wants op=percent items, got '%s'",
-				 item);
-			rc = -1;
-			break;
-		}
-		*eq = '\0';
-		for (op = 0; op < OP_COUNT; op++)
-			if (strcmp(item, bench_op_names[op]) == 0)
-				break;
-		long pct = strtol(eq + 1, &end, 10);
-		if (op == OP_COUNT) {
-			snprintf(err, len, "--mix: unknown op '%s' (lookup, update, "
-				 "insert, delete)", item);
-			rc = -1;
-		} else if (*end || eq[1] == '\0' || pct < 0 || pct > 100) {
-			snprintf(err, len, "--mix: %s wants a percent 0..100, got "
-				 "'%s'", item, eq + 1);
-			rc = -1;
-		} else {
-			mix[op] = (unsigned)pct;
-			sum += (unsigned)pct;
-		}
+	if (copy && (!*text || strstr(text, ",,") || text[0] == ',' ||
+		     text[strlen(text) - 1] == ',')) {
+		snprintf(err, len, "--mix wants op=percent items separated by "
+			 "commas, got '%s'", text);
+		rc = -1;
 	}
+	for (char *item = rc ? NULL : strtok_r(copy, ",", &save); item && !rc;
+	     item = strtok_r(NULL, ",", &save))
+		rc = parse_mix_item(item, mix, seen, err, len);
 	free(copy);
+	for (int op = 0; op < OP_COUNT; op++)
+		sum += mix[op];
 	if (!rc && sum != 100) {
 		snprintf(err, len, "--mix percents sum to %u, not 100", sum);
 		rc = -1;
@@ -65,34 +90,48 @@ int workload_parse_mix(const char *text, unsigned mix[OP_COUNT], char *err,
 	return rc;
 }
 
+/* "P,F" of hotset:P,F: two whole percents. */
+static int parse_hotset(const char *text, unsigned *p, unsigned *f)
+{
+	const char *comma = strchr(text, ',');
+	char first[16];
+	uint64_t a, b;
+	if (!comma || (size_t)(comma - text) >= sizeof(first))
+		return -1;
+	snprintf(first, sizeof(first), "%.*s", (int)(comma - text), text);
+	if (parse_u64(first, 0, 100, &a) || parse_u64(comma + 1, 1, 100, &b))
+		return -1;
+	*p = (unsigned)a;
+	*f = (unsigned)b;
+	return 0;
+}
+
 int workload_parse_dist(const char *text, struct workload *w, char *err,
 			size_t len)
 {
-	char *end;
+	char shown[64];
 	if (strcmp(text, "uniform") == 0) {
 		w->dist = DIST_UNIFORM;
 		return 0;
 	}
 	if (strncmp(text, "zipf:", 5) == 0) {
-		errno = 0;
-		double s = strtod(text + 5, &end);
-		if (text[5] && !*end && !errno && s > 0 && s <= 5) {
+		double s;
+		if (parse_decimal(text + 5, 0, 5, &s) == 0 && s > 0) {
 			w->dist = DIST_ZIPF;
 			w->zipf_s = s;
 			return 0;
 		}
 	}
 	unsigned p, f;
-	char extra;
-	if (sscanf(text, "hotset:%u,%u%c", &p, &f, &extra) == 2 && p <= 100 &&
-	    f >= 1 && f <= 100) {
+	if (strncmp(text, "hotset:", 7) == 0 && parse_hotset(text + 7, &p, &f) == 0) {
 		w->dist = DIST_HOTSET;
 		w->hot_pct = p;
 		w->hot_keys_pct = f;
 		return 0;
 	}
 	snprintf(err, len, "--dist wants uniform, zipf:S (0 < S <= 5) or "
-		 "hotset:P,F (P %% of ops on F %% of keys), got '%s'", text);
+		 "hotset:P,F (P %% of ops on F %% of keys, whole percents), got "
+		 "'%s'", parse_printable(text, shown, sizeof(shown)));
 	return -1;
 }
 
@@ -122,6 +161,11 @@ void workload_format_dist(const struct workload *w, char *buf, size_t len)
 	}
 }
 
+uint64_t workload_prefill_count(const struct workload *w)
+{
+	return (uint64_t)w->entries * w->prefill_pct / 100;
+}
+
 uint64_t workload_key_count(const struct workload *w, unsigned threads)
 {
 	return (uint64_t)w->entries + (uint64_t)threads * WORKLOAD_POOL;
@@ -130,17 +174,11 @@ uint64_t workload_key_count(const struct workload *w, unsigned threads)
 uint8_t *workload_make_keys(const struct workload *w, unsigned threads)
 {
 	uint64_t n = workload_key_count(w, threads);
-	uint8_t *keys = malloc(n * w->key_size);
+	uint8_t *keys = map_area_alloc_array(n, w->key_size, 16);
 	if (!keys)
 		return NULL;
-	for (uint64_t k = 0; k < n; k++) {
-		uint8_t *key = keys + k * w->key_size;
-		/* The number in the first bytes (distinct while the key count
-		 * fits in key_size bytes: bench_cli checks), a scramble after. */
-		for (uint32_t i = 0; i < w->key_size; i++)
-			key[i] = i < 4 ? (uint8_t)(k >> (8 * i))
-				       : (uint8_t)(rng_mix64(k * 8 + i / 8) >> (8 * (i % 8)));
-	}
+	for (uint64_t k = 0; k < n; k++)
+		key_encode(w->type, k, keys + k * w->key_size, w->key_size);
 	return keys;
 }
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "tracegen.h"
 #include "hex.h"
-#include "rng.h"
+#include "harness/common/rng.h"
 #include "trace.h"
 
 #include <stdlib.h>
@@ -53,8 +53,8 @@ void tracegen_write(FILE *out, const struct tracegen_opts *o)
 	}
 	rng_seed(&r, o->seed);
 	trace_format_flags(o->attr.flags, flags, sizeof(flags));
-	fprintf(out, "# maplab tracegen seed=%llu ops=%u key_space=%u\n",
-		(unsigned long long)o->seed, o->ops, space);
+	fprintf(out, "# maplab tracegen seed=%llu ops=%llu key_space=%u\n",
+		(unsigned long long)o->seed, (unsigned long long)o->ops, space);
 	fprintf(out, "map %s key_size=%u value_size=%u max_entries=%u",
 		map_type_name(o->attr.type), o->attr.key_size,
 		o->attr.value_size, o->attr.max_entries);
@@ -62,7 +62,7 @@ void tracegen_write(FILE *out, const struct tracegen_opts *o)
 		fprintf(out, " flags=%s", flags);
 	putc('\n', out);
 
-	for (unsigned i = 0; i < o->ops; i++) {
+	for (uint64_t i = 0; i < o->ops; i++) {
 		unsigned dice = (unsigned)rng_below(&r, 100);
 		unsigned k = (unsigned)rng_below(&r, space);
 		if (dice < P_UPDATE) {

@@ -32,6 +32,8 @@ extern const char *const bench_op_names[OP_COUNT];
 enum key_dist { DIST_UNIFORM, DIST_ZIPF, DIST_HOTSET };
 
 struct workload {
+	uint32_t type;           /* map type: how key numbers become key bytes
+				    (harness/common/keys.h) */
 	uint32_t key_size, value_size, entries;
 	unsigned prefill_pct;
 	unsigned mix[OP_COUNT];  /* percent, summing to 100 */
@@ -68,6 +70,9 @@ int workload_parse_dist(const char *text, struct workload *w, char *err,
 /* The mix and dist back as text, for records. */
 void workload_format_mix(const unsigned mix[OP_COUNT], char *buf, size_t len);
 void workload_format_dist(const struct workload *w, char *buf, size_t len);
+
+/* Keys inserted before timing: prefill % of entries. */
+uint64_t workload_prefill_count(const struct workload *w);
 
 /* Number of distinct keys a run with this many threads uses. */
 uint64_t workload_key_count(const struct workload *w, unsigned threads);

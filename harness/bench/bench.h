@@ -24,7 +24,7 @@
 
 #include "histogram.h"
 #include "workload.h"
-#include "../maps/common/map.h"
+#include "maps/common/map.h"
 
 #include <stdint.h>
 
@@ -53,11 +53,24 @@ struct bench_result {
 	double ns_per_op; /* per thread: threads * seconds / ops */
 	struct histogram latency;
 	uint64_t prefilled;
+	uint64_t t_first, t_last; /* ns: first worker's start, last one's end */
 };
 
 /* 0, or a negative errno with a one-line reason in err. */
 int bench_run(const struct bench_config *c, struct bench_result *r,
 	      char *err, size_t errlen);
+
+/*
+ * One result from many workers (bench's, kbench's syscall side): add each
+ * worker's counts, sampled latencies (may be NULL) and start and end times,
+ * then finish: seconds from the first start to the last end, Mops/s of all
+ * threads, ns per op per thread.
+ */
+void bench_result_add(struct bench_result *r, const uint64_t ok[OP_COUNT],
+		      const uint64_t fail[OP_COUNT],
+		      const struct histogram *latency, uint64_t t_start,
+		      uint64_t t_end);
+void bench_result_finish(struct bench_result *r, unsigned threads);
 
 /* Index of the median of values[0..n) (the lower middle for even n). */
 unsigned bench_median_index(const double *values, unsigned n);

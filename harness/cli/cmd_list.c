@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* maplab list: every design in the registry. */
 #include "cli.h"
-#include "../maps/common/map.h"
+#include "maps/common/map.h"
 
 #include <getopt.h>
 #include <stdio.h>

@@ -3,10 +3,11 @@
  * maplab replay | validate | gentrace: traces on designs and on the kernel.
  */
 #include "cli.h"
-#include "replay.h"
-#include "trace.h"
-#include "tracegen.h"
-#include "../kernel-compare/kmap.h"
+#include "options.h"
+#include "harness/trace/replay.h"
+#include "harness/trace/trace.h"
+#include "harness/trace/tracegen.h"
+#include "kernel-compare/kmap.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -26,106 +27,89 @@ struct trace_cmd {
 	struct tracegen_opts gen;
 };
 
-static const char gen_help[] =
-	"random trace options (--random, gentrace):\n"
-	"  --type hash|lru_hash|lpm_trie   map type (hash)\n"
-	"  --entries N      max_entries (64)\n"
-	"  --key-size N     bytes (4)      --value-size N  bytes (8)\n"
-	"  --flags F|F      no_prealloc, no_common_lru, zero_seed (zero_seed)\n"
-	"  --ops N          operations (1000)\n"
-	"  --seed N         (1)\n";
+static const char usage_replay[] =
+	"usage: maplab replay [--map DESIGN|kernel] (--trace FILE | --random ...) [--echo]\n\n"
+	"Runs a trace (format v1, docs/traces.md) and prints one result line\n"
+	"per operation.  Each map line uses the kernel-faithful design of its\n"
+	"type, unless --map names another design of that type, or `kernel`\n"
+	"for the running kernel's own map (needs root).\n";
 
-static void help_replay(void)
+static const char usage_validate[] =
+	"usage: maplab validate [--map DESIGN] (--trace FILE | --random ...) [--max-diffs N]\n\n"
+	"Replays the trace on the design (default: the kernel-faithful one of\n"
+	"each map line's type) and on the kernel's own map, compares the\n"
+	"result lines, and shows the first differences.\n"
+	"Exit 0: identical; 1: they differ; 2: bad input or no BPF here.\n";
+
+static const char usage_gentrace[] =
+	"usage: maplab gentrace [options]\n\n"
+	"Writes a random trace to stdout: one map line, --ops operations over a\n"
+	"key space 1.5 times max_entries (so the map fills), a dump.\n";
+
+/* The options that shape a random trace (--random, gentrace). */
+#define GEN_OPTIONS                                                          \
+	{ OPT_TYPE, "map type: hash, lru_hash or lpm_trie (hash)" },        \
+	{ OPT_ENTRIES, "max_entries (64)" },                                 \
+	{ OPT_KEY_SIZE, "key bytes (4)" },                                   \
+	{ OPT_VALUE_SIZE, "value bytes (8)" },                               \
+	{ OPT_FLAGS, "map flags (zero_seed): no_prealloc, no_common_lru,\n"   \
+		     "zero_seed, rdonly, wronly, rdonly_prog, wronly_prog,\n"  \
+		     "numa_node, or a number (0x... allowed)" },             \
+	{ OPT_OPS, "operation lines (1000)" },                               \
+	{ OPT_SEED, "(1)" }
+
+static const struct cmd_option replay_options[] = {
+	{ OPT_MAP, "a design, or kernel: the running kernel's own map" },
+	{ OPT_TRACE, NULL },
+	{ OPT_RANDOM, NULL },
+	{ OPT_ECHO, NULL },
+	GEN_OPTIONS,
+};
+
+static const struct cmd_option validate_options[] = {
+	{ OPT_MAP, "the design to compare with the kernel" },
+	{ OPT_TRACE, NULL },
+	{ OPT_RANDOM, NULL },
+	{ OPT_MAX_DIFFS, "differences to show (5)" },
+	GEN_OPTIONS,
+};
+
+static const struct cmd_option gentrace_options[] = { GEN_OPTIONS };
+
+#define N_OPTS(a) (sizeof(a) / sizeof((a)[0]))
+
+static int apply_trace_option(void *ctx, enum opt_id id,
+			      const struct opt_value *v)
 {
-	printf("usage: maplab replay [--map DESIGN|kernel] (--trace FILE | --random ...) [--echo]\n\n"
-	       "Runs a trace (format v1, docs/traces.md) and prints one result line\n"
-	       "per operation.  Each map line uses the kernel-faithful design of its\n"
-	       "type, unless --map names another design of that type, or `kernel`\n"
-	       "for the running kernel's own map (needs root).  `--trace -` reads stdin.\n\n"
-	       "  --echo           print each trace line, as a comment, before its result\n\n%s",
-	       gen_help);
-}
-
-static void help_validate(void)
-{
-	printf("usage: maplab validate [--map DESIGN] (--trace FILE | --random ...) [--max-diffs N]\n\n"
-	       "Replays the trace on the design (default: the kernel-faithful one of\n"
-	       "each map line's type) and on the kernel's own map, compares the\n"
-	       "result lines, and shows the first differences (--max-diffs, 5).\n"
-	       "Exit 0: identical; 1: they differ; 2: bad input or no BPF here.\n\n%s",
-	       gen_help);
-}
-
-static void help_gentrace(void)
-{
-	printf("usage: maplab gentrace [options]\n\n"
-	       "Writes a random trace to stdout: one map line, --ops operations\n"
-	       "over a key space 1.5 times max_entries (so the map fills), a dump.\n\n%s",
-	       gen_help);
-}
-
-enum { OPT_TYPE = 256, OPT_ENTRIES, OPT_KEY, OPT_VALUE, OPT_FLAGS, OPT_OPS,
-       OPT_SEED, OPT_RANDOM, OPT_ECHO, OPT_DIFFS };
-
-static int parse_gen_option(struct trace_cmd *c, int opt, const char *arg)
-{
-	uint64_t v;
+	struct trace_cmd *c = ctx;
 	struct map_attr *a = &c->gen.attr;
 
-	switch (opt) {
+	switch (id) {
+	case OPT_MAP: c->map = v->text; return 0;
+	case OPT_TRACE: c->file = v->text; return 0;
+	case OPT_RANDOM: c->random = true; return 0;
+	case OPT_ECHO: c->echo = true; return 0;
+	case OPT_MAX_DIFFS: c->max_diffs = (unsigned)v->u; return 0;
 	case OPT_TYPE:
-		a->type = map_type_from_name(arg);
-		if (!a->type)
-			return cli_error(c->cmd, "--type wants hash, lru_hash "
-				"or lpm_trie, got '%s'", arg), -1;
-		return 0;
-	case OPT_FLAGS:
-		return cli_parse_map_flags(c->cmd, arg, &a->flags);
-	case OPT_SEED:
-		return cli_parse_u64(c->cmd, "seed", arg, 0, UINT64_MAX,
-				     &c->gen.seed);
+		a->type = map_type_from_name(v->text);
+		return a->type ? 0 : cli_error(c->cmd, "--type wants hash, "
+					       "lru_hash or lpm_trie, got '%s'",
+					       v->text);
+	case OPT_ENTRIES: a->max_entries = (uint32_t)v->u; return 0;
+	case OPT_KEY_SIZE: a->key_size = (uint32_t)v->u; return 0;
+	case OPT_VALUE_SIZE: a->value_size = (uint32_t)v->u; return 0;
+	case OPT_FLAGS: return cli_apply_flags(c->cmd, v->text, &a->flags);
+	case OPT_OPS: c->gen.ops = v->u; return 0;
+	case OPT_SEED: c->gen.seed = v->u; return 0;
+	default: return cli_error(c->cmd, "option not handled here (a bug)");
 	}
-	static const struct {
-		int opt;
-		const char *name;
-		uint64_t max;
-	} nums[] = { { OPT_ENTRIES, "entries", 1u << 24 },
-		     { OPT_KEY, "key-size", 4096 },
-		     { OPT_VALUE, "value-size", 65536 },
-		     { OPT_OPS, "ops", 100000000 } };
-	for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]); i++) {
-		if (nums[i].opt != opt)
-			continue;
-		if (cli_parse_u64(c->cmd, nums[i].name, arg, 1, nums[i].max, &v))
-			return -1;
-		uint32_t *dst[] = { &a->max_entries, &a->key_size,
-				    &a->value_size, &c->gen.ops };
-		*dst[i] = (uint32_t)v;
-		return 0;
-	}
-	return -1;
 }
 
-/* 0 to go on, 1 for --help given, -1 for bad usage. */
+/* 0 to go on, 1 for --help given, EXIT_USAGE for bad usage. */
 static int parse_trace_cmd(struct trace_cmd *c, int argc, char **argv,
-			   void (*help)(void))
+			   const struct cmd_option *opts, size_t n,
+			   const char *usage)
 {
-	static const struct option opts[] = {
-		{ "help", no_argument, 0, 'h' },
-		{ "map", required_argument, 0, 'm' },
-		{ "trace", required_argument, 0, 't' },
-		{ "random", no_argument, 0, OPT_RANDOM },
-		{ "echo", no_argument, 0, OPT_ECHO },
-		{ "max-diffs", required_argument, 0, OPT_DIFFS },
-		{ "type", required_argument, 0, OPT_TYPE },
-		{ "entries", required_argument, 0, OPT_ENTRIES },
-		{ "key-size", required_argument, 0, OPT_KEY },
-		{ "value-size", required_argument, 0, OPT_VALUE },
-		{ "flags", required_argument, 0, OPT_FLAGS },
-		{ "ops", required_argument, 0, OPT_OPS },
-		{ "seed", required_argument, 0, OPT_SEED },
-		{ 0, 0, 0, 0 },
-	};
 	struct map_attr def = { .type = MAP_TYPE_HASH, .key_size = 4,
 				.value_size = 8, .max_entries = 64,
 				.flags = MAP_F_ZERO_SEED };
@@ -133,48 +117,8 @@ static int parse_trace_cmd(struct trace_cmd *c, int argc, char **argv,
 	c->gen.ops = 1000;
 	c->gen.seed = 1;
 	c->max_diffs = 5;
-
-	int o;
-	uint64_t v;
-	optind = 1;
-	while ((o = getopt_long(argc, argv, "hm:t:", opts, NULL)) != -1) {
-		switch (o) {
-		case 'h':
-			help();
-			return 1;
-		case 'm':
-			c->map = optarg;
-			break;
-		case 't':
-			c->file = optarg;
-			break;
-		case OPT_RANDOM:
-			c->random = true;
-			break;
-		case OPT_ECHO:
-			c->echo = true;
-			break;
-		case OPT_DIFFS:
-			if (cli_parse_u64(c->cmd, "max-diffs", optarg, 1, 1000000,
-					  &v))
-				return -1;
-			c->max_diffs = (unsigned)v;
-			break;
-		case '?':
-			cli_error(c->cmd, "unknown option or missing value "
-				  "(try --help)");
-			return -1;
-		default:
-			if (parse_gen_option(c, o, optarg))
-				return -1;
-		}
-	}
-	if (optind < argc) {
-		cli_error(c->cmd, "unexpected argument '%s' (try --help)",
-			  argv[optind]);
-		return -1;
-	}
-	return 0;
+	return opts_parse(c->cmd, argc, argv, opts, n, apply_trace_option, c,
+			  usage, NULL);
 }
 
 /* Parse --trace FILE, or generate with --random.  0 or EXIT_USAGE. */
@@ -266,9 +210,10 @@ int cmd_replay(int argc, char **argv)
 	struct trace t;
 	char err[512];
 
-	int rc = parse_trace_cmd(&c, argc, argv, help_replay);
+	int rc = parse_trace_cmd(&c, argc, argv, replay_options,
+				 N_OPTS(replay_options), usage_replay);
 	if (rc)
-		return rc > 0 ? EXIT_OK : EXIT_USAGE;
+		return rc == 1 ? EXIT_OK : rc;
 	if ((rc = pick_side(&c, true, &side)) || (rc = load_trace(&c, &t)))
 		return rc;
 	struct replay_result r;
@@ -343,9 +288,10 @@ int cmd_validate(int argc, char **argv)
 	struct trace t;
 	char uerr[512] = "", kerr[512] = "";
 
-	int rc = parse_trace_cmd(&c, argc, argv, help_validate);
+	int rc = parse_trace_cmd(&c, argc, argv, validate_options,
+				 N_OPTS(validate_options), usage_validate);
 	if (rc)
-		return rc > 0 ? EXIT_OK : EXIT_USAGE;
+		return rc == 1 ? EXIT_OK : rc;
 	if ((rc = pick_side(&c, false, &side)) || (rc = kernel_ready(c.cmd)) ||
 	    (rc = load_trace(&c, &t)))
 		return rc;
@@ -370,12 +316,10 @@ int cmd_validate(int argc, char **argv)
 int cmd_gentrace(int argc, char **argv)
 {
 	struct trace_cmd c = { .cmd = "gentrace" };
-	int rc = parse_trace_cmd(&c, argc, argv, help_gentrace);
+	int rc = parse_trace_cmd(&c, argc, argv, gentrace_options,
+				 N_OPTS(gentrace_options), usage_gentrace);
 	if (rc)
-		return rc > 0 ? EXIT_OK : EXIT_USAGE;
-	if (c.file || c.map)
-		return cli_error("gentrace", "takes only the random trace "
-				 "options (try --help)");
+		return rc == 1 ? EXIT_OK : rc;
 	tracegen_write(stdout, &c.gen);
 	return fflush(stdout) ? EXIT_USAGE : EXIT_OK;
 }

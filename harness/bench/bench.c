@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 #include "bench.h"
-#include "../maps/common/cpu.h"
-#include "../maps/common/rcu.h"
+#include "harness/common/team.h"
+#include "maps/common/cpu.h"
+#include "maps/common/rcu.h"
 
 #include <errno.h>
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -15,7 +15,6 @@
 struct bench_worker {
 	struct bench_shared *shared;
 	unsigned tid;
-	pthread_t thread;
 	struct stream stream;
 	size_t pos;              /* where in the stream: kept across phases,
 				     so no key is inserted twice */
@@ -26,7 +25,6 @@ struct bench_worker {
 	uint64_t ok[OP_COUNT], fail[OP_COUNT];
 	struct histogram latency;
 	uint64_t t_start, t_end;  /* ns */
-	int err;
 } __attribute__((aligned(64)));
 
 struct bench_shared {
@@ -34,10 +32,10 @@ struct bench_shared {
 	struct map *map;
 	const uint8_t *keys;
 	struct key_sampler *sampler;
-	pthread_barrier_t ready, go;
-	atomic_bool stop_warmup, stop;
 	struct bench_worker *workers;
 };
+
+enum { PHASE_WARMUP, PHASE_TIMED };
 
 static inline uint64_t now_ns(void)
 {
@@ -73,8 +71,8 @@ static inline bool do_op(struct bench_worker *w, struct map *m,
  * Replay the stream until told to stop (or the quota is met).  Counts and
  * samples only when `timed`.
  */
-static void run_phase(struct bench_worker *w, bool timed, atomic_bool *stop,
-		      uint64_t quota)
+static void run_phase(struct bench_worker *w, bool timed,
+		      const atomic_bool *stop, uint64_t quota)
 {
 	struct bench_shared *s = w->shared;
 	struct map *m = s->map;
@@ -113,118 +111,96 @@ static void run_phase(struct bench_worker *w, bool timed, atomic_bool *stop,
 	w->pos = pos;
 }
 
-static void *worker_main(void *arg)
+/* The team's body: warm up untimed, or run the timed phase. */
+static void worker_phase(void *ctx, unsigned tid, unsigned phase,
+			 const atomic_bool *stop)
 {
-	struct bench_worker *w = arg;
-	struct bench_shared *s = w->shared;
-	const struct bench_config *c = s->c;
+	struct bench_worker *w = &((struct bench_shared *)ctx)->workers[tid];
 
-	map_thread_online();
-	map_cpu_claim((int)w->tid);
-	map_cpu_pin(w->tid);
-	pthread_barrier_wait(&s->ready);
-	if (c->warmup > 0)
-		run_phase(w, false, &s->stop_warmup, 0);
-	pthread_barrier_wait(&s->go);
+	if (phase == PHASE_WARMUP) {
+		run_phase(w, false, stop, 0);
+		return;
+	}
 	w->t_start = now_ns();
-	run_phase(w, true, &s->stop, w->quota);
+	run_phase(w, true, stop, w->quota);
 	w->t_end = now_ns();
-	map_cpu_release();
-	map_thread_offline();
-	return NULL;
 }
 
-/* Insert the first prefill % of keys 0..entries-1.  Returns how many. */
-static uint64_t prefill(struct bench_shared *s)
+/* Insert the first prefill % of keys 0..entries-1.  0, or the errno of
+ * the first insert the map refused (a correct map has room for them). */
+static int prefill(struct bench_shared *s, uint64_t *done, char *err,
+		   size_t errlen)
 {
 	const struct workload *w = &s->c->w;
-	uint64_t n = (uint64_t)w->entries * w->prefill_pct / 100, done = 0;
+	uint64_t n = workload_prefill_count(w);
 	uint8_t *value = calloc(1, w->value_size);
+	int rc = value ? 0 : -ENOMEM;
 
-	for (uint64_t k = 0; value && k < n; k++) {
+	*done = 0;
+	for (uint64_t k = 0; !rc && k < n; k++) {
 		workload_fill_value(value, w->value_size, k);
-		done += map_update(s->map, s->keys + k * w->key_size, value,
-				   MAP_NOEXIST) == 0;
+		rc = map_update(s->map, s->keys + k * w->key_size, value,
+				MAP_NOEXIST);
+		*done += rc == 0;
 	}
 	free(value);
-	return done;
+	if (rc)
+		snprintf(err, errlen, "prefill: %s refused key %llu of %llu: %s",
+			 s->c->design->name, (unsigned long long)*done + 1,
+			 (unsigned long long)n, strerror(-rc));
+	return rc;
 }
 
-static void sleep_ns(uint64_t ns)
+static double fraction_done(void *ctx)
 {
-	struct timespec ts = { .tv_sec = (time_t)(ns / 1000000000ULL),
-			       .tv_nsec = (long)(ns % 1000000000ULL) };
-	nanosleep(&ts, NULL);
-}
-
-static double fraction_done(struct bench_shared *s, uint64_t t0)
-{
-	const struct bench_config *c = s->c;
-	if (c->seconds > 0)
-		return (double)(now_ns() - t0) / (c->seconds * 1e9);
+	struct bench_shared *s = ctx;
 	uint64_t done = 0;
-	for (unsigned t = 0; t < c->threads; t++)
+	for (unsigned t = 0; t < s->c->threads; t++)
 		done += atomic_load_explicit(&s->workers[t].done,
 					     memory_order_relaxed);
-	return (double)done / (double)c->ops;
+	return (double)done / (double)s->c->ops;
 }
 
-/* Sleep through a phase, reporting progress, then raise its stop flag. */
-static void wait_phase(struct bench_shared *s, double seconds, atomic_bool *stop,
-		       bool report)
+void bench_result_add(struct bench_result *r, const uint64_t ok[OP_COUNT],
+		      const uint64_t fail[OP_COUNT],
+		      const struct histogram *latency, uint64_t t_start,
+		      uint64_t t_end)
 {
-	const struct bench_config *c = s->c;
-	uint64_t t0 = now_ns(), end = t0 + (uint64_t)(seconds * 1e9);
-
-	for (;;) {
-		uint64_t now = now_ns();
-		if (seconds > 0 && now >= end)
-			break;
-		if (seconds <= 0) { /* counting ops: the workers stop alone */
-			bool all = true;
-			for (unsigned t = 0; t < c->threads; t++)
-				all &= atomic_load_explicit(&s->workers[t].done,
-						memory_order_relaxed) >= s->workers[t].quota;
-			if (all)
-				break;
-		}
-		if (report && c->progress)
-			c->progress(fraction_done(s, t0), c->progress_arg);
-		uint64_t left = seconds > 0 ? end - now : 100000000ULL;
-		sleep_ns(left < 100000000ULL ? left : 100000000ULL);
+	for (int op = 0; op < OP_COUNT; op++) {
+		r->ok[op] += ok[op];
+		r->fail[op] += fail[op];
+		r->ops += ok[op] + fail[op];
 	}
-	atomic_store(stop, true);
+	if (latency)
+		hist_merge(&r->latency, latency);
+	if (!r->t_first || t_start < r->t_first)
+		r->t_first = t_start;
+	if (t_end > r->t_last)
+		r->t_last = t_end;
+}
+
+void bench_result_finish(struct bench_result *r, unsigned threads)
+{
+	r->seconds = (double)(r->t_last - r->t_first) / 1e9;
+	r->mops = r->seconds > 0 ? (double)r->ops / r->seconds / 1e6 : 0;
+	r->ns_per_op = r->ops ? r->seconds * 1e9 * threads / (double)r->ops : 0;
 }
 
 static void collect(struct bench_shared *s, struct bench_result *r)
 {
-	const struct bench_config *c = s->c;
-	uint64_t first = UINT64_MAX, last = 0;
-
-	for (unsigned t = 0; t < c->threads; t++) {
+	for (unsigned t = 0; t < s->c->threads; t++) {
 		struct bench_worker *w = &s->workers[t];
-		for (int op = 0; op < OP_COUNT; op++) {
-			r->ok[op] += w->ok[op];
-			r->fail[op] += w->fail[op];
-			r->ops += w->ok[op] + w->fail[op];
-		}
-		hist_merge(&r->latency, &w->latency);
-		if (w->t_start < first)
-			first = w->t_start;
-		if (w->t_end > last)
-			last = w->t_end;
+		bench_result_add(r, w->ok, w->fail, &w->latency, w->t_start,
+				 w->t_end);
 	}
-	r->seconds = (double)(last - first) / 1e9;
-	r->mops = r->seconds > 0 ? (double)r->ops / r->seconds / 1e6 : 0;
-	r->ns_per_op = r->ops ? r->seconds * 1e9 * c->threads / (double)r->ops
-			      : 0;
+	bench_result_finish(r, s->c->threads);
 }
 
 static int setup_workers(struct bench_shared *s, char *err, size_t errlen)
 {
 	const struct bench_config *c = s->c;
 	/* A stream long enough not to repeat in cache-friendly ways, short
-	 * enough to build quickly: 2^18 ops per thread, or the quota. */
+	 * enough to build quickly: 2^18 ops per thread. */
 	size_t len = 1u << 18;
 
 	s->workers = aligned_alloc(64, sizeof(*s->workers) * c->threads);
@@ -262,6 +238,38 @@ static void free_workers(struct bench_shared *s)
 	free(s->workers);
 }
 
+/* Keys, sampler, streams and a prefilled map: everything but the run. */
+static int prepare(struct bench_shared *s, struct bench_result *r, char *err,
+		   size_t errlen)
+{
+	const struct bench_config *c = s->c;
+	s->keys = workload_make_keys(&c->w, c->threads);
+	if (!s->keys) {
+		snprintf(err, errlen, "cannot allocate %llu keys of %u bytes",
+			 (unsigned long long)workload_key_count(&c->w, c->threads),
+			 c->w.key_size);
+		return -ENOMEM;
+	}
+	s->sampler = workload_sampler_new(&c->w);
+	if (!s->sampler) {
+		snprintf(err, errlen, "out of memory for the key sampler");
+		return -ENOMEM;
+	}
+	int rc = setup_workers(s, err, errlen);
+	return rc ? rc : prefill(s, &r->prefilled, err, errlen);
+}
+
+static void run_team(struct bench_shared *s, struct bench_result *r,
+		     struct team *team)
+{
+	const struct bench_config *c = s->c;
+	if (c->warmup > 0)
+		team_run_phase(team, PHASE_WARMUP, c->warmup);
+	team_run_phase(team, PHASE_TIMED, c->seconds);
+	team_join(team);
+	collect(s, r);
+}
+
 int bench_run(const struct bench_config *c, struct bench_result *r,
 	      char *err, size_t errlen)
 {
@@ -270,6 +278,13 @@ int bench_run(const struct bench_config *c, struct bench_result *r,
 		.type = c->design->type ? c->design->type : MAP_TYPE_HASH,
 		.key_size = c->w.key_size, .value_size = c->w.value_size,
 		.max_entries = c->w.entries, .flags = c->map_flags,
+	};
+	struct team team;
+	struct team_config tc = {
+		.threads = c->threads, .rcu = true, .cpu_slots = true,
+		.body = worker_phase, .ctx = &s, .progress = c->progress,
+		.progress_arg = c->progress_arg,
+		.done_fraction = c->seconds > 0 ? NULL : fraction_done,
 	};
 	int rc;
 
@@ -285,37 +300,11 @@ int bench_run(const struct bench_config *c, struct bench_result *r,
 		map_thread_offline();
 		return rc;
 	}
-	s.keys = workload_make_keys(&c->w, c->threads);
-	s.sampler = workload_sampler_new(&c->w);
-	rc = s.keys && s.sampler ? setup_workers(&s, err, errlen) : -ENOMEM;
-	if (rc == -ENOMEM && !s.workers)
-		snprintf(err, errlen, "out of memory for %llu keys",
-			 (unsigned long long)workload_key_count(&c->w, c->threads));
-	if (rc)
-		goto out;
-	r->prefilled = prefill(&s);
-
-	pthread_barrier_init(&s.ready, NULL, c->threads + 1);
-	pthread_barrier_init(&s.go, NULL, c->threads + 1);
-	for (unsigned t = 0; t < c->threads; t++)
-		if (pthread_create(&s.workers[t].thread, NULL, worker_main,
-				   &s.workers[t])) {
-			fprintf(stderr, "maplab: cannot start thread %u\n", t);
-			abort(); /* the barriers would wait for it forever */
-		}
-	/* The main thread only waits from here: under QSBR it must not hold
-	 * up grace periods. */
-	pthread_barrier_wait(&s.ready);
-	if (c->warmup > 0)
-		wait_phase(&s, c->warmup, &s.stop_warmup, false);
-	pthread_barrier_wait(&s.go);
-	wait_phase(&s, c->seconds, &s.stop, true);
-	for (unsigned t = 0; t < c->threads; t++)
-		pthread_join(s.workers[t].thread, NULL);
-	pthread_barrier_destroy(&s.ready);
-	pthread_barrier_destroy(&s.go);
-	collect(&s, r);
-out:
+	rc = prepare(&s, r, err, errlen);
+	if (!rc)
+		rc = team_start(&team, &tc, err, errlen);
+	if (!rc)
+		run_team(&s, r, &team);
 	free_workers(&s);
 	workload_sampler_free(s.sampler);
 	free((void *)s.keys);

@@ -1,0 +1,465 @@
+/* SPDX-License-Identifier: MIT */
+#include "options.h"
+#include "cli.h"
+#include "harness/common/keys.h"
+#include "harness/common/parse.h"
+#include "maps/common/rcu.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum opt_kind { TAKES_NOTHING, TAKES_TEXT, TAKES_NUMBER, TAKES_SECONDS };
+
+struct opt_spec {
+	enum opt_id id;
+	const char *name;
+	enum opt_kind kind;
+	uint64_t min, max;   /* TAKES_NUMBER */
+	double smin, smax;   /* TAKES_SECONDS */
+	const char *arg;     /* in help: "--name ARG" */
+	const char *help;
+};
+
+#define MIB (1ULL << 20)
+
+/* The one table.  Sizes stop at the kernel's largest element (4 MiB):
+ * larger values would only meet the map's own E2BIG. */
+static const struct opt_spec specs[] = {
+	{ OPT_MAP, "map", TAKES_TEXT, 0, 0, 0, 0, "D[,D...]",
+	  "designs (maplab list)" },
+	{ OPT_TYPE, "type", TAKES_TEXT, 0, 0, 0, 0, "T",
+	  "map type: hash, lru_hash or lpm_trie" },
+	{ OPT_KEY_SIZE, "key-size", TAKES_NUMBER, 1, 4 * MIB, 0, 0, "N",
+	  "key bytes" },
+	{ OPT_VALUE_SIZE, "value-size", TAKES_NUMBER, 1, 4 * MIB, 0, 0, "N",
+	  "value bytes" },
+	{ OPT_ENTRIES, "entries", TAKES_NUMBER, 1, 1ULL << 31, 0, 0, "N",
+	  "max_entries" },
+	{ OPT_PREFILL, "prefill", TAKES_NUMBER, 0, 100, 0, 0, "P",
+	  "percent of the entries inserted before timing" },
+	{ OPT_MIX, "mix", TAKES_TEXT, 0, 0, 0, 0, "op=P,...",
+	  "lookup, update (existing keys), insert (new keys), delete;\n"
+	  "percents summing to 100" },
+	{ OPT_DIST, "dist", TAKES_TEXT, 0, 0, 0, 0, "D",
+	  "uniform | zipf:S | hotset:P,F (P % of ops on F % of the keys)" },
+	{ OPT_FLAGS, "flags", TAKES_TEXT, 0, 0, 0, 0, "F|F",
+	  "map flags: no_prealloc, no_common_lru, zero_seed, rdonly, wronly,\n"
+	  "rdonly_prog, wronly_prog, numa_node, or a number (0x... allowed)" },
+	{ OPT_THREADS, "threads", TAKES_TEXT, 1, 254, 0, 0, "N[,N...]",
+	  "worker threads (1 to 254); one result per count" },
+	{ OPT_DURATION, "duration", TAKES_SECONDS, 0, 0, 0.01, 3600, "S",
+	  "seconds per run" },
+	{ OPT_OPS, "ops", TAKES_NUMBER, 1, 1ULL << 40, 0, 0, "N",
+	  "operations per run, all threads together (instead of --duration)" },
+	{ OPT_WARMUP, "warmup", TAKES_SECONDS, 0, 0, 0, 3600, "S",
+	  "untimed seconds before each run" },
+	{ OPT_REPEAT, "repeat", TAKES_NUMBER, 1, 1000, 0, 0, "N",
+	  "runs per point; the median is reported, with min and max" },
+	{ OPT_SEED, "seed", TAKES_NUMBER, 0, UINT64_MAX, 0, 0, "N",
+	  "random seed" },
+	{ OPT_RCU, "rcu", TAKES_TEXT, 0, 0, 0, 0, "memb|qsbr",
+	  "liburcu flavour" },
+	{ OPT_FORMAT, "format", TAKES_TEXT, 0, 0, 0, 0, "table|jsonl|csv",
+	  "output format" },
+	{ OPT_OUT, "out", TAKES_TEXT, 0, 0, 0, 0, "FILE",
+	  "write results there instead of stdout" },
+	{ OPT_SAVE, "save", TAKES_TEXT, 0, 0, 0, 0, "FILE",
+	  "also append every record to FILE as jsonl" },
+	{ OPT_QUIET, "quiet", TAKES_NOTHING, 0, 0, 0, 0, NULL,
+	  "no progress line" },
+	{ OPT_VERBOSE, "verbose", TAKES_NOTHING, 0, 0, 0, 0, NULL,
+	  "show libbpf's messages and the verifier's log when a load fails" },
+	{ OPT_RUN_OPS, "run-ops", TAKES_NUMBER, 1, 1ULL << 23, 0, 0, "N",
+	  "map calls per BPF program run" },
+	{ OPT_RUN_REPEAT, "run-repeat", TAKES_NUMBER, 1, 1ULL << 20, 0, 0, "N",
+	  "BPF_PROG_TEST_RUN repeat count" },
+	{ OPT_NO_SYSCALL, "no-syscall", TAKES_NOTHING, 0, 0, 0, 0, NULL,
+	  "the kernel side in BPF only, no bpf(2) sides" },
+	{ OPT_KEY_RANGE, "key-range", TAKES_NUMBER, 1, 1ULL << 31, 0, 0, "N",
+	  "keys drawn from 0..N-1 (2 x entries)" },
+	{ OPT_TRACE, "trace", TAKES_TEXT, 0, 0, 0, 0, "FILE",
+	  "the trace to run (- reads stdin)" },
+	{ OPT_RANDOM, "random", TAKES_NOTHING, 0, 0, 0, 0, NULL,
+	  "a random trace instead (the options below shape it)" },
+	{ OPT_ECHO, "echo", TAKES_NOTHING, 0, 0, 0, 0, NULL,
+	  "print each trace line, as a comment, above its results" },
+	{ OPT_MAX_DIFFS, "max-diffs", TAKES_NUMBER, 1, 1000000, 0, 0, "N",
+	  "differences to show" },
+};
+#define N_SPECS (sizeof(specs) / sizeof(specs[0]))
+
+static const struct opt_spec *spec_of(enum opt_id id)
+{
+	for (size_t i = 0; i < N_SPECS; i++)
+		if (specs[i].id == id)
+			return &specs[i];
+	return NULL;
+}
+
+void opts_print_help(FILE *f, const struct cmd_option *opts, size_t n_opts)
+{
+	for (size_t i = 0; i < n_opts; i++) {
+		const struct opt_spec *s = spec_of(opts[i].id);
+		const char *help = opts[i].help ? opts[i].help : s->help;
+		char head[64];
+		snprintf(head, sizeof(head), "--%s%s%s", s->name, s->arg ? " " : "",
+			 s->arg ? s->arg : "");
+		fprintf(f, "  %-22s ", head);
+		for (const char *p = help; *p; p++) {
+			fputc(*p, f);
+			if (*p == '\n')
+				fprintf(f, "  %-22s ", "");
+		}
+		fputc('\n', f);
+	}
+	fprintf(f, "  %-22s %s\n", "--help", "this text");
+}
+
+static int check_value(const char *cmd, const struct opt_spec *s,
+		       const char *text, struct opt_value *v)
+{
+	char shown[80];
+	v->text = text;
+	if (s->kind == TAKES_NUMBER && parse_u64(text, s->min, s->max, &v->u))
+		return cli_error(cmd, "--%s wants a whole number from %llu to %llu "
+				 "(decimal), got '%s'", s->name,
+				 (unsigned long long)s->min,
+				 (unsigned long long)s->max,
+				 parse_printable(text, shown, sizeof(shown)));
+	if (s->kind == TAKES_SECONDS &&
+	    parse_decimal(text, s->smin, s->smax, &v->seconds))
+		return cli_error(cmd, "--%s wants seconds from %g to %g, got '%s'",
+				 s->name, s->smin, s->smax,
+				 parse_printable(text, shown, sizeof(shown)));
+	return 0;
+}
+
+static struct option *build_getopt_table(const struct cmd_option *opts,
+					 size_t n)
+{
+	struct option *t = calloc(n + 2, sizeof(*t));
+	if (!t)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		const struct opt_spec *s = spec_of(opts[i].id);
+		t[i] = (struct option){ s->name, s->kind == TAKES_NOTHING ?
+					no_argument : required_argument, 0, s->id };
+	}
+	t[n] = (struct option){ "help", no_argument, 0, 'h' };
+	return t;
+}
+
+/* What getopt refused, as one line. */
+static int refused(const char *cmd, char **argv)
+{
+	char shown[80];
+	const char *word = argv[optind - 1];
+	if (optopt && optopt != 'h')
+		return cli_error(cmd, "--%s needs a value (try --help)",
+				 spec_of((enum opt_id)optopt)->name);
+	return cli_error(cmd, "unknown option '%s' (try --help)",
+			 parse_printable(word, shown, sizeof(shown)));
+}
+
+/* getopt_long takes "--run-ops --quiet" as run-ops = "--quiet": refuse. */
+static int takes_an_option_as_value(const char *cmd, const struct opt_spec *s,
+				    const char *arg)
+{
+	if (s->kind == TAKES_NOTHING || strncmp(arg, "--", 2) != 0)
+		return 0;
+	return cli_error(cmd, "--%s needs a value, got the option '%s' (try "
+			 "--help)", s->name, arg);
+}
+
+int opts_parse(const char *cmd, int argc, char **argv,
+	       const struct cmd_option *opts, size_t n_opts, opt_apply apply,
+	       void *ctx, const char *usage, const char *after)
+{
+	struct option *table = build_getopt_table(opts, n_opts);
+	int opt, rc = table ? 0 : cli_error(cmd, "out of memory");
+
+	optind = 1;
+	opterr = 0;
+	while (!rc && (opt = getopt_long(argc, argv, "h", table, NULL)) != -1) {
+		if (opt == 'h') {
+			printf("%s\noptions:\n", usage);
+			opts_print_help(stdout, opts, n_opts);
+			if (after)
+				printf("\n%s", after);
+			rc = 1;
+			break;
+		}
+		if (opt == '?' || opt == ':') {
+			rc = refused(cmd, argv);
+			break;
+		}
+		const struct opt_spec *s = spec_of((enum opt_id)opt);
+		struct opt_value v = { 0 };
+		if (optarg && (rc = takes_an_option_as_value(cmd, s, optarg)))
+			break;
+		if (optarg && (rc = check_value(cmd, s, optarg, &v)))
+			break;
+		rc = apply(ctx, (enum opt_id)opt, &v);
+	}
+	if (!rc && optind < argc)
+		rc = cli_error(cmd, "unexpected argument '%s' (try --help)",
+			       argv[optind]);
+	free(table);
+	return rc;
+}
+
+/* --- bench, kbench, compare ------------------------------------------------- */
+
+const struct cmd_option bench_options[] = {
+	{ OPT_MAP, "designs (maplab list), or noop: the harness alone\n"
+		   "(hash/linux)" },
+	{ OPT_KEY_SIZE, "key bytes (4)" },
+	{ OPT_VALUE_SIZE, "value bytes (8)" },
+	{ OPT_ENTRIES, "max_entries (65536)" },
+	{ OPT_PREFILL, "percent of the entries inserted before timing (100)" },
+	{ OPT_MIX, "lookup, update (existing keys), insert (new keys), delete;\n"
+		   "percents summing to 100 (lookup=100)" },
+	{ OPT_DIST, "uniform | zipf:S | hotset:P,F (P % of ops on F % of the\n"
+		    "keys) (uniform)" },
+	{ OPT_FLAGS, NULL },
+	{ OPT_THREADS, "worker threads (1 to 254); one result per count (1)" },
+	{ OPT_DURATION, "timed seconds per run (1)" },
+	{ OPT_OPS, NULL },
+	{ OPT_WARMUP, "untimed seconds before each run (0.2)" },
+	{ OPT_REPEAT, "runs per point; the median is reported, with the min\n"
+		      "and max (1)" },
+	{ OPT_SEED, "key streams (1)" },
+	{ OPT_RCU, "liburcu flavour (memb)" },
+	{ OPT_FORMAT, "(table)" },
+	{ OPT_OUT, NULL },
+	{ OPT_SAVE, NULL },
+	{ OPT_QUIET, NULL },
+};
+const size_t bench_option_count = sizeof(bench_options) / sizeof(bench_options[0]);
+
+int opts_design_list(const char *cmd, const char *text,
+		     const struct map_ops **out, unsigned max, unsigned *n)
+{
+	char shown[80];
+	const char *p = text;
+	*n = 0;
+	for (;;) {
+		size_t len = strcspn(p, ",");
+		char name[128];
+		if (len == 0 || len >= sizeof(name))
+			return cli_error(cmd, "--map wants design names separated "
+					 "by commas, got '%s'",
+					 parse_printable(text, shown, sizeof(shown)));
+		memcpy(name, p, len);
+		name[len] = '\0';
+		const struct map_ops *ops = map_find(name);
+		if (!ops)
+			return cli_error(cmd, "no design '%s' (maplab list shows "
+					 "them)", parse_printable(name, shown,
+								  sizeof(shown)));
+		if (*n == max)
+			return cli_error(cmd, "at most %u designs at once", max);
+		out[(*n)++] = ops;
+		if (!p[len])
+			return 0;
+		p += len + 1;
+	}
+}
+
+/* One --map entry of bench, kbench or compare. */
+static int add_bench_map(struct bench_cli *c, const char *name)
+{
+	char shown[80];
+	const struct map_ops *ops = strcmp(name, "noop") == 0 ? &bench_noop_ops
+							      : map_find(name);
+	uint32_t type = ops ? (ops->type ? ops->type : MAP_TYPE_HASH)
+			    : map_type_from_name(name);
+	if (!ops && !(c->kernel_types && type))
+		return cli_error(c->cmd, "no design '%s' (maplab list shows them%s)",
+				 parse_printable(name, shown, sizeof(shown)),
+				 c->kernel_types ? "; kernel map types: hash, "
+				 "lru_hash, lpm_trie" : "");
+	if (c->n_maps == BENCH_MAX_MAPS)
+		return cli_error(c->cmd, "at most %d designs at once",
+				 BENCH_MAX_MAPS);
+	c->map_types[c->n_maps] = type;
+	c->maps[c->n_maps++] = ops;
+	return 0;
+}
+
+static int parse_bench_maps(struct bench_cli *c, const char *text)
+{
+	char shown[80];
+	const char *p = text;
+	c->n_maps = 0;
+	for (;;) {
+		size_t len = strcspn(p, ",");
+		char name[128];
+		if (len == 0 || len >= sizeof(name))
+			return cli_error(c->cmd, "--map wants names separated by "
+					 "commas, got '%s'",
+					 parse_printable(text, shown, sizeof(shown)));
+		memcpy(name, p, len);
+		name[len] = '\0';
+		int rc = add_bench_map(c, name);
+		if (rc || !p[len])
+			return rc;
+		p += len + 1;
+	}
+}
+
+static int parse_threads(struct bench_cli *c, const char *text)
+{
+	const struct opt_spec *s = spec_of(OPT_THREADS);
+	char shown[80];
+	const char *p = text;
+	c->n_threads = 0;
+	for (;;) {
+		size_t len = strcspn(p, ",");
+		char word[32];
+		uint64_t v;
+		snprintf(word, sizeof(word), "%.*s", (int)(len < 31 ? len : 31), p);
+		if (len >= sizeof(word) || parse_u64(word, s->min, s->max, &v))
+			return cli_error(c->cmd, "--threads wants whole numbers from "
+					 "%llu to %llu separated by commas, got '%s'",
+					 (unsigned long long)s->min,
+					 (unsigned long long)s->max,
+					 parse_printable(text, shown, sizeof(shown)));
+		if (c->n_threads == BENCH_MAX_THREAD_COUNTS)
+			return cli_error(c->cmd, "at most %d thread counts",
+					 BENCH_MAX_THREAD_COUNTS);
+		c->threads[c->n_threads++] = (unsigned)v;
+		if (!p[len])
+			return 0;
+		p += len + 1;
+	}
+}
+
+static int apply_bench(void *ctx, enum opt_id id, const struct opt_value *v)
+{
+	struct bench_cli *c = ctx;
+	char err[256];
+
+	switch (id) {
+	case OPT_MAP: return parse_bench_maps(c, v->text);
+	case OPT_KEY_SIZE: c->w.key_size = (uint32_t)v->u; return 0;
+	case OPT_VALUE_SIZE: c->w.value_size = (uint32_t)v->u; return 0;
+	case OPT_ENTRIES: c->w.entries = (uint32_t)v->u; return 0;
+	case OPT_PREFILL: c->w.prefill_pct = (unsigned)v->u; return 0;
+	case OPT_MIX:
+		return workload_parse_mix(v->text, c->w.mix, err, sizeof(err))
+			? cli_error(c->cmd, "%s", err) : 0;
+	case OPT_DIST:
+		return workload_parse_dist(v->text, &c->w, err, sizeof(err))
+			? cli_error(c->cmd, "%s", err) : 0;
+	case OPT_FLAGS: return cli_apply_flags(c->cmd, v->text, &c->map_flags);
+	case OPT_THREADS: return parse_threads(c, v->text);
+	case OPT_DURATION: c->seconds = v->seconds; c->ops = 0; return 0;
+	case OPT_OPS: c->ops = v->u; c->seconds = 0; return 0;
+	case OPT_WARMUP: c->warmup = v->seconds; return 0;
+	case OPT_REPEAT: c->repeat = (unsigned)v->u; return 0;
+	case OPT_SEED: c->w.seed = v->u; return 0;
+	case OPT_RCU: return cli_apply_rcu(c->cmd, v->text);
+	case OPT_FORMAT:
+		return report_parse_format(v->text, &c->format)
+			? cli_error(c->cmd, "--format wants table, jsonl or csv, "
+				    "got '%s'", v->text) : 0;
+	case OPT_OUT: c->out = v->text; return 0;
+	case OPT_SAVE: c->save = v->text; return 0;
+	case OPT_QUIET: c->quiet = true; return 0;
+	case OPT_VERBOSE: c->verbose = true; return 0;
+	case OPT_RUN_OPS: c->run_ops = (unsigned)v->u; return 0;
+	case OPT_RUN_REPEAT: c->run_repeat = (unsigned)v->u; return 0;
+	case OPT_NO_SYSCALL: c->no_syscall = true; return 0;
+	default:
+		return cli_error(c->cmd, "option not handled here (a bug)");
+	}
+}
+
+static void set_defaults(struct bench_cli *c)
+{
+	c->maps[0] = map_find("hash/linux");
+	c->map_types[0] = MAP_TYPE_HASH;
+	c->n_maps = 1;
+	c->threads[0] = 1;
+	c->n_threads = 1;
+	c->w.key_size = 4;
+	c->w.value_size = 8;
+	c->w.entries = 65536;
+	c->w.prefill_pct = 100;
+	c->w.mix[OP_LOOKUP] = 100;
+	c->w.dist = DIST_UNIFORM;
+	c->w.seed = 1;
+	c->seconds = 1;
+	c->warmup = 0.2;
+	c->repeat = 1;
+	c->format = REPORT_TABLE;
+	c->run_ops = 1024;
+	c->run_repeat = 64;
+}
+
+/* The design must accept the workload's map: try one before running. */
+static int check_designs_accept(struct bench_cli *c)
+{
+	struct map_attr attr = { .key_size = c->w.key_size,
+				 .value_size = c->w.value_size,
+				 .max_entries = c->w.entries,
+				 .flags = c->map_flags };
+	int rc = 0;
+	map_thread_online();
+	for (unsigned i = 0; i < c->n_maps && !rc; i++) {
+		struct map *m;
+		if (!c->maps[i])
+			continue; /* a kernel map type: the kernel will judge */
+		attr.type = c->map_types[i];
+		int err = map_create(c->maps[i], &attr, &m);
+		if (err)
+			rc = cli_error(c->cmd, "%s refuses this map (key_size=%u "
+				       "value_size=%u max_entries=%u flags=%#x): %s",
+				       c->maps[i]->name, attr.key_size,
+				       attr.value_size, attr.max_entries,
+				       attr.flags, strerror(-err));
+		else
+			map_destroy(m);
+	}
+	map_thread_offline();
+	return rc;
+}
+
+/* Every key number the run uses must have its own key bytes. */
+static int check_keys_fit(struct bench_cli *c)
+{
+	unsigned most = 0;
+	for (unsigned t = 0; t < c->n_threads; t++)
+		most = c->threads[t] > most ? c->threads[t] : most;
+	uint64_t keys = workload_key_count(&c->w, most);
+	for (unsigned m = 0; m < c->n_maps; m++) {
+		uint64_t fits = key_capacity(c->map_types[m], c->w.key_size);
+		if (keys > fits)
+			return cli_error(c->cmd, "%llu distinct keys (entries and "
+					 "each thread's pool of %d) do not fit in "
+					 "%u-byte %s keys",
+					 (unsigned long long)keys, WORKLOAD_POOL,
+					 c->w.key_size,
+					 map_type_name(c->map_types[m]));
+	}
+	return 0;
+}
+
+int bench_cli_parse(struct bench_cli *c, int argc, char **argv,
+		    const struct cmd_option *opts, size_t n_opts,
+		    const char *usage, const char *after)
+{
+	set_defaults(c);
+	int rc = opts_parse(c->cmd, argc, argv, opts, n_opts, apply_bench, c,
+			    usage, after);
+	if (rc)
+		return rc;
+	if (!c->map_types[0])
+		return cli_error(c->cmd, "no default design built");
+	if ((rc = check_keys_fit(c)))
+		return rc;
+	return check_designs_accept(c);
+}

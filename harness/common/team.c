@@ -1,0 +1,236 @@
+/* SPDX-License-Identifier: MIT */
+#include "team.h"
+#include "maps/common/cpu.h"
+#include "maps/common/map.h"
+#include "maps/common/rcu.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+struct member {
+	struct team *team;
+	unsigned index;
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static int set_up_worker(struct team *t, unsigned i)
+{
+	if (t->cfg.rcu)
+		map_thread_online();
+	if (t->cfg.cpu_slots) {
+		int slot = map_cpu_claim((int)i);
+		if (slot < 0)
+			return slot;
+	}
+	int cpu = map_cpu_pin(i);
+	if (cpu >= 0)
+		t->pinned_cpu[i] = cpu;
+	return cpu < 0 ? cpu : 0;
+}
+
+static void tear_down_worker(struct team *t)
+{
+	if (t->cfg.cpu_slots)
+		map_cpu_release();
+	if (t->cfg.rcu)
+		map_thread_offline();
+}
+
+static void *worker_main(void *arg)
+{
+	struct member *m = arg;
+	struct team *t = m->team;
+	unsigned i = m->index;
+	free(m);
+
+	int err = set_up_worker(t, i);
+	pthread_mutex_lock(&t->lock);
+	t->setup_err[i] = err;
+	t->arrived++;
+	pthread_cond_broadcast(&t->changed);
+	unsigned seen = t->generation;
+	for (;;) {
+		while (t->generation == seen)
+			pthread_cond_wait(&t->changed, &t->lock);
+		seen = t->generation;
+		if (t->exiting)
+			break;
+		unsigned phase = t->phase;
+		pthread_mutex_unlock(&t->lock);
+		t->cfg.body(t->cfg.ctx, i, phase, &t->stop);
+		pthread_mutex_lock(&t->lock);
+		t->finished++;
+		pthread_cond_broadcast(&t->changed);
+	}
+	pthread_mutex_unlock(&t->lock);
+	tear_down_worker(t);
+	return NULL;
+}
+
+/* Open the gate: a new generation, for a phase or for exit. */
+static void open_gate(struct team *t, bool exiting, unsigned phase)
+{
+	pthread_mutex_lock(&t->lock);
+	t->exiting = exiting;
+	t->phase = phase;
+	t->finished = 0;
+	atomic_store(&t->stop, false);
+	t->generation++;
+	pthread_cond_broadcast(&t->changed);
+	pthread_mutex_unlock(&t->lock);
+}
+
+static void join_started(struct team *t)
+{
+	open_gate(t, true, 0);
+	for (unsigned i = 0; i < t->started; i++)
+		pthread_join(t->threads[i], NULL);
+	t->started = 0;
+}
+
+static void free_team(struct team *t)
+{
+	pthread_cond_destroy(&t->changed);
+	pthread_mutex_destroy(&t->lock);
+	free(t->threads);
+	free(t->setup_err);
+	free(t->pinned_cpu);
+	t->threads = NULL;
+	t->setup_err = t->pinned_cpu = NULL;
+}
+
+static void wait_arrivals(struct team *t)
+{
+	pthread_mutex_lock(&t->lock);
+	while (t->arrived < t->started)
+		pthread_cond_wait(&t->changed, &t->lock);
+	pthread_mutex_unlock(&t->lock);
+}
+
+static void describe_setup_error(const struct team *t, unsigned i, char *err,
+				 size_t errlen)
+{
+	int e = -t->setup_err[i];
+	if (e == EBUSY && t->cfg.cpu_slots)
+		snprintf(err, errlen, "worker %u needs cpu slot %u, which another "
+			 "thread of this process holds", i, i);
+	else if (t->cfg.cpu_slots && e == EINVAL && i >= MAP_MAX_CPUS)
+		snprintf(err, errlen, "worker %u: no cpu slot %u (at most %d)", i,
+			 i, MAP_MAX_CPUS);
+	else
+		snprintf(err, errlen, "cannot pin worker %u to cpu %d: %s", i,
+			 map_cpu_allowed_id(i % map_cpu_allowed_count()),
+			 strerror(e));
+}
+
+int team_start(struct team *t, const struct team_config *cfg, char *err,
+	       size_t errlen)
+{
+	memset(t, 0, sizeof(*t));
+	t->cfg = *cfg;
+	pthread_mutex_init(&t->lock, NULL);
+	pthread_cond_init(&t->changed, NULL);
+	t->threads = calloc(cfg->threads, sizeof(*t->threads));
+	t->setup_err = calloc(cfg->threads, sizeof(*t->setup_err));
+	t->pinned_cpu = calloc(cfg->threads, sizeof(*t->pinned_cpu));
+	if (!t->threads || !t->setup_err || !t->pinned_cpu) {
+		free_team(t);
+		snprintf(err, errlen, "out of memory for %u threads", cfg->threads);
+		return -ENOMEM;
+	}
+	int rc = 0;
+	for (; t->started < cfg->threads; t->started++) {
+		struct member *m = malloc(sizeof(*m));
+		if (m)
+			*m = (struct member){ t, t->started };
+		rc = m ? -pthread_create(&t->threads[t->started], NULL,
+					 worker_main, m) : -ENOMEM;
+		if (rc) {
+			free(m);
+			snprintf(err, errlen, "cannot start worker thread %u of %u: "
+				 "%s", t->started, cfg->threads, strerror(-rc));
+			break;
+		}
+	}
+	wait_arrivals(t);
+	for (unsigned i = 0; i < t->started && !rc; i++)
+		if (t->setup_err[i]) {
+			rc = t->setup_err[i];
+			describe_setup_error(t, i, err, errlen);
+		}
+	if (rc) {
+		join_started(t);
+		free_team(t);
+	}
+	return rc;
+}
+
+static void sleep_ns(uint64_t ns)
+{
+	struct timespec ts = { .tv_sec = (time_t)(ns / 1000000000ULL),
+			       .tv_nsec = (long)(ns % 1000000000ULL) };
+	nanosleep(&ts, NULL);
+}
+
+struct phase_wait {
+	struct team *t;
+	double seconds;
+};
+
+/* Progress every 100 ms; stop the bodies at the deadline (if timed). */
+static void wait_for_phase(void *arg)
+{
+	struct phase_wait *pw = arg;
+	struct team *t = pw->t;
+	const struct team_config *c = &t->cfg;
+	const uint64_t tick = 100000000ULL;
+	uint64_t t0 = now_ns(), end = t0 + (uint64_t)(pw->seconds * 1e9);
+
+	for (;;) {
+		pthread_mutex_lock(&t->lock);
+		bool all_done = t->finished == t->started;
+		pthread_mutex_unlock(&t->lock);
+		uint64_t now = now_ns();
+		if (all_done || (pw->seconds > 0 && now >= end))
+			break;
+		if (c->progress)
+			c->progress(pw->seconds > 0
+					    ? (double)(now - t0) / (pw->seconds * 1e9)
+				    : c->done_fraction ? c->done_fraction(c->ctx) : 0,
+				    c->progress_arg);
+		uint64_t left = pw->seconds > 0 ? end - now : tick;
+		sleep_ns(left < tick ? left : tick);
+	}
+	atomic_store(&t->stop, true);
+	pthread_mutex_lock(&t->lock);
+	while (t->finished < t->started)
+		pthread_cond_wait(&t->changed, &t->lock);
+	pthread_mutex_unlock(&t->lock);
+}
+
+void team_run_phase(struct team *t, unsigned phase, double seconds)
+{
+	struct phase_wait pw = { t, seconds };
+	open_gate(t, false, phase);
+	map_rcu_offline_call(wait_for_phase, &pw);
+}
+
+int team_cpu_of(const struct team *t, unsigned worker)
+{
+	return t->pinned_cpu[worker];
+}
+
+void team_join(struct team *t)
+{
+	join_started(t);
+	free_team(t);
+}
