@@ -24,8 +24,6 @@ struct map_spinlock {
 	atomic_bool held;
 };
 
-#define MAP_SPINLOCK_INIT { false }
-
 static inline void map_cpu_relax(void)
 {
 #if defined(__x86_64__) || defined(__i386__)

@@ -71,14 +71,6 @@ void map_rcu_call(struct rcu_head *head, void (*fn)(struct rcu_head *))
 		urcu_memb_call_rcu(head, fn);
 }
 
-void map_rcu_synchronize(void)
-{
-	if (map_rcu_flavor == MAP_RCU_QSBR)
-		qsbr_wait(urcu_qsbr_synchronize_rcu);
-	else
-		urcu_memb_synchronize_rcu();
-}
-
 void map_rcu_barrier(void)
 {
 	if (map_rcu_flavor == MAP_RCU_QSBR)

@@ -74,9 +74,8 @@ static inline void map_rcu_quiescent(void)
 /* Run fn(head) after a grace period (on liburcu's call_rcu thread). */
 void map_rcu_call(struct rcu_head *head, void (*fn)(struct rcu_head *));
 
-/* Wait for a grace period / for every queued callback.  Not inside a read
- * section.  Under QSBR the caller is taken offline while it waits. */
-void map_rcu_synchronize(void);
+/* Wait for every queued callback.  Not inside a read section.  Under QSBR
+ * the caller is taken offline while it waits. */
 void map_rcu_barrier(void);
 
 /*

@@ -3,7 +3,8 @@
  * hash/linux: the Linux kernel's BPF_MAP_TYPE_HASH (kernel/bpf/hashtab.c,
  * 6.18), reimplemented from its documented and observable behaviour.
  *
- * Shape: the bucket array and nulls chains of maps/common/htab_table.h.
+ * Shape: the hash core of maps/common/htab_core.h (buckets, nulls chains,
+ * the locked update protocol).
  * Each element is
  *
  *   struct htab_elem: [free-list link | rcu_head][htab_node: chain, hash][key][value]
@@ -44,10 +45,12 @@
  */
 #include "maps/common/attr.h"
 #include "maps/common/cpu.h"
-#include "maps/common/htab_table.h"
+#include "maps/common/area.h"
+#include "maps/common/htab_core.h"
 #include "maps/common/map.h"
 #include "maps/common/pcpu_freelist.h"
 #include "maps/common/rcu.h"
+#include "maps/common/update_flags.h"
 
 #include <errno.h>
 #include <stdatomic.h>
@@ -62,6 +65,9 @@ struct htab_elem {
 	};
 	struct htab_node node; /* last: key and value follow */
 };
+/* A free-list pop is cast to its element: the link must come first. */
+_Static_assert(offsetof(struct htab_elem, free_link) == 0,
+	       "pcpu_freelist_node must sit at offset 0 of struct htab_elem");
 
 /* A slot's spare element, alone on its cache line: every replace writes it,
  * and slots sharing a line would bounce it between cores (the kernel keeps
@@ -104,8 +110,8 @@ static int prealloc_init(struct htab *h)
 
 	if (total > SIZE_MAX / h->elem_size)
 		return -ENOMEM;
-	h->elems = aligned_alloc(8, total * h->elem_size);
-	h->extra_elems = aligned_alloc(64, ncpus * sizeof(*h->extra_elems));
+	h->elems = map_area_alloc_array(total, h->elem_size, 8);
+	h->extra_elems = map_area_alloc_array(ncpus, sizeof(*h->extra_elems), 64);
 	if (!h->elems || !h->extra_elems ||
 	    pcpu_freelist_init(&h->freelist, ncpus))
 		return -ENOMEM; /* the caller's destroy frees what was made */
@@ -216,8 +222,8 @@ static int htab_create(const struct map_attr *attr, struct map **out)
 		return -ENOMEM;
 	h->map.attr = *attr;
 	h->prealloc = !(attr->flags & MAP_F_NO_PREALLOC);
-	h->elem_size = sizeof(struct htab_elem) + HTAB_ROUND8(attr->key_size) +
-		       HTAB_ROUND8(attr->value_size);
+	h->elem_size = htab_elem_size(offsetof(struct htab_elem, node),
+				      attr->key_size, attr->value_size);
 	atomic_init(&h->count, 0);
 
 	err = htab_table_init(&h->table, attr->max_entries, attr->key_size,
@@ -245,73 +251,33 @@ static int htab_lookup_copy(struct map *m, const void *key, void *value)
 	return map_copy_value_rcu(m, htab_lookup, key, value);
 }
 
-/* The kernel's check_flags(): -EEXIST / -ENOENT / 0. */
-static int check_flags(const struct htab_elem *old, uint64_t flags)
-{
-	if (old && flags == MAP_NOEXIST)
-		return -EEXIST;
-	if (!old && flags == MAP_EXIST)
-		return -ENOENT;
-	return 0;
-}
-
 static int htab_update(struct map *m, const void *key, const void *value,
 		       uint64_t flags)
 {
 	struct htab *h = htab_of(m);
-	struct htab_table *t = &h->table;
-	uint32_t key_size = m->attr.key_size;
-	int err;
+	struct htab_update u;
+	int err = map_update_flags_valid(flags);
 
-	if (flags > MAP_EXIST) /* includes BPF_F_LOCK: no spin lock in values */
-		return -EINVAL;
-
-	uint32_t hash = htab_hash(t, key);
-	struct htab_bucket *b = htab_bucket_of(t, hash);
-
-	map_spin_lock(&b->lock);
-	struct htab_node *old_node = htab_lookup_locked(t, b, hash, key);
-	struct htab_elem *old = old_node ? elem_of_node(old_node) : NULL;
-	err = check_flags(old, flags);
-	if (err)
-		goto unlock;
-
-	struct htab_elem *e = alloc_elem(h, old, &err);
-	if (!e)
-		goto unlock;
-	e->node.hash = hash;
-	memcpy(htab_node_key(&e->node), key, key_size);
-	memcpy(htab_node_value(&e->node, key_size), value, m->attr.value_size);
-
-	/*
-	 * New at the head, then old out, as the kernel does: a reader that
-	 * starts after the link finds the new element first.  One already
-	 * past the head, before the old element, finds neither: a lookup
-	 * racing a replace can miss the key (docs/hash_linux.md).
-	 */
-	nulls_add_head_rcu(&e->node.chain, &b->head);
-	if (old)
-		nulls_del_rcu(&old->node.chain);
-	err = 0;
-unlock:
-	map_spin_unlock(&b->lock);
 	if (!err)
-		retire_replaced(h, old);
-	return err;
+		err = htab_update_begin(&h->table, key, flags, &u);
+	if (err)
+		return err;
+	struct htab_elem *old = u.old ? elem_of_node(u.old) : NULL;
+	struct htab_elem *e = alloc_elem(h, old, &err);
+	if (!e) {
+		htab_update_abort(&u);
+		return err;
+	}
+	htab_update_commit(&h->table, &u, &e->node, key, value,
+			   m->attr.value_size);
+	retire_replaced(h, old);
+	return 0;
 }
 
 static int htab_delete(struct map *m, const void *key)
 {
 	struct htab *h = htab_of(m);
-	struct htab_table *t = &h->table;
-	uint32_t hash = htab_hash(t, key);
-	struct htab_bucket *b = htab_bucket_of(t, hash);
-
-	map_spin_lock(&b->lock);
-	struct htab_node *n = htab_lookup_locked(t, b, hash, key);
-	if (n)
-		nulls_del_rcu(&n->chain);
-	map_spin_unlock(&b->lock);
+	struct htab_node *n = htab_delete_key(&h->table, key);
 
 	if (!n)
 		return -ENOENT;

@@ -35,6 +35,7 @@
 #include "maps/common/jhash.h"
 #include "maps/common/map.h"
 #include "maps/common/rcu.h"
+#include "maps/common/update_flags.h"
 
 #include <errno.h>
 #include <stdatomic.h>
@@ -233,16 +234,14 @@ static int lfht_update(struct map *m, const void *key, const void *value,
 	struct cds_lfht_iter iter;
 	int err;
 
-	if (flags > MAP_EXIST)
-		return -EINVAL;
+	if ((err = map_update_flags_valid(flags)))
+		return err;
 	map_rcu_read_lock();
 	do {
 		struct lfht_elem *old = find(h, key, &iter);
-		if (old && flags == MAP_NOEXIST)
-			err = -EEXIST;
-		else if (!old && flags == MAP_EXIST)
-			err = -ENOENT;
-		else if (old)
+		if ((err = map_update_flags_check(old != NULL, flags)))
+			break;
+		if (old)
 			err = replace(h, &iter, old, key, value);
 		else
 			err = insert(h, key, value);

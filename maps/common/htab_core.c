@@ -1,6 +1,13 @@
 /* SPDX-License-Identifier: MIT */
-#include "htab_table.h"
+/*
+ * htab_core.c: see htab_core.h.  Every function that changes a chain holds
+ * that chain's bucket lock; the walks of htab_lookup_rcu and
+ * htab_next_key_rcu hold none and rely on RCU and the nulls markers.
+ */
+#include "htab_core.h"
+#include "area.h"
 #include "attr.h"
+#include "update_flags.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -20,7 +27,7 @@ int htab_table_init(struct htab_table *t, uint32_t max_entries,
 	t->n_buckets = map_roundup_pow2(max_entries);
 	t->key_size = key_size;
 	t->seed = zero_seed ? 0 : random_seed();
-	t->buckets = malloc(sizeof(*t->buckets) * (size_t)t->n_buckets);
+	t->buckets = map_area_alloc_array(t->n_buckets, sizeof(*t->buckets), 64);
 	if (!t->buckets)
 		return -ENOMEM;
 	for (uint32_t i = 0; i < t->n_buckets; i++) {
@@ -62,9 +69,10 @@ again:
 	return NULL;
 }
 
-struct htab_node *htab_lookup_locked(struct htab_table *t,
-				     struct htab_bucket *b, uint32_t hash,
-				     const void *key)
+/* The bucket's lock held.  The node holding key, or NULL. */
+static struct htab_node *lookup_locked(struct htab_table *t,
+				       struct htab_bucket *b, uint32_t hash,
+				       const void *key)
 {
 	for (struct nulls_node *p = nulls_first_rcu(&b->head);
 	     !nulls_is_marker(p); p = nulls_next_rcu(p)) {
@@ -73,6 +81,67 @@ struct htab_node *htab_lookup_locked(struct htab_table *t,
 			return n;
 	}
 	return NULL;
+}
+
+int htab_update_begin(struct htab_table *t, const void *key, uint64_t flags,
+		      struct htab_update *u)
+{
+	u->hash = htab_hash(t, key);
+	u->bucket = htab_bucket_of(t, u->hash);
+	map_spin_lock(&u->bucket->lock);
+	u->old = lookup_locked(t, u->bucket, u->hash, key);
+	int err = map_update_flags_check(u->old != NULL, flags);
+	if (err)
+		map_spin_unlock(&u->bucket->lock);
+	return err;
+}
+
+void htab_update_commit(struct htab_table *t, struct htab_update *u,
+			struct htab_node *n, const void *key,
+			const void *value, uint32_t value_size)
+{
+	n->hash = u->hash;
+	memcpy(htab_node_key(n), key, t->key_size);
+	memcpy(htab_node_value(n, t->key_size), value, value_size);
+	nulls_add_head_rcu(&n->chain, &u->bucket->head);
+	if (u->old)
+		nulls_del_rcu(&u->old->chain);
+	map_spin_unlock(&u->bucket->lock);
+}
+
+void htab_update_abort(struct htab_update *u)
+{
+	map_spin_unlock(&u->bucket->lock);
+}
+
+struct htab_node *htab_delete_key(struct htab_table *t, const void *key)
+{
+	uint32_t hash = htab_hash(t, key);
+	struct htab_bucket *b = htab_bucket_of(t, hash);
+
+	map_spin_lock(&b->lock);
+	struct htab_node *n = lookup_locked(t, b, hash, key);
+	if (n)
+		nulls_del_rcu(&n->chain);
+	map_spin_unlock(&b->lock);
+	return n;
+}
+
+bool htab_unlink_node(struct htab_table *t, struct htab_node *n)
+{
+	struct htab_bucket *b = htab_bucket_of(t, n->hash);
+	bool found = false;
+
+	map_spin_lock(&b->lock);
+	for (struct nulls_node *p = nulls_first_rcu(&b->head);
+	     !nulls_is_marker(p); p = nulls_next_rcu(p))
+		if (p == &n->chain) {
+			nulls_del_rcu(p);
+			found = true;
+			break;
+		}
+	map_spin_unlock(&b->lock);
+	return found;
 }
 
 int htab_next_key_rcu(struct htab_table *t, const void *key, void *next)
