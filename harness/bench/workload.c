@@ -334,6 +334,22 @@ void workload_stream_free(struct stream *s)
 	s->len = 0;
 }
 
+int workload_stream_mix(const struct workload *w, double share[OP_COUNT])
+{
+	struct key_sampler *sampler = workload_sampler_new(w);
+	struct stream st = { 0 };
+	int rc = sampler ? workload_make_stream(w, sampler, 0, 1u << 16, &st)
+			 : -ENOMEM;
+	uint64_t count[OP_COUNT] = { 0 };
+	for (size_t i = 0; !rc && i < st.len; i++)
+		count[st.ops[i].op]++;
+	for (int op = 0; op < OP_COUNT; op++)
+		share[op] = rc ? 0 : 100.0 * (double)count[op] / (double)st.len;
+	workload_stream_free(&st);
+	workload_sampler_free(sampler);
+	return rc;
+}
+
 void workload_fill_value(uint8_t *v, uint32_t size, uint64_t n)
 {
 	uint64_t word = n * 0x9e3779b97f4a7c15ULL + 1;

@@ -93,6 +93,14 @@ int workload_make_stream(const struct workload *w,
 			 size_t len, struct stream *out);
 void workload_stream_free(struct stream *s);
 
+/*
+ * The share of each op (percent) in the streams this workload really
+ * makes, which is not always the asked mix: a worker deletes only keys it
+ * inserted, and holds inserts back while its whole pool is in the map.
+ * 0, or -ENOMEM.
+ */
+int workload_stream_mix(const struct workload *w, double share[OP_COUNT]);
+
 /* A value's bytes for worker tid's n-th write (cheap, never all zero). */
 void workload_fill_value(uint8_t *v, uint32_t size, uint64_t n);
 

@@ -1,29 +1,28 @@
 /* SPDX-License-Identifier: MIT */
 /* maplab list: every design in the registry. */
 #include "cli.h"
+#include "options.h"
 #include "maps/common/map.h"
 
-#include <getopt.h>
 #include <stdio.h>
-#include <string.h>
+
+static const char usage_list[] =
+	"usage: maplab list\n\n"
+	"Every map design maplab holds: its name (for --map), its map type,\n"
+	"whether it matches the kernel op for op (*), and what it is.\n";
+
+static int no_options(void *ctx, enum opt_id id, const struct opt_value *v)
+{
+	(void)ctx, (void)id, (void)v;
+	return cli_error("list", "takes no options (try --help)");
+}
 
 int cmd_list(int argc, char **argv)
 {
-	static const struct option opts[] = { { "help", no_argument, 0, 'h' },
-					      { 0, 0, 0, 0 } };
-	int c;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		if (c == 'h') {
-			puts("usage: maplab list\n\nEvery map design maplab "
-			     "holds: its name (for --map), its map type,\nwhether "
-			     "it matches the kernel op for op (*), and what it is.");
-			return EXIT_OK;
-		}
-		return cli_error("list", "unknown option (try --help)");
-	}
-	if (optind < argc)
-		return cli_error("list", "takes no arguments (try --help)");
+	int rc = opts_parse("list", argc, argv, NULL, 0, no_options, NULL,
+			    usage_list, NULL);
+	if (rc)
+		return rc == 1 ? EXIT_OK : rc;
 
 	printf("%-22s %-9s %s\n", "design", "type", "description");
 	for (size_t i = 0; map_registry[i]; i++) {

@@ -7,6 +7,8 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -184,8 +186,11 @@ int opts_parse(const char *cmd, int argc, char **argv,
 	opterr = 0;
 	while (!rc && (opt = getopt_long(argc, argv, "h", table, NULL)) != -1) {
 		if (opt == 'h') {
-			printf("%s\noptions:\n", usage);
-			opts_print_help(stdout, opts, n_opts);
+			printf("%s", usage);
+			if (n_opts) {
+				printf("\noptions:\n");
+				opts_print_help(stdout, opts, n_opts);
+			}
 			if (after)
 				printf("\n%s", after);
 			rc = 1;
@@ -448,6 +453,68 @@ static int check_keys_fit(struct bench_cli *c)
 	return 0;
 }
 
+static void warn(const struct bench_cli *c, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void warn(const struct bench_cli *c, const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(stderr, "maplab %s: warning: ", c->cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+/* Whether some map of the run refuses new keys when full (a hash, a
+ * trie), rather than evicting (an LRU). */
+static bool some_map_refuses_when_full(const struct bench_cli *c)
+{
+	for (unsigned m = 0; m < c->n_maps; m++)
+		if (c->map_types[m] != MAP_TYPE_LRU_HASH)
+			return true;
+	return false;
+}
+
+/*
+ * A workload that cannot run as asked is refused, or runs with a warning
+ * that says what will really run: no silent lookups in place of deletes,
+ * no run of failures that looks like a measurement.
+ */
+static int check_mix_runs_as_asked(struct bench_cli *c)
+{
+	const unsigned *mix = c->w.mix;
+	double share[OP_COUNT];
+	char asked[96];
+
+	if (mix[OP_DELETE] && !mix[OP_INSERT])
+		return cli_error(c->cmd, "--mix: delete=%u has nothing to delete: a "
+				 "worker deletes only keys it inserted itself; give "
+				 "insert= a share too", mix[OP_DELETE]);
+	if (workload_stream_mix(&c->w, share))
+		return cli_error(c->cmd, "out of memory");
+	workload_format_mix(mix, asked, sizeof(asked));
+	for (int op = 0; op < OP_COUNT; op++)
+		if (share[op] < mix[op] - 1.0 || share[op] > mix[op] + 1.0) {
+			warn(c, "the streams hold lookup=%.0f,update=%.0f,insert="
+			     "%.0f,delete=%.0f, not %s: each worker deletes only "
+			     "keys it inserted, and inserts only while its pool of "
+			     "%d keys is not all in the map", share[OP_LOOKUP],
+			     share[OP_UPDATE], share[OP_INSERT], share[OP_DELETE],
+			     asked, WORKLOAD_POOL);
+			break;
+		}
+	if (mix[OP_INSERT] && c->w.prefill_pct == 100 &&
+	    some_map_refuses_when_full(c))
+		warn(c, "the map is full (--prefill 100) and inserts add new keys: "
+		     "every insert will fail (E2BIG), and so will the deletes of "
+		     "their keys; lower --prefill to leave room");
+	if (mix[OP_UPDATE] && c->w.prefill_pct == 0)
+		warn(c, "no key is prefilled (--prefill 0): every update of an "
+		     "existing key will fail (ENOENT)");
+	return 0;
+}
+
 int bench_cli_parse(struct bench_cli *c, int argc, char **argv,
 		    const struct cmd_option *opts, size_t n_opts,
 		    const char *usage, const char *after)
@@ -459,7 +526,7 @@ int bench_cli_parse(struct bench_cli *c, int argc, char **argv,
 		return rc;
 	if (!c->map_types[0])
 		return cli_error(c->cmd, "no default design built");
-	if ((rc = check_keys_fit(c)))
+	if ((rc = check_keys_fit(c)) || (rc = check_mix_runs_as_asked(c)))
 		return rc;
 	return check_designs_accept(c);
 }

@@ -108,12 +108,13 @@ unsigned map_possible_cpus(void)
 	return n;
 }
 
-/* The process's CPUs, read before any thread of ours pins itself. */
+/* The process's CPUs, read before any thread of ours pins itself (and
+ * before other constructors, which may already want them). */
 static cpu_set_t allowed_set;
 static int allowed_ids[CPU_SETSIZE];
 static unsigned allowed_count;
 
-__attribute__((constructor)) static void read_allowed_cpus(void)
+__attribute__((constructor(101))) static void read_allowed_cpus(void)
 {
 	CPU_ZERO(&allowed_set);
 	if (sched_getaffinity(0, sizeof(allowed_set), &allowed_set) != 0)

@@ -19,5 +19,54 @@ done
 
 # Output that cannot be written is an error, for every command.
 expect 2 'writing the output failed' bash -c "'$maplab' list >/dev/full"
+expect 2 'writing the output failed' bash -c "'$maplab' gentrace --ops 10 >/dev/full"
+expect 2 'writing the output failed' bash -c "'$maplab' stress --map hash/linux --threads 2 --ops 2000 >/dev/full"
+expect 2 'writing the output failed' bash -c "'$maplab' bench --quiet --duration 0.02 --warmup 0 --entries 64 >/dev/full"
+
+# One option table: each command takes only its own options, in both
+# getopt forms, with one range and one way to spell a number.
+q=(--quiet --duration 0.02 --warmup 0 --entries 1024)
+expect 0 '^hash/linux +1 ' "$maplab" bench "${q[@]}" --key-size=4 --mix=lookup=100
+expect 2 "unknown option '--random'" "$maplab" gentrace --random
+expect 2 "unknown option '--echo'" "$maplab" gentrace --echo
+expect 2 "unknown option '--max-diffs" "$maplab" gentrace --max-diffs 3
+expect 2 "unknown option '--echo'" "$maplab" validate --random --echo
+expect 2 "unknown option '--run-ops" "$maplab" bench --run-ops 8
+expect 2 '--run-ops needs a value, got the option' "$maplab" kbench --run-ops --quiet
+expect 2 '--run-ops needs a value' "$maplab" kbench --run-ops
+expect 2 'run-ops wants a whole number from 1' "$maplab" kbench --run-ops=0
+expect 2 '--key-size wants a whole number from 1 to 4194304' "$maplab" stress --key-size 5000000
+expect 2 '--key-size wants a whole number from 1 to 4194304' "$maplab" bench --key-size 5000000
+expect 2 '--key-size wants a whole number from 1 to 4194304' "$maplab" gentrace --key-size 5000000
+# Numbers are decimal, range-checked, never wrapped.
+expect 2 "--entries wants a whole number .* got '0x10'" "$maplab" gentrace --entries 0x10
+expect 2 "--seed wants a whole number .* got ' -1'" "$maplab" gentrace --seed " -1"
+expect 2 "--key-size wants a whole number .* got '\+4'" "$maplab" gentrace --key-size +4
+expect 0 'max_entries=10 ' "$maplab" gentrace --entries 010 --ops 1
+expect 2 'dist wants uniform' "$maplab" bench "${q[@]}" --dist hotset:4294967346,5
+expect 2 'dist wants uniform' "$maplab" bench "${q[@]}" --dist zipf:1e0
+# Seconds are finite.
+for cmd in bench compare stress; do
+    expect 2 '--duration wants seconds from 0.01 to 3600' "$maplab" $cmd --duration nan
+    expect 2 '--duration wants seconds' "$maplab" $cmd --duration inf
+done
+expect 2 '--warmup wants seconds' "$maplab" bench --warmup nan
+# A --mix is what it says, or refused.
+expect 2 '--mix names lookup twice' "$maplab" bench "${q[@]}" --mix lookup=60,lookup=40
+expect 2 'delete=100 has nothing to delete' "$maplab" bench "${q[@]}" --mix delete=100
+expect 0 'warning: the map is full .* every insert will fail' "$maplab" bench "${q[@]}" --mix insert=50,delete=50
+expect 0 'warning: the streams hold .*insert=25,delete=25, not .*insert=40,delete=10' \
+    "$maplab" bench "${q[@]}" --mix lookup=50,insert=40,delete=10 --prefill 50
+expect 0 'warning: no key is prefilled' "$maplab" bench "${q[@]}" --mix update=100 --prefill 0
+# An empty list is refused, not a run of nothing.
+expect 2 '--map wants design names' "$maplab" stress --map ""
+expect 2 '--map wants names' "$maplab" bench --map ""
+expect 2 '--map wants design names' "$maplab" stress --map hash/linux,
+expect 2 'threads wants .*numbers' "$maplab" stress --threads ""
+# Unknown flag words are refused with the list of names.
+expect 2 "unknown map flag 'fast' \(no_prealloc, no_common_lru, numa_node, rdonly, wronly, zero_seed" \
+    "$maplab" bench --flags fast
+# A message never echoes raw control bytes.
+expect 2 'unknown option .--\\x1b\[31m' "$maplab" list $'--\e[31m'
 
 finish

@@ -1,16 +1,25 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The shared pieces of maps/common: cpu slots, the per-cpu free list, and
- * nulls chains.
+ * The shared pieces of maps/common: cpu slots and pinning, big areas, the
+ * per-cpu free list, and nulls chains.
  */
+#include <bpf/libbpf.h>
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include "maps/common/area.h"
 #include "maps/common/cpu.h"
 #include "maps/common/map.h"
 #include "maps/common/nulls_list.h"
 #include "maps/common/pcpu_freelist.h"
+#include "maps/common/rcu.h"
 
 static void *claim_slot_3(void *arg)
 {
@@ -38,10 +47,84 @@ Test(cpu, a_slot_has_one_owner)
 	cr_expect_eq(map_cpu_claim(MAP_MAX_CPUS), -EINVAL);
 }
 
-Test(cpu, possible_cpus_is_sane)
+/* The possible-CPU count sizes the kernel's per-CPU batches: it must be
+ * the kernel's, as libbpf reads it. */
+Test(cpu, possible_cpus_is_the_kernels)
 {
-	unsigned n = map_possible_cpus();
-	cr_expect(n >= 1 && n <= MAP_MAX_CPUS, "%u", n);
+	cr_expect_eq((int)map_possible_cpus(), libbpf_num_possible_cpus());
+}
+
+/*
+ * Workers are pinned within the CPUs the process was given
+ * (`taskset -c 1 maplab ...`), never onto others.  The allowed set is read
+ * when the process starts, so the test runs itself again, restricted to
+ * the last CPU, and the child checks where slot 0 lands.
+ */
+#define PIN_CHILD_ENV "MAPLAB_TEST_PIN_CHILD"
+
+/* The child's side: it runs before criterion starts, and exits. */
+__attribute__((constructor)) static void pin_child(void)
+{
+	const char *want = getenv(PIN_CHILD_ENV);
+	if (!want)
+		return;
+	int cpu = atoi(want);
+	bool ok = map_cpu_allowed_count() == 1 && map_cpu_allowed_id(0) == cpu &&
+		  map_cpu_pin(0) == cpu && map_cpu_pin(5) == cpu &&
+		  sched_getcpu() == cpu &&
+		  map_cpu_pin_id(cpu == 0 ? 1 : 0) == -EINVAL;
+	_exit(ok ? 0 : 1);
+}
+
+Test(cpu, pins_stay_within_the_allowed_cpus, .timeout = 30)
+{
+	if (map_cpu_allowed_count() < 2)
+		cr_skip_test("needs two CPUs");
+	int last = map_cpu_allowed_id(map_cpu_allowed_count() - 1);
+	pid_t child = fork();
+	if (child == 0) {
+		cpu_set_t one;
+		char cpu[48];
+		CPU_ZERO(&one);
+		CPU_SET(last, &one);
+		sched_setaffinity(0, sizeof(one), &one);
+		snprintf(cpu, sizeof(cpu), PIN_CHILD_ENV "=%d", last);
+		/* A clean environment: criterion's own variables would make
+		 * the new process act as this one's worker. */
+		char *env[] = { cpu, NULL };
+		execle("/proc/self/exe", "test_common", (char *)NULL, env);
+		_exit(127);
+	}
+	int status = 0;
+	cr_assert_eq(waitpid(child, &status, 0), child);
+	cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		  "the child restricted to cpu %d failed (status %#x)", last,
+		  status);
+}
+
+/*
+ * A preallocated table larger than the machine's memory is -ENOMEM at
+ * create, as the kernel's vmalloc answers; a malloc that "succeeds" under
+ * overcommit would get the process killed once the table is filled.
+ */
+Test(area, a_table_larger_than_memory_is_enomem)
+{
+	size_t limit = map_area_limit();
+	uint64_t entries = (uint64_t)limit / (1u << 20) * 2 + 1;
+	if (entries > (1u << 27))
+		cr_skip_test("more memory than any map can ask for");
+	struct map_attr attr = { .type = MAP_TYPE_HASH, .key_size = 4,
+				 .value_size = 1u << 20,
+				 .max_entries = (uint32_t)entries };
+	struct map *m = NULL;
+	map_thread_online();
+	int err = map_create(map_find("hash/linux"), &attr, &m);
+	cr_expect_eq(err, -ENOMEM, "a %llu MiB map on a %zu MiB machine: %d",
+		     (unsigned long long)entries, limit >> 20, err);
+	if (!err)
+		map_destroy(m);
+	map_thread_offline();
+	cr_expect_null(map_area_alloc(limit + 1, 8));
 }
 
 struct item {
