@@ -270,12 +270,19 @@ static void run_team(struct bench_shared *s, struct bench_result *r,
 	collect(s, r);
 }
 
-int bench_run(const struct bench_config *c, struct bench_result *r,
+int bench_run(const struct bench_config *config, struct bench_result *r,
 	      char *err, size_t errlen)
 {
+	/* The keys are the design's type's (an LPM key starts with a prefix
+	 * length) unless the caller chose a type for them. */
+	struct bench_config own = *config;
+	const struct bench_config *c = &own;
 	struct bench_shared s = { .c = c };
+	uint32_t type = c->design->type ? c->design->type : MAP_TYPE_HASH;
+	if (!own.w.type)
+		own.w.type = type;
 	struct map_attr attr = {
-		.type = c->design->type ? c->design->type : MAP_TYPE_HASH,
+		.type = type,
 		.key_size = c->w.key_size, .value_size = c->w.value_size,
 		.max_entries = c->w.entries, .flags = c->map_flags,
 	};

@@ -56,7 +56,8 @@ struct bench_result {
 	uint64_t t_first, t_last; /* ns: first worker's start, last one's end */
 };
 
-/* 0, or a negative errno with a one-line reason in err. */
+/* 0, or a negative errno with a one-line reason in err.  Keys are made for
+ * the design's map type when c->w.type is 0. */
 int bench_run(const struct bench_config *c, struct bench_result *r,
 	      char *err, size_t errlen);
 

@@ -137,8 +137,12 @@ int team_start(struct team *t, const struct team_config *cfg, char *err,
 {
 	memset(t, 0, sizeof(*t));
 	t->cfg = *cfg;
+	pthread_condattr_t attr;
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
 	pthread_mutex_init(&t->lock, NULL);
-	pthread_cond_init(&t->changed, NULL);
+	pthread_cond_init(&t->changed, &attr);
+	pthread_condattr_destroy(&attr);
 	t->threads = calloc(cfg->threads, sizeof(*t->threads));
 	t->setup_err = calloc(cfg->threads, sizeof(*t->setup_err));
 	t->pinned_cpu = calloc(cfg->threads, sizeof(*t->pinned_cpu));
@@ -174,19 +178,25 @@ int team_start(struct team *t, const struct team_config *cfg, char *err,
 	return rc;
 }
 
-static void sleep_ns(uint64_t ns)
-{
-	struct timespec ts = { .tv_sec = (time_t)(ns / 1000000000ULL),
-			       .tv_nsec = (long)(ns % 1000000000ULL) };
-	nanosleep(&ts, NULL);
-}
-
 struct phase_wait {
 	struct team *t;
 	double seconds;
 };
 
-/* Progress every 100 ms; stop the bodies at the deadline (if timed). */
+/* Wait on the team's condition until every body returned or the clock
+ * reaches until_ns (CLOCK_MONOTONIC).  Lock held.  True when all returned. */
+static bool wait_finished_until(struct team *t, uint64_t until_ns)
+{
+	struct timespec ts = { .tv_sec = (time_t)(until_ns / 1000000000ULL),
+			       .tv_nsec = (long)(until_ns % 1000000000ULL) };
+	while (t->finished < t->started)
+		if (pthread_cond_timedwait(&t->changed, &t->lock, &ts) == ETIMEDOUT)
+			return t->finished == t->started;
+	return true;
+}
+
+/* Progress every 100 ms; stop the bodies at the deadline (if timed), or
+ * as soon as all of them returned on their own. */
 static void wait_for_phase(void *arg)
 {
 	struct phase_wait *pw = arg;
@@ -194,24 +204,27 @@ static void wait_for_phase(void *arg)
 	const struct team_config *c = &t->cfg;
 	const uint64_t tick = 100000000ULL;
 	uint64_t t0 = now_ns(), end = t0 + (uint64_t)(pw->seconds * 1e9);
+	bool done = false;
 
-	for (;;) {
-		pthread_mutex_lock(&t->lock);
-		bool all_done = t->finished == t->started;
-		pthread_mutex_unlock(&t->lock);
+	pthread_mutex_lock(&t->lock);
+	while (!done) {
 		uint64_t now = now_ns();
-		if (all_done || (pw->seconds > 0 && now >= end))
+		if (pw->seconds > 0 && now >= end)
 			break;
-		if (c->progress)
+		if (c->progress) {
+			pthread_mutex_unlock(&t->lock);
 			c->progress(pw->seconds > 0
 					    ? (double)(now - t0) / (pw->seconds * 1e9)
 				    : c->done_fraction ? c->done_fraction(c->ctx) : 0,
 				    c->progress_arg);
-		uint64_t left = pw->seconds > 0 ? end - now : tick;
-		sleep_ns(left < tick ? left : tick);
+			pthread_mutex_lock(&t->lock);
+		}
+		uint64_t until = now + tick;
+		if (pw->seconds > 0 && until > end)
+			until = end;
+		done = wait_finished_until(t, until);
 	}
 	atomic_store(&t->stop, true);
-	pthread_mutex_lock(&t->lock);
 	while (t->finished < t->started)
 		pthread_cond_wait(&t->changed, &t->lock);
 	pthread_mutex_unlock(&t->lock);

@@ -11,5 +11,16 @@ expect 2 'stress needs value_size >= 8' "$maplab" stress --value-size 4
 expect 2 "no design 'x'" "$maplab" stress --map x
 expect 2 'do not fit in 1-byte hash keys' "$maplab" stress --key-size 1 --key-range 1000 --duration 0.1
 
+# By default every design runs, each with keys of its own type; --type
+# picks one family; a design of another family is refused.
+out=$("$maplab" stress --threads 2 --ops 2000 2>&1)
+for d in $("$maplab" list | awk 'NR > 1 && $1 ~ /\// {print $1}'); do
+    check "stress by default runs $d" grep -q "^$d " <<<"$out"
+done
+expect 0 'hash/linux +ok' "$maplab" stress --type hash --threads 2 --ops 2000
+expect 2 "--type wants hash, lru_hash or lpm_trie, got 'tree'" "$maplab" stress --type tree
+expect 2 'hash/linux is a hash design, not lru_hash' "$maplab" stress --type lru_hash --map hash/linux
+out=$("$maplab" stress --map hash/linux --threads 2,3 --ops 2000 2>&1)
+check "stress --threads 2,3 runs both counts" test "$(grep -cE '^hash/linux +ok +[23] threads' <<<"$out")" -eq 2
 
 finish
