@@ -2,7 +2,6 @@
 /* maplab stress: concurrent random ops on designs, then a contents check. */
 #include "cli.h"
 #include "options.h"
-#include "harness/common/parse.h"
 #include "harness/stress/stress.h"
 
 #include <stdbool.h>
@@ -46,26 +45,6 @@ struct stress_cmd {
 	bool key_size_given;
 };
 
-static int parse_thread_list(struct stress_cmd *c, const char *text)
-{
-	c->n_threads = 0;
-	for (const char *p = text;;) {
-		size_t len = strcspn(p, ",");
-		char word[16];
-		uint64_t v;
-		snprintf(word, sizeof(word), "%.*s", (int)(len < 15 ? len : 15), p);
-		if (len >= sizeof(word) || parse_u64(word, 1, 254, &v) ||
-		    c->n_threads == 16)
-			return cli_error("stress", "--threads wants up to 16 whole "
-					 "numbers from 1 to 254 separated by commas, "
-					 "got '%s'", text);
-		c->threads[c->n_threads++] = (unsigned)v;
-		if (!p[len])
-			return 0;
-		p += len + 1;
-	}
-}
-
 static int apply_stress(void *ctx, enum opt_id id, const struct opt_value *v)
 {
 	struct stress_cmd *c = ctx;
@@ -79,7 +58,9 @@ static int apply_stress(void *ctx, enum opt_id id, const struct opt_value *v)
 		return c->type ? 0 : cli_error("stress", "--type wants hash, "
 					       "lru_hash or lpm_trie, got '%s'",
 					       v->text);
-	case OPT_THREADS: return parse_thread_list(c, v->text);
+	case OPT_THREADS:
+		return opts_thread_list("stress", v->text, c->threads, 16,
+					&c->n_threads);
 	case OPT_DURATION: o->seconds = v->seconds; o->max_ops = 0; return 0;
 	case OPT_OPS: o->max_ops = v->u; o->seconds = 0; return 0;
 	case OPT_ENTRIES: o->attr.max_entries = (uint32_t)v->u; return 0;

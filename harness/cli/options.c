@@ -244,51 +244,73 @@ const struct cmd_option bench_options[] = {
 };
 const size_t bench_option_count = sizeof(bench_options) / sizeof(bench_options[0]);
 
+struct design_list {
+	const char *cmd;
+	const struct map_ops **out;
+	unsigned max, *n;
+	int rc;
+};
+
+static int add_design(const char *name, void *ctx)
+{
+	struct design_list *l = ctx;
+	char shown[80];
+	const struct map_ops *ops = map_find(name);
+	if (!ops)
+		l->rc = cli_error(l->cmd, "no design '%s' (maplab list shows them)",
+				  parse_printable(name, shown, sizeof(shown)));
+	else if (*l->n == l->max)
+		l->rc = cli_error(l->cmd, "at most %u designs at once", l->max);
+	else
+		l->out[(*l->n)++] = ops;
+	return l->rc ? -1 : 0;
+}
+
+/* A --map list; an empty list or name is refused with the given words. */
+static int map_list(const char *cmd, const char *text,
+		    int (*add)(const char *, void *), void *ctx, const int *rc)
+{
+	char shown[80];
+	if (parse_list(text, add, ctx) == 0)
+		return 0;
+	return *rc ? *rc : cli_error(cmd, "--map wants design names separated "
+				     "by commas, got '%s'",
+				     parse_printable(text, shown, sizeof(shown)));
+}
+
 int opts_design_list(const char *cmd, const char *text,
 		     const struct map_ops **out, unsigned max, unsigned *n)
 {
-	char shown[80];
-	const char *p = text;
+	struct design_list l = { cmd, out, max, n, 0 };
 	*n = 0;
-	for (;;) {
-		size_t len = strcspn(p, ",");
-		char name[128];
-		if (len == 0 || len >= sizeof(name))
-			return cli_error(cmd, "--map wants design names separated "
-					 "by commas, got '%s'",
-					 parse_printable(text, shown, sizeof(shown)));
-		memcpy(name, p, len);
-		name[len] = '\0';
-		const struct map_ops *ops = map_find(name);
-		if (!ops)
-			return cli_error(cmd, "no design '%s' (maplab list shows "
-					 "them)", parse_printable(name, shown,
-								  sizeof(shown)));
-		if (*n == max)
-			return cli_error(cmd, "at most %u designs at once", max);
-		out[(*n)++] = ops;
-		if (!p[len])
-			return 0;
-		p += len + 1;
-	}
+	return map_list(cmd, text, add_design, &l, &l.rc);
 }
 
+struct bench_maps {
+	struct bench_cli *c;
+	int rc;
+};
+
 /* One --map entry of bench, kbench or compare. */
-static int add_bench_map(struct bench_cli *c, const char *name)
+static int add_bench_map(const char *name, void *ctx)
 {
+	struct bench_maps *l = ctx;
+	struct bench_cli *c = l->c;
 	char shown[80];
 	const struct map_ops *ops = strcmp(name, "noop") == 0 ? &bench_noop_ops
 							      : map_find(name);
 	uint32_t type = ops ? (ops->type ? ops->type : MAP_TYPE_HASH)
 			    : map_type_from_name(name);
 	if (!ops && !(c->kernel_types && type))
-		return cli_error(c->cmd, "no design '%s' (maplab list shows them%s)",
-				 parse_printable(name, shown, sizeof(shown)),
-				 c->kernel_types ? "; kernel map types: hash, "
-				 "lru_hash, lpm_trie" : "");
-	if (c->n_maps == BENCH_MAX_MAPS)
-		return cli_error(c->cmd, "at most %d designs at once",
-				 BENCH_MAX_MAPS);
+		l->rc = cli_error(c->cmd, "no design '%s' (maplab list shows them%s)",
+				  parse_printable(name, shown, sizeof(shown)),
+				  c->kernel_types ? "; kernel map types: hash, "
+				  "lru_hash, lpm_trie" : "");
+	else if (c->n_maps == BENCH_MAX_MAPS)
+		l->rc = cli_error(c->cmd, "at most %d designs at once",
+				  BENCH_MAX_MAPS);
+	if (l->rc)
+		return -1;
 	c->map_types[c->n_maps] = type;
 	c->maps[c->n_maps++] = ops;
 	return 0;
@@ -296,50 +318,26 @@ static int add_bench_map(struct bench_cli *c, const char *name)
 
 static int parse_bench_maps(struct bench_cli *c, const char *text)
 {
-	char shown[80];
-	const char *p = text;
+	struct bench_maps l = { c, 0 };
 	c->n_maps = 0;
-	for (;;) {
-		size_t len = strcspn(p, ",");
-		char name[128];
-		if (len == 0 || len >= sizeof(name))
-			return cli_error(c->cmd, "--map wants names separated by "
-					 "commas, got '%s'",
-					 parse_printable(text, shown, sizeof(shown)));
-		memcpy(name, p, len);
-		name[len] = '\0';
-		int rc = add_bench_map(c, name);
-		if (rc || !p[len])
-			return rc;
-		p += len + 1;
-	}
+	return map_list(c->cmd, text, add_bench_map, &l, &l.rc);
 }
 
-static int parse_threads(struct bench_cli *c, const char *text)
+int opts_thread_list(const char *cmd, const char *text, unsigned *out,
+		     unsigned max_n, unsigned *n)
 {
 	const struct opt_spec *s = spec_of(OPT_THREADS);
+	uint64_t v[64];
 	char shown[80];
-	const char *p = text;
-	c->n_threads = 0;
-	for (;;) {
-		size_t len = strcspn(p, ",");
-		char word[32];
-		uint64_t v;
-		snprintf(word, sizeof(word), "%.*s", (int)(len < 31 ? len : 31), p);
-		if (len >= sizeof(word) || parse_u64(word, s->min, s->max, &v))
-			return cli_error(c->cmd, "--threads wants whole numbers from "
-					 "%llu to %llu separated by commas, got '%s'",
-					 (unsigned long long)s->min,
-					 (unsigned long long)s->max,
-					 parse_printable(text, shown, sizeof(shown)));
-		if (c->n_threads == BENCH_MAX_THREAD_COUNTS)
-			return cli_error(c->cmd, "at most %d thread counts",
-					 BENCH_MAX_THREAD_COUNTS);
-		c->threads[c->n_threads++] = (unsigned)v;
-		if (!p[len])
-			return 0;
-		p += len + 1;
-	}
+	if (max_n > 64 || parse_u64_list(text, s->min, s->max, v, max_n, n))
+		return cli_error(cmd, "--threads wants whole numbers from %llu to "
+				 "%llu separated by commas (at most %u), got '%s'",
+				 (unsigned long long)s->min,
+				 (unsigned long long)s->max, max_n,
+				 parse_printable(text, shown, sizeof(shown)));
+	for (unsigned i = 0; i < *n; i++)
+		out[i] = (unsigned)v[i];
+	return 0;
 }
 
 static int apply_bench(void *ctx, enum opt_id id, const struct opt_value *v)
@@ -360,7 +358,9 @@ static int apply_bench(void *ctx, enum opt_id id, const struct opt_value *v)
 		return workload_parse_dist(v->text, &c->w, err, sizeof(err))
 			? cli_error(c->cmd, "%s", err) : 0;
 	case OPT_FLAGS: return cli_apply_flags(c->cmd, v->text, &c->map_flags);
-	case OPT_THREADS: return parse_threads(c, v->text);
+	case OPT_THREADS:
+		return opts_thread_list(c->cmd, v->text, c->threads,
+					BENCH_MAX_THREAD_COUNTS, &c->n_threads);
 	case OPT_DURATION: c->seconds = v->seconds; c->ops = 0; return 0;
 	case OPT_OPS: c->ops = v->u; c->seconds = 0; return 0;
 	case OPT_WARMUP: c->warmup = v->seconds; return 0;

@@ -103,10 +103,15 @@ extern const struct cmd_option bench_options[];
 extern const size_t bench_option_count;
 
 /*
- * "a,b,c" into names, each looked up with find (NULL: unknown, reported);
- * at most max; an empty list or an empty name is refused.  0 or EXIT_USAGE.
+ * --map D[,D...]: the designs, at most max; an unknown name, an empty list
+ * or an empty name is refused with one line.  0 or EXIT_USAGE.
  */
 int opts_design_list(const char *cmd, const char *text,
 		     const struct map_ops **out, unsigned max, unsigned *n);
+
+/* --threads N[,N...]: at most max_n counts in the table's range.  0 or
+ * EXIT_USAGE after one line. */
+int opts_thread_list(const char *cmd, const char *text, unsigned *out,
+		     unsigned max_n, unsigned *n);
 
 #endif /* MAPLAB_OPTIONS_H */

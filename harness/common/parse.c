@@ -13,7 +13,7 @@ static bool is_digit(char c)
 	return c >= '0' && c <= '9';
 }
 
-static int hex_digit(char c)
+int parse_hex_digit(char c)
 {
 	if (is_digit(c))
 		return c - '0';
@@ -31,7 +31,7 @@ static int parse_digits(const char *s, unsigned base, uint64_t *out)
 	if (*s == '\0')
 		return -1;
 	for (; *s; s++) {
-		int d = base == 16 ? hex_digit(*s) : is_digit(*s) ? *s - '0' : -1;
+		int d = base == 16 ? parse_hex_digit(*s) : is_digit(*s) ? *s - '0' : -1;
 		if (d < 0 || v > (UINT64_MAX - (uint64_t)d) / base)
 			return -1;
 		v = v * base + (uint64_t)d;
@@ -86,6 +86,46 @@ int parse_decimal(const char *text, double min, double max, double *out)
 		return -1;
 	*out = v;
 	return 0;
+}
+
+int parse_list(const char *text, int (*item)(const char *word, void *ctx),
+	       void *ctx)
+{
+	char word[256];
+	const char *p = text;
+	for (;;) {
+		size_t len = strcspn(p, ",");
+		if (len == 0 || len >= sizeof(word))
+			return -1;
+		memcpy(word, p, len);
+		word[len] = '\0';
+		int rc = item(word, ctx);
+		if (rc || !p[len])
+			return rc;
+		p += len + 1;
+	}
+}
+
+struct u64_list {
+	uint64_t min, max, *out;
+	unsigned max_n, *n;
+};
+
+static int add_u64(const char *word, void *ctx)
+{
+	struct u64_list *l = ctx;
+	if (*l->n == l->max_n || parse_u64(word, l->min, l->max, &l->out[*l->n]))
+		return -1;
+	(*l->n)++;
+	return 0;
+}
+
+int parse_u64_list(const char *text, uint64_t min, uint64_t max,
+		   uint64_t *out, unsigned max_n, unsigned *n)
+{
+	struct u64_list l = { min, max, out, max_n, n };
+	*n = 0;
+	return parse_list(text, add_u64, &l);
 }
 
 const char *parse_printable(const char *text, char *buf, size_t len)

@@ -28,6 +28,22 @@ int parse_bits(const char *text, uint64_t max, uint64_t *out);
 int parse_decimal(const char *text, double min, double max, double *out);
 
 /*
+ * Call item(word, ctx) for each comma-separated word of text, in order;
+ * stops at the first non-zero return and returns it.  An empty text or an
+ * empty word ("a,,b", "a,") is -1 without any call for it.
+ */
+int parse_list(const char *text, int (*item)(const char *word, void *ctx),
+	       void *ctx);
+
+/* Whole numbers within [min, max], comma-separated, at most max_n: into
+ * out[0..*n).  0, or -1 (nothing said: the caller words the message). */
+int parse_u64_list(const char *text, uint64_t min, uint64_t max,
+		   uint64_t *out, unsigned max_n, unsigned *n);
+
+/* The value of hex digit c, or -1. */
+int parse_hex_digit(char c);
+
+/*
  * Map creation flags: names from maps/common/map.h's table ("no_prealloc",
  * "zero_seed", "rdonly", ...) or numbers (decimal or 0x hex, for bits that
  * have no name), joined by '|' or ','.  0, or -1 with the word that is

@@ -17,6 +17,21 @@
 #include "tests/common/designs.h"
 #include "tests/common/memlimit.h"
 
+/* hash/linux-style config: 4-byte keys, a full map, lookups only. */
+static struct bench_config config(const char *design, uint32_t value_size,
+				  uint32_t entries, unsigned threads)
+{
+	struct bench_config c = {
+		.design = map_find(design),
+		.w = { .key_size = 4, .value_size = value_size,
+		       .entries = entries, .prefill_pct = 100,
+		       .dist = DIST_UNIFORM, .seed = 1 },
+		.threads = threads, .seconds = 0.1,
+	};
+	c.w.mix[OP_LOOKUP] = 100;
+	return c;
+}
+
 static struct bench_result run_flags(const struct map_ops *ops,
 				     const char *mix, unsigned prefill,
 				     unsigned threads, uint32_t flags)
@@ -109,14 +124,9 @@ Test(bench, the_harness_samples_one_op_in_sample_every)
 
 Test(bench, an_op_count_is_honoured)
 {
-	struct bench_config c = {
-		.design = map_find("hash/linux"),
-		.w = { .key_size = 4, .value_size = 8, .entries = 1024,
-		       .prefill_pct = 100, .dist = DIST_UNIFORM, .seed = 1 },
-		.threads = 2,
-		.ops = 100000,
-	};
-	c.w.mix[OP_LOOKUP] = 100;
+	struct bench_config c = config("hash/linux", 8, 1024, 2);
+	c.seconds = 0;
+	c.ops = 100000;
 	char err[256];
 	struct bench_result r;
 	cr_assert_eq(bench_run(&c, &r, err, sizeof(err)), 0, "%s", err);
@@ -163,13 +173,7 @@ Test(bench, lookups_racing_replaces, .timeout = 60)
  * things on one CPU at once). */
 Test(bench, a_taken_cpu_slot_fails_the_run, .timeout = 60)
 {
-	struct bench_config c = {
-		.design = map_find("hash/linux"),
-		.w = { .key_size = 4, .value_size = 8, .entries = 1024,
-		       .prefill_pct = 100, .dist = DIST_UNIFORM, .seed = 1 },
-		.threads = 2, .seconds = 0.1,
-	};
-	c.w.mix[OP_LOOKUP] = 100;
+	struct bench_config c = config("hash/linux", 8, 1024, 2);
 	char err[256] = "";
 	struct bench_result r;
 	cr_assert_eq(map_cpu_claim(1), 1);
@@ -187,13 +191,11 @@ Test(bench, a_taken_cpu_slot_fails_the_run, .timeout = 60)
 Test(bench, qsbr_reclaims_while_the_main_thread_waits, .timeout = 120)
 {
 	map_rcu_use(MAP_RCU_QSBR);
-	struct bench_config c = {
-		.design = map_find("hash/linux"),
-		.w = { .key_size = 4, .value_size = 256, .entries = 4096,
-		       .prefill_pct = 100, .dist = DIST_UNIFORM, .seed = 1 },
-		.map_flags = MAP_F_NO_PREALLOC,
-		.threads = 1, .ops = 4000000,
-	};
+	struct bench_config c = config("hash/linux", 256, 4096, 1);
+	c.map_flags = MAP_F_NO_PREALLOC;
+	c.seconds = 0;
+	c.ops = 4000000;
+	c.w.mix[OP_LOOKUP] = 0;
 	c.w.mix[OP_UPDATE] = 100;
 	char err[256] = "";
 	struct bench_result r;
@@ -210,14 +212,8 @@ Test(bench, qsbr_reclaims_while_the_main_thread_waits, .timeout = 120)
  */
 Test(bench, a_workload_too_big_for_memory_is_enomem, .timeout = 60)
 {
-	struct bench_config c = {
-		.design = map_find("hash/linux"),
-		.w = { .key_size = 4, .value_size = 1u << 20, .entries = 65536,
-		       .prefill_pct = 100, .dist = DIST_UNIFORM, .seed = 1 },
-		.map_flags = MAP_F_NO_PREALLOC,
-		.threads = 2, .seconds = 0.1,
-	};
-	c.w.mix[OP_LOOKUP] = 100;
+	struct bench_config c = config("hash/linux", 1u << 20, 65536, 2);
+	c.map_flags = MAP_F_NO_PREALLOC;
 	char err[256] = "";
 	struct bench_result r;
 	limit_address_space(512u << 20);

@@ -60,7 +60,7 @@ expect 0 'warning: the streams hold .*insert=25,delete=25, not .*insert=40,delet
 expect 0 'warning: no key is prefilled' "$maplab" bench "${q[@]}" --mix update=100 --prefill 0
 # An empty list is refused, not a run of nothing.
 expect 2 '--map wants design names' "$maplab" stress --map ""
-expect 2 '--map wants names' "$maplab" bench --map ""
+expect 2 '--map wants design names' "$maplab" bench --map ""
 expect 2 '--map wants design names' "$maplab" stress --map hash/linux,
 expect 2 'threads wants .*numbers' "$maplab" stress --threads ""
 # Unknown flag words are refused with the list of names.
