@@ -61,7 +61,11 @@ int kb_work_prepare(struct kb_work *k, const struct kbench_config *c,
 		return rc;
 	if (c->b.seconds <= 0)
 		k->quota = c->b.ops / c->b.threads + 1;
-	k->keys = workload_make_keys(&c->b.w, c->b.threads);
+	/* The key bytes of the kernel map's type (an LPM key starts with its
+	 * prefix length), whatever type the caller's workload names. */
+	struct workload typed = c->b.w;
+	typed.type = c->map_type;
+	k->keys = workload_make_keys(&typed, c->b.threads);
 	k->streams = calloc(c->b.threads, sizeof(*k->streams));
 	k->done = aligned_alloc(64, c->b.threads * sizeof(*k->done));
 	struct key_sampler *s = workload_sampler_new(&c->b.w);

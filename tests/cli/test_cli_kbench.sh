@@ -25,6 +25,8 @@ if is_root; then
     expect 0 '^hash syscall +1 .*lookup 100%' "${k[@]}" --map hash/linux
     expect 0 'kernel BPF .*hash/linux' "$maplab" compare --quiet --duration 0.05 --warmup 0 \
         --entries 1024 --map hash/linux --run-ops 64 --run-repeat 4
+    expect 0 '^lpm_trie kernel +1 .*lookup 100%' "${k[@]}" --map lpm_trie --key-size 8 \
+        --flags no_prealloc --no-syscall
     # --run-ops at the top of its range loads (it failed from 2048 up).
     expect 0 '^hash kernel +1 .*lookup 100%' "${k[@]}" --map hash --run-ops 8388608 \
         --run-repeat 1 --no-syscall

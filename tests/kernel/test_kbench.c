@@ -17,6 +17,7 @@
  *  - --run-ops at the top of its range (bpf_loop's 2^23) loads and runs;
  *  - only the programs a workload needs are loaded, and a failed load is
  *    silent unless verbose;
+ *  - an LPM trie is prefilled and looked up with LPM keys;
  *  - what this machine cannot run is -EOPNOTSUPP, what the kernel refuses
  *    is its own errno.
  * No timing threshold is asserted beyond orderings the hardware guarantees.
@@ -124,6 +125,20 @@ Test(kbench, pool_inserts_and_deletes_all_succeed, .timeout = 120)
 		     r.r.fail[OP_INSERT]);
 	cr_expect_eq(r.r.fail[OP_DELETE], 0, "%lu deletes failed",
 		     r.r.fail[OP_DELETE]);
+}
+
+/* The keys are the kernel map's kind whatever the workload's type says:
+ * an LPM trie's start with a prefix length (hash keys were refused). */
+Test(kbench, an_lpm_trie_gets_lpm_keys, .timeout = 60)
+{
+	need_kernel();
+	struct kbench_config c = config("lookup=100", 1024, 100, 10000);
+	c.map_type = MAP_TYPE_LPM_TRIE;
+	c.b.w.key_size = 8;
+	c.b.map_flags = MAP_F_NO_PREALLOC;
+	struct kbench_result r = run_counted(&c);
+	cr_expect_eq(r.r.ok[OP_LOOKUP], r.r.ops, "%lu of %lu lookups hit",
+		     r.r.ok[OP_LOOKUP], r.r.ops);
 }
 
 /* Defect 18: 2048 and above failed to load (the verifier explored every
