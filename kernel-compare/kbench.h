@@ -2,18 +2,27 @@
 /*
  * kbench.h: the workloads of `maplab bench` on the kernel's own maps.
  *
- * side "kernel": inside BPF programs (bpf/kbench.bpf.c) run by
- * BPF_PROG_TEST_RUN, one worker thread per CPU, each pinned to its CPU and
- * replaying the same precomputed stream as the userspace worker of the same
- * number, through the same keys.  Every round runs the workload program
- * and the baseline program (every step but the map call) with the same
- * repeat count; the map call's cost is (program - baseline) / ops.
- * docs/kernel-compare.md says how the figure is derived and checked.
+ * Two engines, one per side, on what kbench_work.h gives both (the keys,
+ * the workers' streams, the prefilled target map, a thread team whose
+ * worker i is pinned to the i-th CPU this process may use):
  *
- * side "syscall": the same ops through bpf(2) from userspace, one call per
- * op (what a userspace consumer of a kernel map pays), and in batches
- * (BPF_MAP_LOOKUP_BATCH walking the map, BPF_MAP_UPDATE_BATCH of the
- * stream's keys).
+ * side "kernel" (kbench_prog.c): inside BPF programs (bpf/kbench.bpf.c) run
+ * by BPF_PROG_TEST_RUN, one worker thread per CPU, each replaying the same
+ * precomputed stream as the userspace worker of the same number, through
+ * the same keys.  Every round runs the workload program and the baseline
+ * program (every step but the map call) with the same repeat count; the
+ * map call's cost is (program - baseline) / ops.  docs/kernel-compare.md
+ * says how the figure is derived and checked.
+ *
+ * side "syscall" (kbench_syscall.c): the same ops through bpf(2) from
+ * userspace, one call per op (what a userspace consumer of a kernel map
+ * pays), and in batches (BPF_MAP_LOOKUP_BATCH walking the map,
+ * BPF_MAP_UPDATE_BATCH of the stream's keys).
+ *
+ * Errors: -EOPNOTSUPP, with the reason in err, for a point this machine
+ * cannot run (more threads than CPUs this process may use; batch syscalls
+ * for a mixed workload); any other negative errno is a real failure (the
+ * kernel refused the map or the program, a pin failed, ...).
  */
 #ifndef MAPLAB_KBENCH_H
 #define MAPLAB_KBENCH_H
@@ -27,6 +36,8 @@ struct kbench_config {
 	uint32_t map_type;       /* MAP_TYPE_* */
 	unsigned ops_per_run;    /* map calls in one program run (1024) */
 	unsigned run_repeat;     /* BPF_PROG_TEST_RUN repeat count (64) */
+	bool verbose;            /* libbpf's messages and the verifier's log
+				    on stderr (else silent) */
 };
 
 struct kbench_result {
@@ -36,9 +47,14 @@ struct kbench_result {
 	unsigned rounds;           /* program + baseline pairs timed */
 };
 
+/* The most map calls one program run may make: bpf_loop's limit (the
+ * kernel's BPF_MAX_LOOPS). */
+#define KBENCH_MAX_RUN_OPS (1u << 23)
+
 enum syscall_mode { SYSCALL_SINGLE, SYSCALL_BATCH };
 
-/* 0, or a negative errno with a one-line reason. */
+/* 0, or a negative errno with a one-line reason (see Errors above).
+ * ops_per_run: 1 to 2^23 (bpf_loop's limit). */
 int kbench_run(const struct kbench_config *c, struct kbench_result *r,
 	       char *err, size_t errlen);
 
@@ -50,9 +66,5 @@ int kbench_run(const struct kbench_config *c, struct kbench_result *r,
  */
 int kbench_syscall_run(const struct kbench_config *c, enum syscall_mode mode,
 		       struct bench_result *r, char *err, size_t errlen);
-
-/* The kernel map type for a type name or a design name ("hash",
- * "hash/linux"): 0 when neither. */
-uint32_t kbench_map_type(const char *name);
 
 #endif /* MAPLAB_KBENCH_H */

@@ -159,7 +159,7 @@ static int run_side(struct bench_cli *cli, enum side side,
 				runs[i] = kruns[i].r;
 			mops[i] = runs[i].mops;
 			if (rc && side != SIDE_USER &&
-			    (rc == -EOPNOTSUPP || rc == -EINVAL)) {
+			    rc == -EOPNOTSUPP) {
 				progress_clear(p);
 				if (r == 0)
 					fprintf(stderr, "maplab %s: %s %s, %u threads: "

@@ -1,31 +1,39 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * kbench.h: what the in-kernel benchmark program and its userspace driver
- * share.  Included by the BPF program (clang -target bpf) and by C.
+ * share.  Included by the BPF program (clang -target bpf) and by C; the C
+ * side (kernel-compare/kbench_prog.c) asserts that the op numbers and
+ * struct kb_op match harness/bench/workload.h's, so streams are copied
+ * as they are.
  */
 #ifndef MAPLAB_KBENCH_SHARED_H
 #define MAPLAB_KBENCH_SHARED_H
 
-/* The ops of harness/workload.h, same numbers. */
+/* The ops of harness/bench/workload.h's enum bench_op, same numbers. */
 #define KB_OP_LOOKUP 0
 #define KB_OP_UPDATE 1
 #define KB_OP_INSERT 2
 #define KB_OP_DELETE 3
 
-#define KB_MAX_CPUS 256
-
-/* One step of a worker's stream: harness/workload.h's struct stream_op. */
+/* One step of a worker's stream: harness/bench/workload.h's struct
+ * stream_op, same layout. */
 struct kb_op {
 	unsigned int key; /* index into the keys array */
 	unsigned int op;  /* KB_OP_* */
 };
 
-/* Per CPU: where its stream starts and where it has got to, and counts. */
+/*
+ * The record of one CPU, indexed by its real id (bpf_get_smp_processor_id):
+ * where the stream of the worker pinned there starts, where it has got
+ * to, and the counts of its map calls.  A CPU no worker is pinned to has
+ * len == 0, and a program run there aborts.
+ */
 struct kb_cpu {
 	unsigned int base;   /* first index of this CPU's stream */
 	unsigned int len;    /* its length */
 	unsigned int pos;    /* next op (kept across runs) */
-	unsigned int pad;
+	unsigned int sink;   /* the baseline's sum of what it read (kept so
+				the compiler keeps those loads) */
 	unsigned long long ok[4], fail[4];
 };
 

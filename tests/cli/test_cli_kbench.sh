@@ -1,19 +1,56 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # kbench, and compare where it needs the kernel side.
-# usage: test_cli_kbench.sh MAPLAB SOURCE_ROOT
-maplab=$1 root=$2
+# usage: test_cli_kbench.sh MAPLAB SOURCE_ROOT PINFAIL_SHIM
+maplab=$1 root=$2 pinfail=$(realpath "$3")
 . "$(dirname "$0")/lib.sh"
 
 # kbench and compare: bad input; the kernel side where this machine has one.
 expect 2 "run-ops wants a whole number from 1" "$maplab" kbench --run-ops 0
 expect 2 "no design 'tree'.*kernel map types" "$maplab" kbench --map tree
+
+# Exit 2 and a single line on stderr matching PATTERN (libbpf and the
+# verifier say nothing unasked).
+one_line_error() {
+    local pattern=$1; shift
+    local err
+    err=$("$@" 2>&1 >/dev/null)
+    [ $? -eq 2 ] && [ "$(wc -l <<<"$err")" -eq 1 ] && grep -qE -e "$pattern" <<<"$err" ||
+        { echo "    stderr: $(head -c 300 <<<"$err")"; false; }
+}
+
 if is_root; then
     k=("$maplab" kbench --quiet --duration 0.05 --warmup 0 --entries 1024 --run-ops 64 --run-repeat 4)
     expect 0 '^hash kernel +1 .*lookup 100%' "${k[@]}" --map hash
     expect 0 '^hash syscall +1 .*lookup 100%' "${k[@]}" --map hash/linux
     expect 0 'kernel BPF .*hash/linux' "$maplab" compare --quiet --duration 0.05 --warmup 0 \
         --entries 1024 --map hash/linux --run-ops 64 --run-repeat 4
+    expect 0 '^lpm_trie kernel +1 .*lookup 100%' "${k[@]}" --map lpm_trie --key-size 8 \
+        --flags no_prealloc --no-syscall
+    # --run-ops at the top of its range loads (it failed from 2048 up).
+    expect 0 '^hash kernel +1 .*lookup 100%' "${k[@]}" --map hash --run-ops 8388608 \
+        --run-repeat 1 --no-syscall
+
+    # A load the kernel refuses (programs may not write this map): exit 2, one
+    # line, no libbpf warnings or verifier log without --verbose.
+    check 'a refused load says one line' one_line_error \
+        '^maplab kbench: .*refused the kbench programs \(kb_update.*Permission denied' \
+        "${k[@]}" --map hash --flags rdonly_prog --mix update=100
+
+    # Workers run on the CPUs this process may use, by their real ids: under
+    # taskset -c 1 the one worker's stream is CPU 1's record, and a program
+    # run on any other CPU finds none and aborts (exit 2).
+    if taskset -c 1 true 2>/dev/null; then
+        expect 0 '^hash kernel +1 .*lookup 100%' taskset -c 1 "${k[@]}" --map hash --threads 1
+        expect 0 'skipped: one worker per CPU: this process may use 1 CPU, not 2' \
+            taskset -c 1 "${k[@]}" --map hash --threads 2 --no-syscall
+    fi
+    # A pin that fails fails the run (it used to leave the workers where they
+    # were, all on one CPU).  ASan must not insist on coming first.
+    preload=(env LD_PRELOAD="$pinfail" ASAN_OPTIONS="${ASAN_OPTIONS:-}:verify_asan_link_order=0")
+    check 'a failed pin fails the run' one_line_error \
+        '^maplab kbench: .*cannot pin worker 0 to cpu [0-9]+: Invalid argument' \
+        "${preload[@]}" "${k[@]}" --map hash
 fi
 # Without BPF (as nobody), compare says so and runs the userspace side.
 nobody=(setpriv --reuid=65534 --regid=65534 --clear-groups)

@@ -1,0 +1,174 @@
+/* SPDX-License-Identifier: MIT */
+/* kbench_work.c: see kbench_work.h. */
+#include "kbench_work.h"
+#include "harness/common/parse.h"
+#include "maps/common/cpu.h"
+
+#include <bpf/bpf.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+uint64_t kb_now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* One worker per CPU: the team pins worker i to the (i mod n)-th allowed
+ * CPU, so more workers than allowed CPUs would share one (and, on the
+ * kernel side, one CPU's record). */
+static int check_threads(const struct kbench_config *c, char *err,
+			 size_t errlen)
+{
+	unsigned cpus = map_cpu_allowed_count();
+	if (c->b.threads == 0) {
+		snprintf(err, errlen, "no threads to run");
+		return -EINVAL;
+	}
+	if (c->b.threads <= cpus)
+		return 0;
+	snprintf(err, errlen, "one worker per CPU: this process may use %u "
+		 "CPU%s, not %u", cpus, cpus == 1 ? "" : "s", c->b.threads);
+	return -EOPNOTSUPP;
+}
+
+void kb_work_free(struct kb_work *k)
+{
+	for (unsigned t = 0; k->streams && t < k->c->b.threads; t++)
+		workload_stream_free(&k->streams[t]);
+	free(k->streams);
+	free(k->keys);
+	free(k->done);
+	if (k->target_fd >= 0)
+		close(k->target_fd);
+	k->streams = NULL;
+	k->keys = NULL;
+	k->done = NULL;
+	k->target_fd = -1;
+}
+
+int kb_work_prepare(struct kb_work *k, const struct kbench_config *c,
+		    char *err, size_t errlen)
+{
+	*k = (struct kb_work){ .c = c, .target_fd = -1 };
+	int rc = check_threads(c, err, errlen);
+	if (rc)
+		return rc;
+	if (c->b.seconds <= 0)
+		k->quota = c->b.ops / c->b.threads + 1;
+	/* The key bytes of the kernel map's type (an LPM key starts with its
+	 * prefix length), whatever type the caller's workload names. */
+	struct workload typed = c->b.w;
+	typed.type = c->map_type;
+	k->keys = workload_make_keys(&typed, c->b.threads);
+	k->streams = calloc(c->b.threads, sizeof(*k->streams));
+	k->done = aligned_alloc(64, c->b.threads * sizeof(*k->done));
+	struct key_sampler *s = workload_sampler_new(&c->b.w);
+	rc = k->keys && k->streams && k->done && s ? 0 : -ENOMEM;
+	for (unsigned t = 0; t < c->b.threads && !rc; t++)
+		atomic_init(&k->done[t].ops, 0);
+	for (unsigned t = 0; t < c->b.threads && !rc; t++)
+		rc = workload_make_stream(&c->b.w, s, t, KB_STREAM_LEN,
+					  &k->streams[t]);
+	workload_sampler_free(s);
+	if (rc) {
+		snprintf(err, errlen, "out of memory building key streams");
+		kb_work_free(k);
+	}
+	return rc;
+}
+
+/* The same prefill as the userspace bench: keys 0..P-1, same values. */
+static int prefill(struct kb_work *k, char *err, size_t errlen)
+{
+	const struct workload *w = &k->c->b.w;
+	uint64_t n = workload_prefill_count(w);
+	uint8_t *value = calloc(1, w->value_size);
+	int rc = value ? 0 : -ENOMEM;
+
+	for (uint64_t i = 0; i < n && !rc; i++) {
+		workload_fill_value(value, w->value_size, i);
+		rc = bpf_map_update_elem(k->target_fd, k->keys + i * w->key_size,
+					 value, BPF_NOEXIST);
+	}
+	free(value);
+	if (rc)
+		snprintf(err, errlen, "prefilling the kernel map: %s",
+			 strerror(-rc));
+	return rc;
+}
+
+int kb_work_create_target(struct kb_work *k, char *err, size_t errlen)
+{
+	const struct kbench_config *c = k->c;
+	const struct workload *w = &c->b.w;
+	LIBBPF_OPTS(bpf_map_create_opts, o, .map_flags = c->b.map_flags);
+
+	k->target_fd = bpf_map_create((enum bpf_map_type)c->map_type, "maplab",
+				      w->key_size, w->value_size, w->entries, &o);
+	if (k->target_fd < 0) {
+		int rc = k->target_fd;
+		char flags[128];
+		snprintf(err, errlen, "the kernel refuses a %s map with key_size=%u "
+			 "value_size=%u max_entries=%u flags=%s: %s",
+			 map_type_name(c->map_type), w->key_size, w->value_size,
+			 w->entries, format_map_flags(c->b.map_flags, flags,
+						      sizeof(flags)),
+			 strerror(-rc));
+		return rc;
+	}
+	return prefill(k, err, errlen);
+}
+
+/* What the team's callbacks see: the engine's plan and the work. */
+struct team_ctx {
+	const struct kb_work *k;
+	const struct kb_team_plan *plan;
+};
+
+static void run_phase(void *ctx, unsigned worker, unsigned phase,
+		      const atomic_bool *stop)
+{
+	const struct team_ctx *tc = ctx;
+	tc->plan->body(tc->plan->ctx, worker, phase, stop);
+}
+
+/* Progress when counting ops: the fraction of the quotas done. */
+static double fraction_done(void *ctx)
+{
+	const struct kb_work *k = ((const struct team_ctx *)ctx)->k;
+	uint64_t ops = 0;
+	for (unsigned t = 0; t < k->c->b.threads; t++)
+		ops += atomic_load_explicit(&k->done[t].ops,
+					    memory_order_relaxed);
+	return (double)ops / ((double)k->quota * k->c->b.threads);
+}
+
+int kb_work_run_team(const struct kb_work *k, const struct kb_team_plan *plan,
+		     char *err, size_t errlen)
+{
+	const struct bench_config *b = &k->c->b;
+	struct team_ctx ctx = { k, plan };
+	struct team_config tc = {
+		.threads = b->threads, .body = run_phase, .ctx = &ctx,
+		.progress = b->progress, .progress_arg = b->progress_arg,
+		.done_fraction = b->seconds > 0 ? NULL : fraction_done,
+	};
+	struct team team;
+	int rc = team_start(&team, &tc, err, errlen);
+	if (rc)
+		return rc;
+	if (plan->pinned)
+		rc = plan->pinned(plan->ctx, &team, err, errlen);
+	if (!rc && plan->warmup && b->warmup > 0)
+		team_run_phase(&team, KB_PHASE_WARMUP, b->warmup);
+	if (!rc)
+		team_run_phase(&team, KB_PHASE_TIMED, b->seconds);
+	team_join(&team);
+	return rc;
+}

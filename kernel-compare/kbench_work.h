@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * kbench_work.h: what kbench's two engines (kbench_prog.c, the BPF
+ * programs; kbench_syscall.c, bpf(2) from userspace) share.  Private to
+ * kernel-compare.
+ *
+ *   kb_work_prepare        refuse a point this machine cannot run (more
+ *                          threads than CPUs the process may use); build the
+ *                          keys and each worker's stream, as bench does
+ *   kb_work_create_target  create the kernel map of the config (type, sizes,
+ *                          flags) and prefill it with bench's keys and values
+ *   kb_work_run_team       the thread team (harness/common/team.h): worker i
+ *                          pinned to the i-th CPU this process may use; a
+ *                          warm-up phase, then the timed phase (--duration,
+ *                          or until every worker has done its quota)
+ *   kb_work_free
+ *
+ * One kb_work serves one run; the main thread owns it, and the workers
+ * only read it (each writes only to its engine's per-worker record).
+ */
+#ifndef MAPLAB_KBENCH_WORK_H
+#define MAPLAB_KBENCH_WORK_H
+
+#include "kbench.h"
+#include "harness/common/team.h"
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+/* Ops in each worker's stream (it repeats); bench uses longer ones, but
+ * the kernel side copies them all into one BPF array. */
+#define KB_STREAM_LEN (1u << 16)
+
+/* A worker's ops so far in the timed phase, on a line of its own: written
+ * by the worker, read (relaxed, for progress only) by the main thread. */
+struct kb_done {
+	_Atomic uint64_t ops;
+} __attribute__((aligned(64)));
+
+struct kb_work {
+	const struct kbench_config *c;
+	uint8_t *keys;          /* key i at keys + i * key_size */
+	struct stream *streams; /* one per worker */
+	int target_fd;          /* the kernel map, or -1 before it is created */
+	uint64_t quota;         /* map calls per worker when counting ops
+				   (c->b.seconds == 0); else 0 */
+	struct kb_done *done;   /* one per worker */
+};
+
+enum kb_phase { KB_PHASE_WARMUP, KB_PHASE_TIMED };
+
+/* How an engine runs its workers on the team. */
+struct kb_team_plan {
+	team_body body;       /* called with phase KB_PHASE_WARMUP or _TIMED */
+	void *ctx;
+	bool warmup;          /* run a warm-up phase (for c->b.warmup s) */
+	/* Optional: called once every worker is pinned, before any phase,
+	 * with the team (team_cpu_of gives each worker's CPU id).  0, or
+	 * -errno with a reason in err, which ends the run. */
+	int (*pinned)(void *ctx, const struct team *team, char *err,
+		      size_t errlen);
+};
+
+/* 0, or -errno (-EOPNOTSUPP for a point this machine cannot run) with a
+ * one-line reason in err.  On success kb_work_free must follow. */
+int kb_work_prepare(struct kb_work *k, const struct kbench_config *c,
+		    char *err, size_t errlen);
+
+/* Create and prefill k->target_fd.  0, or the kernel's -errno with a
+ * reason in err. */
+int kb_work_create_target(struct kb_work *k, char *err, size_t errlen);
+
+/* Start the team, run its phases, join.  0, or -errno with a reason in err
+ * (a worker that cannot be started or pinned, or what plan->pinned says). */
+int kb_work_run_team(const struct kb_work *k, const struct kb_team_plan *plan,
+		     char *err, size_t errlen);
+
+void kb_work_free(struct kb_work *k);
+
+/* Worker `worker` has done `ops` ops of the timed phase (for progress). */
+static inline void kb_work_done(const struct kb_work *k, unsigned worker,
+				uint64_t ops)
+{
+	atomic_store_explicit(&k->done[worker].ops, ops, memory_order_relaxed);
+}
+
+/* CLOCK_MONOTONIC in ns: the workers' start and end times. */
+uint64_t kb_now_ns(void);
+
+#endif /* MAPLAB_KBENCH_WORK_H */
