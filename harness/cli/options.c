@@ -3,6 +3,7 @@
 #include "cli.h"
 #include "harness/common/keys.h"
 #include "harness/common/parse.h"
+#include "kernel-compare/kbench.h"
 #include "maps/common/rcu.h"
 
 #include <errno.h>
@@ -73,7 +74,7 @@ static const struct opt_spec specs[] = {
 	  "no progress line" },
 	{ OPT_VERBOSE, "verbose", TAKES_NOTHING, 0, 0, 0, 0, NULL,
 	  "show libbpf's messages and the verifier's log when a load fails" },
-	{ OPT_RUN_OPS, "run-ops", TAKES_NUMBER, 1, 1ULL << 23, 0, 0, "N",
+	{ OPT_RUN_OPS, "run-ops", TAKES_NUMBER, 1, KBENCH_MAX_RUN_OPS, 0, 0, "N",
 	  "map calls per BPF program run" },
 	{ OPT_RUN_REPEAT, "run-repeat", TAKES_NUMBER, 1, 1ULL << 20, 0, 0, "N",
 	  "BPF_PROG_TEST_RUN repeat count" },

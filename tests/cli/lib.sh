@@ -4,6 +4,11 @@
 #   expect STATUS PATTERN CMD...   exit status STATUS and PATTERN (an
 #                                  extended regex) somewhere in the output
 #   check NAME CONDITION...        a test of its own: CONDITION must succeed
+#   one_line_error PATTERN CMD...  exit 2 and a single line on stderr
+#                                  matching PATTERN
+#   preload                        a command prefix that runs CMD with the
+#                                  pinfail shim (every CPU pin fails); needs
+#                                  pinfail set to the shim's path
 #   finish                         print the tally; exit 1 on any failure
 set -u
 tmp=$(mktemp -d)
@@ -29,6 +34,18 @@ check() {
     if "$@"; then pass=$((pass + 1)); else
         fail=$((fail + 1)); echo "FAIL: $name"; fi
 }
+
+one_line_error() {
+    local pattern=$1; shift
+    local err
+    err=$("$@" 2>&1 >/dev/null)
+    [ $? -eq 2 ] && [ "$(wc -l <<<"$err")" -eq 1 ] && grep -qE -e "$pattern" <<<"$err" ||
+        { echo "    stderr: $(head -c 300 <<<"$err")"; false; }
+}
+
+# ASan must not insist on coming first in the library list.
+[ -n "${pinfail:-}" ] && pinfail=$(realpath "$pinfail")
+preload=(env LD_PRELOAD="${pinfail:-}" ASAN_OPTIONS="${ASAN_OPTIONS:-}:verify_asan_link_order=0")
 
 finish() {
     echo "$(basename "$0" .sh): $pass passed, $fail failed"

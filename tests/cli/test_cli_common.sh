@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # The maplab command line as a whole: help, unknown commands and options,
-# exit statuses.  usage: test_cli_common.sh MAPLAB SOURCE_ROOT
-maplab=$1 root=$2
+# exit statuses.  usage: test_cli_common.sh MAPLAB SOURCE_ROOT PINFAIL_SHIM
+maplab=$1 root=$2 pinfail=$3
 . "$(dirname "$0")/lib.sh"
 
 expect 0 'usage: maplab' "$maplab" --help
@@ -66,6 +66,18 @@ expect 2 'threads wants .*numbers' "$maplab" stress --threads ""
 # Unknown flag words are refused with the list of names.
 expect 2 "unknown map flag 'fast' \(no_prealloc, no_common_lru, numa_node, rdonly, wronly, zero_seed" \
     "$maplab" bench --flags fast
+# Workers are pinned to the CPUs the process may use; a pin that fails
+# fails the run (it used to leave every worker where it started).
+check 'bench: a failed pin fails the run' one_line_error \
+    '^maplab bench: .*cannot pin worker 0 to cpu [0-9]+: Invalid argument' \
+    "${preload[@]}" "$maplab" bench "${q[@]}" --threads 2
+check 'stress: a failed pin fails the run' one_line_error \
+    '^maplab stress: hash/linux: cannot pin worker 0 to cpu [0-9]+: Invalid argument' \
+    "${preload[@]}" "$maplab" stress --map hash/linux --ops 1000
+if taskset -c 1 true 2>/dev/null; then
+    expect 0 '^hash/linux +2 ' taskset -c 1 "$maplab" bench "${q[@]}" --threads 2
+fi
+
 # A message never echoes raw control bytes.
 expect 2 'unknown option .--\\x1b\[31m' "$maplab" list $'--\e[31m'
 
