@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The trace parser: what it accepts, and that every kind of malformed line
- * is refused with its own line number.
+ * is refused with its own line number and a message safe for a terminal.
  */
 #include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "harness/trace/trace.h"
@@ -80,6 +82,25 @@ static const struct {
 	  "twice" },
 	{ "map hash key_size=1 value_size=1 max_entries=1 flags=fast\n", 1,
 	  "map flag" },
+	/* Sizes are decimal, as everywhere in maplab (harness/common/parse.h). */
+	{ "map hash key_size=4 value_size=4 max_entries=0x10\n", 1, "decimal" },
+	{ "map hash key_size=+4 value_size=4 max_entries=1\n", 1, "decimal" },
+	{ "map hash key_size=4 value_size=4k max_entries=1\n", 1, "decimal" },
+	{ "map hash key_size=4 value_size=1e3 max_entries=1\n", 1, "decimal" },
+	{ "map hash key_size= value_size=4 max_entries=1\n", 1, "decimal" },
+	{ "map hash key_size=4 value_size=4 max_entries=1 flags=\n", 1,
+	  "map flag" },
+	{ "map hash key_size=4 value_size=4 max_entries=1 flags=rdonly||wronly\n",
+	  1, "map flag" },
+	/* Input quoted in a message is escaped, never sent raw to a terminal. */
+	{ "map hash key_size=1 value_size=1 max_entries=1\n\x1b[2Jwipe 00\n", 2,
+	  "unknown operation '\\x1b[2Jwipe'" },
+	{ "map h\x07sh key_size=1 value_size=1 max_entries=1\n", 1,
+	  "'h\\x07sh'" },
+	{ "map hash key_size=1 value_size=1 max_entries=1\nlookup \x9b" "31m\n", 2,
+	  "key '\\x9b31m'" },
+	{ "map hash key_size=1 value_size=1 max_entries=1 flags=\x1b]0;x\n", 1,
+	  "flag '\\x1b]0;x'" },
 };
 
 Test(trace, malformed_lines_name_their_line)
@@ -94,7 +115,63 @@ Test(trace, malformed_lines_name_their_line)
 			  "case %zu: '%s' does not start with '%s'", i, err, where);
 		cr_expect(strstr(err, bad[i].says) != NULL,
 			  "case %zu: '%s' does not say '%s'", i, err, bad[i].says);
+		for (const char *c = err; *c; c++)
+			cr_expect((unsigned char)*c >= 0x20 &&
+				  (unsigned char)*c < 0x7f,
+				  "case %zu: raw byte %#x in the message", i,
+				  (unsigned char)*c);
 	}
+}
+
+/* "010" is ten, not eight: no base prefixes. */
+Test(trace, sizes_are_decimal)
+{
+	struct trace t;
+	char err[256];
+	cr_assert_eq(parse("map hash key_size=010 value_size=4 "
+			   "max_entries=4294967295\n", &t, err, sizeof(err)), 0,
+		     "%s", err);
+	cr_expect_eq(t.lines[0].attr.key_size, 10);
+	cr_expect_eq(t.lines[0].attr.max_entries, UINT32_MAX);
+	trace_free(&t);
+}
+
+/* A NUL ends a C string: everything after it on the line would be
+ * silently dropped ("lookup 00" read where "lookup 00\0 junk" stands). */
+Test(trace, a_nul_byte_is_refused_with_its_line)
+{
+	static const char text[] = "map hash key_size=1 value_size=1 "
+				   "max_entries=1\nlookup 00\0 junk\n";
+	FILE *f = fmemopen((void *)text, sizeof(text) - 1, "r");
+	cr_assert_not_null(f);
+	struct trace t;
+	char err[256] = "";
+	cr_expect_eq(trace_parse(f, "t", &t, err, sizeof(err)), -1);
+	fclose(f);
+	cr_expect(strstr(err, "t:2: a NUL byte at column 10") != NULL, "%s",
+		  err);
+}
+
+/* Every flag of maps/common/map.h's table has its name in traces, read
+ * and written by the one table. */
+Test(trace, every_flag_name_reads_and_prints)
+{
+	struct trace t;
+	char err[256];
+	const char *text = "map hash key_size=4 value_size=4 max_entries=4 "
+			   "flags=no_prealloc|no_common_lru|numa_node|rdonly|"
+			   "wronly|zero_seed|rdonly_prog|wronly_prog|0x20\n";
+	cr_assert_eq(parse(text, &t, err, sizeof(err)), 0, "%s", err);
+	cr_expect_eq(t.lines[0].attr.flags, 0x1ffu);
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+	trace_print_line(f, &t, 0);
+	fputc('\n', f);
+	fclose(f);
+	cr_expect_str_eq(out, text);
+	free(out);
+	trace_free(&t);
 }
 
 Test(trace, print_line_round_trips)
@@ -109,7 +186,7 @@ Test(trace, print_line_round_trips)
 	size_t len = 0;
 	FILE *f = open_memstream(&out, &len);
 	for (size_t i = 0; i < t.n; i++) {
-		trace_print_line(f, &t.lines[i], &t.lines[0].attr);
+		trace_print_line(f, &t, i);
 		fputc('\n', f);
 	}
 	fclose(f);
