@@ -5,7 +5,11 @@
  * Random traces (several seeds, map sizes, key sizes, with and without
  * prealloc and zero_seed) are replayed on both sides and their result
  * lines must be byte-identical; with zero_seed that includes the order of
- * get_next_key.  Creation errors are compared the same way.
+ * get_next_key.  Creation errors are compared the same way, and so are
+ * random traces with each access flag (rdonly, wronly, rdonly_prog,
+ * wronly_prog: EPERM on the syscall side, plookup untouched).  The kernel's
+ * plookup is checked on its own where the syscall and the program differ
+ * (a write-only map) and where its program cannot run.
  *
  * Needs root and a kernel with BPF.  Without them each test is skipped with
  * the reason; with MAPLAB_REQUIRE_KERNEL=1 (CI) it fails instead, so CI

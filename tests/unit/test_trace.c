@@ -82,25 +82,6 @@ static const struct {
 	  "twice" },
 	{ "map hash key_size=1 value_size=1 max_entries=1 flags=fast\n", 1,
 	  "map flag" },
-	/* Sizes are decimal, as everywhere in maplab (harness/common/parse.h). */
-	{ "map hash key_size=4 value_size=4 max_entries=0x10\n", 1, "decimal" },
-	{ "map hash key_size=+4 value_size=4 max_entries=1\n", 1, "decimal" },
-	{ "map hash key_size=4 value_size=4k max_entries=1\n", 1, "decimal" },
-	{ "map hash key_size=4 value_size=1e3 max_entries=1\n", 1, "decimal" },
-	{ "map hash key_size= value_size=4 max_entries=1\n", 1, "decimal" },
-	{ "map hash key_size=4 value_size=4 max_entries=1 flags=\n", 1,
-	  "map flag" },
-	{ "map hash key_size=4 value_size=4 max_entries=1 flags=rdonly||wronly\n",
-	  1, "map flag" },
-	/* Input quoted in a message is escaped, never sent raw to a terminal. */
-	{ "map hash key_size=1 value_size=1 max_entries=1\n\x1b[2Jwipe 00\n", 2,
-	  "unknown operation '\\x1b[2Jwipe'" },
-	{ "map h\x07sh key_size=1 value_size=1 max_entries=1\n", 1,
-	  "'h\\x07sh'" },
-	{ "map hash key_size=1 value_size=1 max_entries=1\nlookup \x9b" "31m\n", 2,
-	  "key '\\x9b31m'" },
-	{ "map hash key_size=1 value_size=1 max_entries=1 flags=\x1b]0;x\n", 1,
-	  "flag '\\x1b]0;x'" },
 };
 
 Test(trace, malformed_lines_name_their_line)
@@ -115,12 +96,57 @@ Test(trace, malformed_lines_name_their_line)
 			  "case %zu: '%s' does not start with '%s'", i, err, where);
 		cr_expect(strstr(err, bad[i].says) != NULL,
 			  "case %zu: '%s' does not say '%s'", i, err, bad[i].says);
-		for (const char *c = err; *c; c++)
-			cr_expect((unsigned char)*c >= 0x20 &&
-				  (unsigned char)*c < 0x7f,
-				  "case %zu: raw byte %#x in the message", i,
-				  (unsigned char)*c);
 	}
+}
+
+/* Parse text, which must fail with a message holding `says`. */
+static void expect_refused(const char *text, const char *says)
+{
+	struct trace t;
+	char err[256] = "";
+	cr_expect_eq(parse(text, &t, err, sizeof(err)), -1, "accepted: %s",
+		     text);
+	cr_expect(strstr(err, says) != NULL, "'%s' does not say '%s'", err,
+		  says);
+	for (const char *c = err; *c; c++)
+		cr_expect((unsigned char)*c >= 0x20 && (unsigned char)*c < 0x7f,
+			  "raw byte %#x in '%s'", (unsigned char)*c, err);
+}
+
+/* Sizes are decimal, as everywhere in maplab (harness/common/parse.h);
+ * flags are read by the one table. */
+Test(trace, sizes_must_be_decimal)
+{
+	static const char *const attrs[] = {
+		"key_size=4 value_size=4 max_entries=0x10",
+		"key_size=+4 value_size=4 max_entries=1",
+		"key_size=4 value_size=4k max_entries=1",
+		"key_size=4 value_size=1e3 max_entries=1",
+		"key_size= value_size=4 max_entries=1",
+	};
+	for (size_t i = 0; i < sizeof(attrs) / sizeof(attrs[0]); i++) {
+		char text[128];
+		snprintf(text, sizeof(text), "map hash %s\n", attrs[i]);
+		expect_refused(text, "t:1: ");
+		expect_refused(text, "must be a decimal number");
+	}
+	expect_refused("map hash key_size=4 value_size=4 max_entries=1 "
+		       "flags=\n", "unknown map flag");
+	expect_refused("map hash key_size=4 value_size=4 max_entries=1 "
+		       "flags=rdonly||wronly\n", "unknown map flag");
+}
+
+/* Input quoted in a message is escaped, never sent raw to a terminal. */
+Test(trace, messages_escape_what_they_quote)
+{
+	expect_refused("map hash key_size=1 value_size=1 max_entries=1\n"
+		       "\x1b[2Jwipe 00\n", "t:2: unknown operation '\\x1b[2Jwipe'");
+	expect_refused("map h\x07sh key_size=1 value_size=1 max_entries=1\n",
+		       "'h\\x07sh'");
+	expect_refused("map hash key_size=1 value_size=1 max_entries=1\n"
+		       "lookup \x9b" "31m\n", "t:2: key '\\x9b31m'");
+	expect_refused("map hash key_size=1 value_size=1 max_entries=1 "
+		       "flags=\x1b]0;x\n", "flag '\\x1b]0;x'");
 }
 
 /* "010" is ten, not eight: no base prefixes. */
