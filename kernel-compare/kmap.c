@@ -37,9 +37,11 @@ static struct kmap *kmap_of(struct map *m)
 	return (struct kmap *)m;
 }
 
-int kmap_fd(struct map *m)
+static bool verbose;
+
+void kmap_set_verbose(bool on)
 {
-	return kmap_of(m)->fd;
+	verbose = on;
 }
 
 /* --- the lookup program ---------------------------------------------------- */
@@ -82,22 +84,29 @@ static int load_lookup_prog(int key_array_fd, int target_fd)
 	p[n++] = insn(BPF_ALU64 | BPF_MOV | BPF_K, BPF_REG_0, 0, 0, 0); /* miss: */
 	p[n++] = insn(BPF_JMP | BPF_EXIT, 0, 0, 0, 0);
 
+	/* A log buffer only when asked: with one, libbpf loads a refused
+	 * program a second time to fill it. */
 	char log[4096] = "";
-	LIBBPF_OPTS(bpf_prog_load_opts, opts, .log_buf = log,
-		    .log_size = sizeof(log), .log_level = 0);
+	LIBBPF_OPTS(bpf_prog_load_opts, opts, .log_buf = verbose ? log : NULL,
+		    .log_size = verbose ? sizeof(log) : 0);
 	int fd = bpf_prog_load(BPF_PROG_TYPE_RAW_TRACEPOINT, "maplab_plookup",
 			       "Dual MIT/GPL", p, (size_t)n, &opts);
 	if (fd < 0 && log[0])
-		fprintf(stderr, "maplab: lookup program rejected:\n%s\n", log);
+		fprintf(stderr, "maplab: the lookup program was refused (%s); "
+			"the verifier's log:\n%s\n", strerror(-fd), log);
 	return fd;
 }
 
+/* The key array and the program, made on the first program-style lookup
+ * (a failed attempt leaves what it made, for the next one to reuse). */
 static int ensure_lookup_prog(struct kmap *k)
 {
 	if (k->prog_fd >= 0)
 		return 0;
-	k->key_array_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "maplab_key", 4,
-					 k->map.attr.key_size, 1, NULL);
+	if (k->key_array_fd < 0)
+		k->key_array_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "maplab_key",
+						 4, k->map.attr.key_size, 1,
+						 NULL);
 	if (k->key_array_fd < 0)
 		return k->key_array_fd;
 	k->prog_fd = load_lookup_prog(k->key_array_fd, k->fd);
@@ -150,21 +159,35 @@ static int kmap_create(const struct map_attr *attr, struct map **out)
 	return 0;
 }
 
-static void *kmap_lookup(struct map *m, const void *key)
+int kmap_prog_lookup(struct map *m, const void *key)
 {
 	struct kmap *k = kmap_of(m);
 	uint32_t zero = 0;
+	int err;
 
-	if (ensure_lookup_prog(k) ||
-	    bpf_map_update_elem(k->key_array_fd, &zero, key, BPF_ANY))
-		return NULL;
+	if ((err = ensure_lookup_prog(k)) ||
+	    (err = bpf_map_update_elem(k->key_array_fd, &zero, key, BPF_ANY)))
+		return err;
 	LIBBPF_OPTS(bpf_test_run_opts, run);
-	if (bpf_prog_test_run_opts(k->prog_fd, &run) || run.retval != 1)
+	if ((err = bpf_prog_test_run_opts(k->prog_fd, &run)))
+		return err;
+	return run.retval == 1 ? 0 : -ENOENT;
+}
+
+/*
+ * map_ops.lookup: the program's lookup, then a copy of the value by the
+ * syscall, which never marks a reference, so the copy does not disturb
+ * what the program's lookup did.  On a BPF_F_WRONLY map userspace may not
+ * read the value: the key is there, and the copy holds zeros.
+ */
+static void *kmap_lookup(struct map *m, const void *key)
+{
+	struct kmap *k = kmap_of(m);
+
+	if (kmap_prog_lookup(m, key))
 		return NULL;
-	/* The syscall lookup never marks a reference, so the copy does not
-	 * disturb what the program's lookup did. */
 	if (bpf_map_lookup_elem(k->fd, key, k->value_copy))
-		return NULL;
+		memset(k->value_copy, 0, m->attr.value_size);
 	return k->value_copy;
 }
 

@@ -23,6 +23,7 @@ struct trace_cmd {
 	const char *file;      /* --trace */
 	bool random;           /* --random: a generated trace */
 	bool echo;             /* --echo (replay) */
+	bool verbose;          /* --verbose: the verifier's log on a refusal */
 	unsigned max_diffs;    /* --max-diffs (validate) */
 	struct tracegen_opts gen;
 };
@@ -30,16 +31,20 @@ struct trace_cmd {
 static const char usage_replay[] =
 	"usage: maplab replay [--map DESIGN|kernel] (--trace FILE | --random ...) [--echo]\n\n"
 	"Runs a trace (format v1, docs/traces.md) and prints one result line\n"
-	"per operation.  Each map line uses the kernel-faithful design of its\n"
-	"type, unless --map names another design of that type, or `kernel`\n"
-	"for the running kernel's own map (needs root).\n";
+	"per operation, as it goes.  Each map line uses the kernel-faithful\n"
+	"design of its type, unless --map names another design of that type,\n"
+	"or `kernel` for the running kernel's own map (needs root).  The replay\n"
+	"runs on cpu 0.  Exit 0: replayed; 2: bad input, an error of the trace,\n"
+	"or the replay could not run.\n";
 
 static const char usage_validate[] =
 	"usage: maplab validate [--map DESIGN] (--trace FILE | --random ...) [--max-diffs N]\n\n"
 	"Replays the trace on the design (default: the kernel-faithful one of\n"
-	"each map line's type) and on the kernel's own map, compares the\n"
-	"result lines, and shows the first differences.\n"
-	"Exit 0: identical; 1: they differ; 2: bad input or no BPF here.\n";
+	"each map line's type) and on the kernel's own map, line by line in\n"
+	"lock step on cpu 0, compares the result lines, and shows the first\n"
+	"differences.\n"
+	"Exit 0: identical; 1: they differ; 2: bad input, an error of the\n"
+	"trace, no BPF here, or the replay could not run.\n";
 
 static const char usage_gentrace[] =
 	"usage: maplab gentrace [options]\n\n"
@@ -58,11 +63,15 @@ static const char usage_gentrace[] =
 	{ OPT_OPS, "operation lines (1000)" },                               \
 	{ OPT_SEED, "(1)" }
 
+#define VERBOSE_HELP \
+	"show the verifier's log if it refuses the kernel's lookup program"
+
 static const struct cmd_option replay_options[] = {
 	{ OPT_MAP, "a design, or kernel: the running kernel's own map" },
 	{ OPT_TRACE, NULL },
 	{ OPT_RANDOM, NULL },
 	{ OPT_ECHO, NULL },
+	{ OPT_VERBOSE, VERBOSE_HELP },
 	GEN_OPTIONS,
 };
 
@@ -71,6 +80,7 @@ static const struct cmd_option validate_options[] = {
 	{ OPT_TRACE, NULL },
 	{ OPT_RANDOM, NULL },
 	{ OPT_MAX_DIFFS, "differences to show (5)" },
+	{ OPT_VERBOSE, VERBOSE_HELP },
 	GEN_OPTIONS,
 };
 
@@ -89,6 +99,7 @@ static int apply_trace_option(void *ctx, enum opt_id id,
 	case OPT_TRACE: c->file = v->text; return 0;
 	case OPT_RANDOM: c->random = true; return 0;
 	case OPT_ECHO: c->echo = true; return 0;
+	case OPT_VERBOSE: c->verbose = true; return 0;
 	case OPT_MAX_DIFFS: c->max_diffs = (unsigned)v->u; return 0;
 	case OPT_TYPE:
 		a->type = map_type_from_name(v->text);
@@ -155,17 +166,19 @@ static int load_trace(struct trace_cmd *c, struct trace *t)
 
 static struct replay_side kernel_side(void)
 {
-	return replay_fixed_side("kernel", &kmap_ops);
+	return replay_fixed_side("kernel", &kmap_ops, kmap_prog_lookup);
 }
 
-static int kernel_ready(const char *cmd)
+static int kernel_ready(const struct trace_cmd *c)
 {
 	char why[256];
-	if (kmap_available(why, sizeof(why)) == 0)
-		return 0;
-	fprintf(stderr, "maplab %s: the kernel side is not available here: %s\n",
-		cmd, why);
-	return EXIT_USAGE;
+	if (kmap_available(why, sizeof(why)) != 0) {
+		fprintf(stderr, "maplab %s: the kernel side is not available "
+			"here: %s\n", c->cmd, why);
+		return EXIT_USAGE;
+	}
+	kmap_set_verbose(c->verbose);
+	return 0;
 }
 
 /* The side --map asks for.  EXIT_USAGE for an unknown design. */
@@ -177,7 +190,7 @@ static int pick_side(struct trace_cmd *c, bool allow_kernel,
 			return cli_error(c->cmd, "--map names the design to "
 				"compare with the kernel, not `kernel`");
 		*side = kernel_side();
-		return kernel_ready(c->cmd);
+		return kernel_ready(c);
 	}
 	const struct map_ops *design = NULL;
 	if (c->map && !(design = map_find(c->map)))
@@ -185,22 +198,6 @@ static int pick_side(struct trace_cmd *c, bool allow_kernel,
 				 "them)", c->map);
 	*side = replay_user_side(design);
 	return 0;
-}
-
-static int print_replay(const struct trace *t, const struct replay_result *r,
-			bool echo)
-{
-	for (size_t i = 0; i < r->n; i++) {
-		if (echo) {
-			fputs("# ", stdout);
-			trace_print_line(stdout, &t->lines[i],
-					 replay_attr_at(t, i));
-			putchar('\n');
-		}
-		fwrite(r->text + r->starts[i], 1, r->starts[i + 1] - r->starts[i],
-		       stdout);
-	}
-	return fflush(stdout) ? EXIT_USAGE : EXIT_OK;
 }
 
 int cmd_replay(int argc, char **argv)
@@ -216,69 +213,90 @@ int cmd_replay(int argc, char **argv)
 		return rc == 1 ? EXIT_OK : rc;
 	if ((rc = pick_side(&c, true, &side)) || (rc = load_trace(&c, &t)))
 		return rc;
-	struct replay_result r;
-	rc = replay_run(&t, c.file ? c.file : "random", &side, &r, err,
-			sizeof(err));
-	print_replay(&t, &r, c.echo);
-	if (rc) {
-		fprintf(stderr, "maplab replay: %s\n", err);
-		rc = EXIT_USAGE;
+	enum replay_stop stop = replay_run(&t, c.file ? c.file : "random",
+					   &side, stdout, c.echo, err,
+					   sizeof(err));
+	if (fflush(stdout) && !stop) {
+		snprintf(err, sizeof(err), "writing the results failed: %s",
+			 strerror(errno));
+		stop = REPLAY_FAILED;
 	}
-	replay_result_free(&r);
 	trace_free(&t);
-	return rc;
+	if (stop)
+		return cli_error(c.cmd, "%s", err);
+	return EXIT_OK;
 }
 
-static void print_indented(const char *side, const char *text, size_t len)
+/* What validate's report needs while the comparison runs. */
+struct diff_report {
+	const char *label;  /* the design's side */
+	unsigned max_diffs; /* differences shown; the rest only counted */
+	unsigned shown;
+};
+
+static void print_indented(const struct replay_answer *a)
 {
 	char label[64];
-	snprintf(label, sizeof(label), "%s:", side);
+	snprintf(label, sizeof(label), "%s:", a->side);
+	if (a->stop) {
+		printf("  %-12s (the replay stopped here: %.*s)\n", label,
+		       (int)a->len, a->text);
+		return;
+	}
 	int first = 1;
-	for (size_t i = 0; i < len;) {
+	for (size_t i = 0; i < a->len;) {
 		size_t e = i;
-		while (e < len && text[e] != '\n')
+		while (e < a->len && a->text[e] != '\n')
 			e++;
 		printf("  %-12s %.*s\n", first ? label : "", (int)(e - i),
-		       text + i);
+		       a->text + i);
 		first = 0;
 		i = e + 1;
 	}
-	if (len == 0)
-		printf("  %-12s (nothing: the replay stopped before)\n", label);
 }
 
-static int compare_results(const struct trace *t, const char *label,
-			   const struct replay_result *user,
-			   const struct replay_result *kern, unsigned max_diffs)
+static void show_difference(void *ctx, const struct trace *t, size_t i,
+			    const struct replay_answer *kern,
+			    const struct replay_answer *user)
 {
-	unsigned diffs = 0, unordered = 0;
+	struct diff_report *r = ctx;
+	if (r->shown++ >= r->max_diffs)
+		return;
+	printf("line %u: ", t->lines[i].lineno);
+	trace_print_line(stdout, t, i);
+	putchar('\n');
+	print_indented(kern);
+	print_indented(user);
+}
 
-	for (size_t i = 0; i < t->n; i++)
-		unordered += !replay_line_comparable(t, i);
-	for (size_t i = replay_next_difference(t, user, kern, 0); i < t->n;
-	     i = replay_next_difference(t, user, kern, i + 1)) {
-		if (++diffs > max_diffs)
-			continue;
-		size_t ul, kl;
-		const char *u = replay_line_text(user, i, &ul);
-		const char *k = replay_line_text(kern, i, &kl);
-		printf("line %u: ", t->lines[i].lineno);
-		trace_print_line(stdout, &t->lines[i], replay_attr_at(t, i));
-		putchar('\n');
-		print_indented("kernel", k, kl);
-		print_indented(label, u, ul);
-	}
-	if (unordered)
-		printf("validate: %u next lines not compared: without zero_seed "
-		       "the order depends on each side's random seed\n",
-		       unordered);
-	if (diffs)
-		printf("validate: %u of %zu trace lines differ (%s vs kernel)\n",
-		       diffs, t->n, label);
-	else
-		printf("validate: %zu trace lines, %s matches the kernel\n", t->n,
-		       label);
-	return diffs ? EXIT_CHECK_FAILED : EXIT_OK;
+/*
+ * The summary and the exit status: a side that could not run is 2 (the
+ * check did not happen); then differences are 1; then an error of the
+ * trace that both sides met alike is 2, as a replay's would be.
+ */
+static int summarise(const struct trace_cmd *c, const struct diff_report *r,
+		     const struct replay_comparison *cmp)
+{
+	if (cmp->unordered)
+		printf("validate: %zu next lines not compared: without "
+		       "zero_seed the order depends on each side's random "
+		       "seed\n", cmp->unordered);
+	if (cmp->differences)
+		printf("validate: %zu of %zu trace lines differ (%s vs "
+		       "kernel)\n", cmp->differences, cmp->lines, r->label);
+	else if (cmp->stop == REPLAY_DONE)
+		printf("validate: %zu trace lines, %s matches the kernel\n",
+		       cmp->lines, r->label);
+	if (fflush(stdout) && cmp->stop != REPLAY_FAILED)
+		return cli_error(c->cmd, "writing the report failed: %s",
+				 strerror(errno));
+	if (cmp->stop != REPLAY_DONE)
+		cli_error(c->cmd, "%s", cmp->why);
+	if (cmp->stop == REPLAY_FAILED)
+		return EXIT_USAGE;
+	if (cmp->differences)
+		return EXIT_CHECK_FAILED;
+	return cmp->stop ? EXIT_USAGE : EXIT_OK;
 }
 
 int cmd_validate(int argc, char **argv)
@@ -286,29 +304,21 @@ int cmd_validate(int argc, char **argv)
 	struct trace_cmd c = { .cmd = "validate" };
 	struct replay_side side;
 	struct trace t;
-	char uerr[512] = "", kerr[512] = "";
 
 	int rc = parse_trace_cmd(&c, argc, argv, validate_options,
 				 N_OPTS(validate_options), usage_validate);
 	if (rc)
 		return rc == 1 ? EXIT_OK : rc;
-	if ((rc = pick_side(&c, false, &side)) || (rc = kernel_ready(c.cmd)) ||
+	if ((rc = pick_side(&c, false, &side)) || (rc = kernel_ready(&c)) ||
 	    (rc = load_trace(&c, &t)))
 		return rc;
 
-	const char *name = c.file ? c.file : "random";
 	struct replay_side kside = kernel_side();
-	struct replay_result user, kern;
-	int urc = replay_run(&t, name, &side, &user, uerr, sizeof(uerr));
-	int krc = replay_run(&t, name, &kside, &kern, kerr, sizeof(kerr));
-	rc = compare_results(&t, side.label, &user, &kern, c.max_diffs);
-	if (urc || krc) {
-		fprintf(stderr, "maplab validate: %s\n", urc ? uerr : kerr);
-		if (rc == EXIT_OK)
-			rc = EXIT_USAGE;
-	}
-	replay_result_free(&user);
-	replay_result_free(&kern);
+	struct diff_report report = { .label = side.label, .max_diffs = c.max_diffs };
+	struct replay_comparison cmp;
+	replay_compare(&t, c.file ? c.file : "random", &kside, &side,
+		       show_difference, &report, &cmp);
+	rc = summarise(&c, &report, &cmp);
 	trace_free(&t);
 	return rc;
 }

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* hex.c: see hex.h. */
 #include "hex.h"
 
 #include <string.h>
@@ -27,11 +28,20 @@ int hex_decode(const char *s, uint8_t *out, size_t n)
 	return 0;
 }
 
+/* A chunk at a time into a local buffer: one stdio call per 64 bytes,
+ * not one per digit (a replay's dumps print most of its output). */
 void hex_print(FILE *f, const uint8_t *bytes, size_t n)
 {
 	static const char digits[] = "0123456789abcdef";
-	for (size_t i = 0; i < n; i++) {
-		putc(digits[bytes[i] >> 4], f);
-		putc(digits[bytes[i] & 15], f);
+	char buf[128];
+	while (n) {
+		size_t chunk = n < sizeof(buf) / 2 ? n : sizeof(buf) / 2;
+		for (size_t i = 0; i < chunk; i++) {
+			buf[2 * i] = digits[bytes[i] >> 4];
+			buf[2 * i + 1] = digits[bytes[i] & 15];
+		}
+		fwrite(buf, 1, 2 * chunk, f);
+		bytes += chunk;
+		n -= chunk;
 	}
 }

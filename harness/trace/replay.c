@@ -3,6 +3,13 @@
  * replay.c: executes trace lines through map.h only, so the same code
  * replays on every design and, through kernel-compare's adapter, on the
  * kernel's own maps.
+ *
+ * A struct replay is one side's state between lines: the map of the map
+ * line in force (or that line's errno) and scratch buffers sized for it.
+ * replay_run drives one side and writes to the caller's stream;
+ * replay_compare drives two in lock step, each line's results into a
+ * per-side buffer that is rewound for every line, so neither grows with
+ * the trace.  Everything runs on the calling thread: no locks.
  */
 #include "replay.h"
 #include "hex.h"
@@ -10,22 +17,104 @@
 #include "maps/common/rcu.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
-struct entry {
-	uint8_t *key;
-	uint8_t *value;
-	uint32_t key_size;
+struct replay {
+	const struct trace *t;
+	const char *trace_name;
+	const struct replay_side *side;
+	struct map *map;         /* NULL: the map line in force failed */
+	size_t map_index;        /* that map line */
+	int map_err;             /* its errno, when it failed */
+	uint8_t *key_buf, *spare_key, *value_buf;
+	uint8_t *records;        /* dump: key|value records, reused */
+	size_t records_cap;      /* in records */
+	char *why;               /* where a stop's message goes */
+	size_t whylen;
 };
 
-struct replay_state {
-	struct map *map;          /* NULL: no map, or the map line failed */
-	const struct trace_line *map_line;
-	int map_err;              /* the failed map line's errno */
-	FILE *out;
-	uint8_t *key_buf, *value_buf;
-};
+static enum replay_stop stop_with(struct replay *r, enum replay_stop how,
+				  size_t i, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/* Write "NAME:LINE: message" into r->why and return how. */
+static enum replay_stop stop_with(struct replay *r, enum replay_stop how,
+				  size_t i, const char *fmt, ...)
+{
+	int off = snprintf(r->why, r->whylen, "%s:%u: ", r->trace_name,
+			   r->t->lines[i].lineno);
+	if (off >= 0 && (size_t)off < r->whylen) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(r->why + off, r->whylen - (size_t)off, fmt, ap);
+		va_end(ap);
+	}
+	return how;
+}
+
+/* --- the thread a replay runs on ------------------------------------------- */
+
+/* Slot 0 and cpu 0: an LRU's per-CPU state depends on the cpu, so both
+ * sides must see the same one.  0, or -1 with why in err. */
+static int enter_replay_thread(char *err, size_t errlen)
+{
+	int slot = map_cpu_claim(0);
+	if (slot < 0) {
+		snprintf(err, errlen, "cpu slot 0, which a replay needs, is "
+			 "held by another thread of this process");
+		return -1;
+	}
+	int cpu = map_cpu_pin_id(0);
+	if (cpu < 0) {
+		map_cpu_release();
+		if (cpu == -EINVAL)
+			snprintf(err, errlen, "a replay runs on cpu 0, so that "
+				 "per-CPU state matches on both sides, and this "
+				 "process may not run there (taskset?)");
+		else
+			snprintf(err, errlen, "cannot pin the replay to cpu 0: "
+				 "%s", strerror(-cpu));
+		return -1;
+	}
+	map_thread_online();
+	return 0;
+}
+
+static void leave_replay_thread(void)
+{
+	map_thread_offline();
+	map_cpu_release();
+	map_cpu_unpin();
+}
+
+/* --- one side -------------------------------------------------------------- */
+
+static void close_map(struct replay *r)
+{
+	if (r->map)
+		map_destroy(r->map);
+	r->map = NULL;
+	free(r->key_buf);
+	free(r->spare_key);
+	free(r->value_buf);
+	free(r->records);
+	r->key_buf = r->spare_key = r->value_buf = r->records = NULL;
+	r->records_cap = 0;
+}
+
+static void replay_init(struct replay *r, const struct trace *t,
+			const char *trace_name, const struct replay_side *side,
+			char *why, size_t whylen)
+{
+	memset(r, 0, sizeof(*r));
+	r->t = t;
+	r->trace_name = trace_name;
+	r->side = side;
+	r->why = why;
+	r->whylen = whylen;
+}
 
 static void print_err(FILE *out, int err)
 {
@@ -42,227 +131,374 @@ static void print_status(FILE *out, int err)
 		fputs("ok\n", out);
 }
 
-static void close_map(struct replay_state *s)
+/* "ok <hex>" or "err ERRNO". */
+static void print_bytes_or_err(FILE *out, int err, const uint8_t *bytes,
+			       size_t n)
 {
-	if (s->map)
-		map_destroy(s->map);
-	s->map = NULL;
-	free(s->key_buf);
-	free(s->value_buf);
-	s->key_buf = s->value_buf = NULL;
-}
-
-static void do_map(struct replay_state *s, const struct trace_line *l,
-		   const struct replay_side *side)
-{
-	close_map(s);
-	s->map_line = l;
-	const struct map_ops *ops = side->choose(l->attr.type, l->attr.flags,
-						 side->ctx);
-	int err = ops ? map_create(ops, &l->attr, &s->map) : -EOPNOTSUPP;
-	if (!err) {
-		s->key_buf = malloc(l->attr.key_size);
-		s->value_buf = malloc(l->attr.value_size);
-		if (!s->key_buf || !s->value_buf) {
-			close_map(s);
-			err = -ENOMEM;
-		}
+	if (err) {
+		print_err(out, err);
+		return;
 	}
-	s->map_err = err;
-	print_status(s->out, err);
+	fputs("ok ", out);
+	hex_print(out, bytes, n);
+	putc('\n', out);
 }
 
-static int compare_entries(const void *a, const void *b)
+static enum replay_stop do_map(struct replay *r, size_t i, FILE *out)
 {
-	const struct entry *x = a, *y = b;
-	return memcmp(x->key, y->key, x->key_size);
+	const struct map_attr *a = &r->t->lines[i].attr;
+	close_map(r);
+	r->map_index = i;
+	const struct map_ops *ops = r->side->choose(a->type, a->flags,
+						    r->side->ctx);
+	r->map_err = ops ? map_create(ops, a, &r->map) : -EOPNOTSUPP;
+	print_status(out, r->map_err);
+	if (r->map_err)
+		return REPLAY_DONE;
+	r->key_buf = malloc(a->key_size);
+	r->spare_key = malloc(a->key_size);
+	r->value_buf = malloc(a->value_size);
+	if (!r->key_buf || !r->spare_key || !r->value_buf)
+		return stop_with(r, REPLAY_FAILED, i, "out of memory");
+	return REPLAY_DONE;
 }
 
-static void free_entries(struct entry *e, size_t n)
+static int compare_keys(const void *x, const void *y, void *key_size)
 {
-	for (size_t i = 0; i < n; i++) {
-		free(e[i].key);
-		free(e[i].value);
-	}
-	free(e);
+	return memcmp(x, y, *(const uint32_t *)key_size);
 }
 
-/* Append a copy of key and its value; -ENOMEM on failure. */
-static int add_entry(struct entry **e, size_t *n, size_t *cap,
-		     const struct map_attr *a, const uint8_t *key,
-		     const uint8_t *value)
+/* Room for record n (key_size + value_size bytes each): 0 or -ENOMEM. */
+static int reserve_record(struct replay *r, size_t n, size_t record)
 {
-	if (*n == *cap) {
-		size_t c = *cap ? 2 * *cap : 16;
-		struct entry *grown = realloc(*e, c * sizeof(**e));
-		if (!grown)
-			return -ENOMEM;
-		*e = grown;
-		*cap = c;
-	}
-	struct entry *x = &(*e)[*n];
-	x->key_size = a->key_size;
-	x->key = malloc(a->key_size);
-	x->value = malloc(a->value_size);
-	if (!x->key || !x->value) {
-		free(x->key);
-		free(x->value);
+	if (n < r->records_cap)
+		return 0;
+	size_t cap = r->records_cap ? 2 * r->records_cap : 64;
+	uint8_t *grown = cap <= SIZE_MAX / record
+				 ? realloc(r->records, cap * record) : NULL;
+	if (!grown)
 		return -ENOMEM;
-	}
-	memcpy(x->key, key, a->key_size);
-	memcpy(x->value, value, a->value_size);
-	(*n)++;
+	r->records = grown;
+	r->records_cap = cap;
 	return 0;
 }
 
-/*
- * Walk get_next_key from the first key, as a userspace dump of a kernel map
- * does.  A walk longer than max_entries steps (a broken design) is
- * reported as -ELOOP rather than hanging the replay.
- */
-static void do_dump(struct replay_state *s)
+static void print_records(FILE *out, const struct map_attr *a,
+			  const uint8_t *records, size_t n)
 {
-	const struct map_attr *a = &s->map->attr;
-	struct entry *e = NULL;
-	size_t n = 0, cap = 0, steps = 0;
-	uint8_t *prev = NULL, *next = s->key_buf;
-	uint8_t *spare = malloc(a->key_size);
-	int err = spare ? 0 : -ENOMEM;
+	size_t record = (size_t)a->key_size + a->value_size;
+	fprintf(out, "ok %zu\n", n);
+	for (size_t k = 0; k < n; k++) {
+		const uint8_t *rec = records + k * record;
+		fputs("  ", out);
+		hex_print(out, rec, a->key_size);
+		putc(' ', out);
+		hex_print(out, rec + a->key_size, a->value_size);
+		putc('\n', out);
+	}
+}
 
-	while (!err && (err = map_get_next_key(s->map, prev, next)) == 0) {
+/*
+ * Walk get_next_key from the first key and look each key up, as a
+ * userspace dump of a kernel map does (through the syscall layer: a
+ * BPF_F_WRONLY map answers EPERM).  A walk longer than max_entries steps
+ * (a broken design) is reported as ELOOP rather than hanging the replay.
+ */
+static enum replay_stop do_dump(struct replay *r, size_t i, FILE *out)
+{
+	const struct map_attr *a = &r->map->attr;
+	size_t record = (size_t)a->key_size + a->value_size, n = 0, steps = 0;
+	uint8_t *prev = NULL, *next = r->key_buf;
+	int err;
+
+	while ((err = map_sys_get_next_key(r->map, prev, next)) == 0) {
 		if (++steps > a->max_entries) {
 			err = -ELOOP;
 			break;
 		}
+		if (reserve_record(r, n, record))
+			return stop_with(r, REPLAY_FAILED, i, "out of memory");
+		uint8_t *rec = r->records + n * record;
 		/* A key deleted between next and lookup is skipped, as the
 		 * kernel's generic batch lookup does. */
-		if (map_lookup_copy(s->map, next, s->value_buf) == 0)
-			err = add_entry(&e, &n, &cap, a, next, s->value_buf);
-		uint8_t *t = prev ? prev : spare;
-		prev = next;
-		next = t;
-	}
-	if (err == -ENOENT)
-		err = 0;
-	if (err) {
-		print_err(s->out, err);
-	} else {
-		if (n > 1)
-			qsort(e, n, sizeof(*e), compare_entries);
-		fprintf(s->out, "ok %zu\n", n);
-		for (size_t i = 0; i < n; i++) {
-			fputs("  ", s->out);
-			hex_print(s->out, e[i].key, a->key_size);
-			putc(' ', s->out);
-			hex_print(s->out, e[i].value, a->value_size);
-			putc('\n', s->out);
+		if (map_sys_lookup(r->map, next, rec + a->key_size) == 0) {
+			memcpy(rec, next, a->key_size);
+			n++;
 		}
+		prev = next;
+		next = next == r->key_buf ? r->spare_key : r->key_buf;
 	}
-	free_entries(e, n);
-	free(spare); /* prev and next only ever point at key_buf or spare */
+	if (err != -ENOENT) {
+		print_err(out, err);
+		return REPLAY_DONE;
+	}
+	uint32_t key_size = a->key_size;
+	if (n > 1)
+		qsort_r(r->records, n, record, compare_keys, &key_size);
+	print_records(out, a, r->records, n);
+	return REPLAY_DONE;
 }
 
-static void do_op(struct replay_state *s, const struct trace_line *l)
+static int program_lookup(struct replay *r, const void *key)
 {
-	struct map *m = s->map;
+	if (r->side->prog_lookup)
+		return r->side->prog_lookup(r->map, key);
+	map_rcu_read_lock();
+	int err = map_lookup(r->map, key) ? 0 : -ENOENT;
+	map_rcu_read_unlock();
+	return err;
+}
+
+static enum replay_stop do_op(struct replay *r, size_t i, FILE *out)
+{
+	const struct trace_line *l = &r->t->lines[i];
+	struct map *m = r->map;
 	int err;
 
 	switch (l->op) {
 	case TRACE_UPDATE:
-		print_status(s->out, map_update(m, l->key, l->value, l->flags));
+		print_status(out, map_sys_update(m, l->key, l->value, l->flags));
 		break;
 	case TRACE_LOOKUP:
-		err = map_lookup_copy(m, l->key, s->value_buf);
-		if (err) {
-			print_err(s->out, err);
-		} else {
-			fputs("ok ", s->out);
-			hex_print(s->out, s->value_buf, m->attr.value_size);
-			putc('\n', s->out);
-		}
+		err = map_sys_lookup(m, l->key, r->value_buf);
+		print_bytes_or_err(out, err, r->value_buf, m->attr.value_size);
 		break;
 	case TRACE_PLOOKUP:
-		map_rcu_read_lock();
-		err = map_lookup(m, l->key) ? 0 : -ENOENT;
-		map_rcu_read_unlock();
-		print_status(s->out, err);
+		err = program_lookup(r, l->key);
+		if (err && err != -ENOENT)
+			return stop_with(r, REPLAY_FAILED, i, "the %s's lookup "
+					 "program could not run: %s",
+					 r->side->label, strerror(-err));
+		print_status(out, err);
 		break;
 	case TRACE_DELETE:
-		print_status(s->out, map_delete(m, l->key));
+		print_status(out, map_sys_delete(m, l->key));
 		break;
 	case TRACE_NEXT:
-		err = map_get_next_key(m, l->key, s->key_buf);
-		if (err) {
-			print_err(s->out, err);
-		} else {
-			fputs("ok ", s->out);
-			hex_print(s->out, s->key_buf, m->attr.key_size);
-			putc('\n', s->out);
-		}
+		err = map_sys_get_next_key(m, l->key, r->key_buf);
+		print_bytes_or_err(out, err, r->key_buf, m->attr.key_size);
 		break;
 	case TRACE_DUMP:
-		do_dump(s);
-		break;
+		return do_dump(r, i, out);
 	case TRACE_MAP:
 		break;
 	}
+	return REPLAY_DONE;
 }
 
-int replay_run(const struct trace *t, const char *trace_name,
-	       const struct replay_side *side, struct replay_result *result,
-	       char *err, size_t errlen)
+/* The message of a trace error at line i: who refused the map line. */
+static enum replay_stop trace_error(struct replay *r, size_t i,
+				    const char *who)
 {
-	struct replay_state s = { 0 };
-	int rc = 0;
+	char name[32];
+	trace_format_errno(-r->map_err, name, sizeof(name));
+	return stop_with(r, REPLAY_TRACE_ERROR, i, "operation on the map of "
+			 "line %u, which could not be created (%s on %s)",
+			 r->t->lines[r->map_index].lineno, name,
+			 who ? who : r->side->label);
+}
 
-	memset(result, 0, sizeof(*result));
-	result->starts = calloc(t->n + 1, sizeof(*result->starts));
-	s.out = open_memstream(&result->text, &result->len);
-	if (!result->starts || !s.out) {
-		snprintf(err, errlen, "out of memory");
-		if (s.out)
-			fclose(s.out);
-		return -1;
-	}
-	map_thread_online();
-	map_cpu_pin(0);
-	int slot = map_cpu_claim(0);
+/* Replay line i (lines go in order), its results to out. */
+static enum replay_stop replay_line(struct replay *r, size_t i, FILE *out)
+{
+	if (r->t->lines[i].op == TRACE_MAP)
+		return do_map(r, i, out);
+	if (!r->map)
+		return trace_error(r, i, NULL);
+	return do_op(r, i, out);
+}
 
-	for (size_t i = 0; i < t->n; i++) {
-		const struct trace_line *l = &t->lines[i];
-		fflush(s.out);
-		result->starts[i] = result->len;
-		if (l->op == TRACE_MAP) {
-			do_map(&s, l, side);
-		} else if (!s.map) {
-			char name[32];
-			trace_format_errno(-s.map_err, name, sizeof(name));
-			snprintf(err, errlen,
-				 "%s:%u: operation on the map of line %u, which "
-				 "could not be created (%s on %s)", trace_name,
-				 l->lineno, s.map_line->lineno, name, side->label);
-			rc = -1;
-			break;
-		} else {
-			do_op(&s, l);
+enum replay_stop replay_run(const struct trace *t, const char *trace_name,
+			    const struct replay_side *side, FILE *out,
+			    bool echo, char *err, size_t errlen)
+{
+	struct replay r;
+	enum replay_stop stop = REPLAY_DONE;
+
+	if (enter_replay_thread(err, errlen))
+		return REPLAY_FAILED;
+	replay_init(&r, t, trace_name, side, err, errlen);
+	for (size_t i = 0; i < t->n && !stop; i++) {
+		if (echo) {
+			fputs("# ", out);
+			trace_print_line(out, t, i);
+			putc('\n', out);
 		}
-		result->n = i + 1;
+		stop = replay_line(&r, i, out);
+		if (!stop && ferror(out))
+			stop = stop_with(&r, REPLAY_FAILED, i, "writing the "
+					 "results failed: %s", strerror(errno));
 	}
-	close_map(&s);
-	fclose(s.out);
-	result->starts[result->n] = result->len;
-	if (slot == 0)
-		map_cpu_release();
-	map_thread_offline();
-	return rc;
+	close_map(&r);
+	leave_replay_thread();
+	return stop;
 }
 
-void replay_result_free(struct replay_result *r)
+/* --- two sides in lock step ------------------------------------------------ */
+
+/*
+ * A stream into a growable buffer that fails loudly: its write returns -1
+ * when the buffer cannot grow, which sets the stream's error flag.  (glibc's
+ * open_memstream cuts the text short and reports no error, so a comparison
+ * would compare a truncated line.)
+ */
+struct line_buffer {
+	char *text;
+	size_t len, cap;
+};
+
+static ssize_t line_buffer_write(void *cookie, const char *buf, size_t size)
 {
-	free(r->text);
-	free(r->starts);
-	memset(r, 0, sizeof(*r));
+	struct line_buffer *b = cookie;
+	if (size > b->cap - b->len) {
+		size_t cap = b->cap ? b->cap : 4096;
+		while (cap - b->len < size && cap <= SIZE_MAX / 2)
+			cap *= 2;
+		char *grown = cap - b->len >= size ? realloc(b->text, cap) : NULL;
+		if (!grown) {
+			errno = ENOMEM;
+			return -1;
+		}
+		b->text = grown;
+		b->cap = cap;
+	}
+	memcpy(b->text + b->len, buf, size);
+	b->len += size;
+	return (ssize_t)size;
 }
+
+/* One side of a comparison: its replay and the buffer its results for the
+ * current line go to (emptied for every line, so it holds one line's). */
+struct compare_side {
+	struct replay r;
+	FILE *f;
+	struct line_buffer out;
+	char why[512];
+};
+
+static int compare_side_open(struct compare_side *s, const struct trace *t,
+			     const char *trace_name,
+			     const struct replay_side *side)
+{
+	cookie_io_functions_t io = { .write = line_buffer_write };
+	replay_init(&s->r, t, trace_name, side, s->why, sizeof(s->why));
+	memset(&s->out, 0, sizeof(s->out));
+	s->f = fopencookie(&s->out, "w", io);
+	return s->f ? 0 : -1;
+}
+
+static void compare_side_close(struct compare_side *s)
+{
+	close_map(&s->r);
+	if (s->f)
+		fclose(s->f);
+	free(s->out.text);
+}
+
+/* Replay line i into the side's buffer: s->out.text[0 .. s->out.len). */
+static enum replay_stop compare_side_line(struct compare_side *s, size_t i)
+{
+	s->out.len = 0; /* the stream's own buffer was flushed last line */
+	enum replay_stop stop = replay_line(&s->r, i, s->f);
+	if ((fflush(s->f) || ferror(s->f)) && !stop)
+		stop = stop_with(&s->r, REPLAY_FAILED, i, "out of memory for "
+				 "the results of one line");
+	return stop;
+}
+
+static struct replay_answer answer_of(const struct compare_side *s,
+				      enum replay_stop stop)
+{
+	struct replay_answer a = { .side = s->r.side->label, .stop = stop };
+	a.text = stop ? s->why : s->out.text;
+	a.len = stop ? strlen(s->why) : s->out.len;
+	return a;
+}
+
+static bool same_answer(const struct compare_side *a,
+			const struct compare_side *b)
+{
+	return a->out.len == b->out.len &&
+	       (a->out.len == 0 || memcmp(a->out.text, b->out.text,
+					  a->out.len) == 0);
+}
+
+/*
+ * Where either side stopped at line i: fill out and say whether it is a
+ * difference (one side stopped, or a side failed: then it is not).
+ */
+static bool record_stop(struct compare_side *a, enum replay_stop sa,
+			struct compare_side *b, enum replay_stop sb, size_t i,
+			struct replay_comparison *out)
+{
+	struct compare_side *first = sa ? a : b;
+	enum replay_stop how = sa ? sa : sb;
+
+	if (sa == REPLAY_FAILED || sb == REPLAY_FAILED) {
+		first = sa == REPLAY_FAILED ? a : b;
+		how = REPLAY_FAILED;
+	} else if (sa && sb && a->r.map_err == b->r.map_err) {
+		trace_error(&a->r, i, "both sides"); /* agreement */
+	}
+	out->stop = how;
+	snprintf(out->why, sizeof(out->why), "%s", first->why);
+	return how == REPLAY_TRACE_ERROR && !(sa && sb);
+}
+
+void replay_compare(const struct trace *t, const char *trace_name,
+		    const struct replay_side *a, const struct replay_side *b,
+		    replay_difference_fn on_difference, void *ctx,
+		    struct replay_comparison *out)
+{
+	struct compare_side sa, sb;
+
+	memset(out, 0, sizeof(*out));
+	if (enter_replay_thread(out->why, sizeof(out->why))) {
+		out->stop = REPLAY_FAILED;
+		return;
+	}
+	/* Both opened before either is checked: both are closed below. */
+	int open_a = compare_side_open(&sa, t, trace_name, a);
+	int open_b = compare_side_open(&sb, t, trace_name, b);
+	if (open_a || open_b) {
+		out->stop = REPLAY_FAILED;
+		snprintf(out->why, sizeof(out->why), "out of memory");
+	}
+	for (size_t i = 0; i < t->n && !out->stop; i++) {
+		enum replay_stop stop_a = compare_side_line(&sa, i);
+		enum replay_stop stop_b = stop_a == REPLAY_FAILED
+						  ? REPLAY_DONE
+						  : compare_side_line(&sb, i);
+		bool differ;
+		if (stop_a || stop_b) {
+			differ = record_stop(&sa, stop_a, &sb, stop_b, i, out);
+			out->lines += differ;
+		} else {
+			out->lines++;
+			bool comparable = replay_line_comparable(t, i);
+			out->unordered += !comparable;
+			differ = comparable && !same_answer(&sa, &sb);
+		}
+		if (!differ)
+			continue;
+		out->differences++;
+		struct replay_answer ans_a = answer_of(&sa, stop_a);
+		struct replay_answer ans_b = answer_of(&sb, stop_b);
+		if (on_difference)
+			on_difference(ctx, t, i, &ans_a, &ans_b);
+	}
+	compare_side_close(&sa);
+	compare_side_close(&sb);
+	leave_replay_thread();
+}
+
+bool replay_line_comparable(const struct trace *t, size_t i)
+{
+	return t->lines[i].op != TRACE_NEXT ||
+	       (trace_attr_at(t, i)->flags & MAP_F_ZERO_SEED);
+}
+
+/* --- sides ----------------------------------------------------------------- */
 
 static const struct map_ops *choose_user(uint32_t type, uint32_t flags,
 					 void *ctx)
@@ -283,47 +519,6 @@ struct replay_side replay_user_side(const struct map_ops *design)
 	return side;
 }
 
-const struct map_attr *replay_attr_at(const struct trace *t, size_t i)
-{
-	for (size_t j = i + 1; j-- > 0;)
-		if (t->lines[j].op == TRACE_MAP)
-			return &t->lines[j].attr;
-	return NULL;
-}
-
-int replay_line_comparable(const struct trace *t, size_t i)
-{
-	const struct map_attr *a = replay_attr_at(t, i);
-	return t->lines[i].op != TRACE_NEXT || (a && (a->flags & MAP_F_ZERO_SEED));
-}
-
-const char *replay_line_text(const struct replay_result *r, size_t i,
-			     size_t *len)
-{
-	if (i >= r->n) {
-		*len = 0;
-		return "";
-	}
-	*len = r->starts[i + 1] - r->starts[i];
-	return r->text + r->starts[i];
-}
-
-size_t replay_next_difference(const struct trace *t,
-			      const struct replay_result *a,
-			      const struct replay_result *b, size_t from)
-{
-	for (size_t i = from; i < t->n; i++) {
-		size_t la, lb;
-		const char *ta = replay_line_text(a, i, &la);
-		const char *tb = replay_line_text(b, i, &lb);
-		if (!replay_line_comparable(t, i))
-			continue;
-		if (la != lb || memcmp(ta, tb, la) != 0 || i >= a->n || i >= b->n)
-			return i;
-	}
-	return t->n;
-}
-
 static const struct map_ops *choose_fixed(uint32_t type, uint32_t flags,
 					  void *ctx)
 {
@@ -332,9 +527,12 @@ static const struct map_ops *choose_fixed(uint32_t type, uint32_t flags,
 }
 
 struct replay_side replay_fixed_side(const char *label,
-				     const struct map_ops *ops)
+				     const struct map_ops *ops,
+				     int (*prog_lookup)(struct map *map,
+							const void *key))
 {
 	struct replay_side side = { .label = label, .choose = choose_fixed,
-				    .ctx = (void *)ops };
+				    .ctx = (void *)ops,
+				    .prog_lookup = prog_lookup };
 	return side;
 }

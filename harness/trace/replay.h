@@ -1,20 +1,32 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * replay.h: run a parsed trace on one side (a userspace design or the
- * kernel) and produce its result lines (DESIGN.md, "Traces"):
+ * kernel) and write its result lines as it goes (DESIGN.md, "Traces";
+ * docs/traces.md):
  *
  *   map ok | err ERRNO          update ok | err ERRNO
  *   lookup ok <value> | err E   plookup ok | err ENOENT
  *   delete ok | err ERRNO       next ok <key> | err ERRNO
  *   dump ok <n>, then n lines "  <key> <value>" sorted by key bytes
  *
- * The replay runs on the calling thread, which it pins to cpu 0 and gives
- * cpu slot 0, so per-CPU structures see one CPU on both sides.
+ * lookup, update, delete, next and dump are what a userspace program gets
+ * from bpf(2), so they go through map.h's syscall layer (map_sys_*: a
+ * BPF_F_RDONLY map refuses update and delete with EPERM, a BPF_F_WRONLY one
+ * lookup and get_next_key); plookup is a program's lookup.
+ *
+ * A replay runs on the calling thread, which it pins to cpu 0 and gives
+ * cpu slot 0 for the replay's duration, so per-CPU structures (an LRU's
+ * lists) see the same cpu on both sides; afterwards the thread may run on
+ * every CPU the process may use again.  Memory does not grow with the
+ * output: results are written line by line, and replay_compare holds one
+ * trace line's results per side at a time.
  */
 #ifndef MAPLAB_REPLAY_H
 #define MAPLAB_REPLAY_H
 
 #include "trace.h"
+
+#include <stdbool.h>
 
 /* Which design serves a map line of this type and these flags. */
 struct replay_side {
@@ -22,56 +34,91 @@ struct replay_side {
 	/* NULL: the type has no design on this side (map err EOPNOTSUPP). */
 	const struct map_ops *(*choose)(uint32_t type, uint32_t flags, void *ctx);
 	void *ctx;
+	/*
+	 * plookup, where the side has its own (the kernel: a BPF program run
+	 * by BPF_PROG_TEST_RUN, kmap_prog_lookup): 0 found, -ENOENT absent,
+	 * any other -errno when the lookup could not run at all, which stops
+	 * the replay (REPLAY_FAILED).  NULL: map_lookup in an RCU read section.
+	 */
+	int (*prog_lookup)(struct map *map, const void *key);
 };
 
-/* The result text, with where each trace line's results start. */
-struct replay_result {
-	char *text;      /* all result lines, '\n'-terminated */
-	size_t len;
-	size_t *starts;  /* [n + 1]: trace line i's results are
-			    text[starts[i] .. starts[i+1]) */
-	size_t n;        /* trace lines replayed (all of them on success) */
+/* How a replay ended. */
+enum replay_stop {
+	REPLAY_DONE,        /* every line replayed */
+	REPLAY_TRACE_ERROR, /* an operation on the map of a map line that failed:
+			       the trace is in error (DESIGN.md) */
+	REPLAY_FAILED,      /* the replay could not go on, for a reason that is
+			       not an answer of the map: cpu 0 not allowed, the
+			       kernel's lookup program could not run, out of
+			       memory, the results could not be written */
 };
 
 /*
- * Replay t on side.  0 on success.  -1 when the trace itself is in error
- * (an operation after a failed map line): err says where; result holds
- * the lines replayed before it.
+ * Replay t on side, writing each line's results to out as it goes (echo:
+ * the trace line itself first, as a comment "# update ...").  REPLAY_DONE,
+ * or why it stopped, with a one-line message "NAME:LINE: ..." in err.
  */
-int replay_run(const struct trace *t, const char *trace_name,
-	       const struct replay_side *side, struct replay_result *result,
-	       char *err, size_t errlen);
-void replay_result_free(struct replay_result *r);
+enum replay_stop replay_run(const struct trace *t, const char *trace_name,
+			    const struct replay_side *side, FILE *out,
+			    bool echo, char *err, size_t errlen);
+
+/* One side's results for one trace line, as replay_compare hands them. */
+struct replay_answer {
+	const char *side;      /* the side's label */
+	const char *text;      /* its result lines, '\n'-terminated; where it
+				  stopped instead: why (one line, no '\n') */
+	size_t len;
+	enum replay_stop stop; /* REPLAY_DONE: answered; REPLAY_TRACE_ERROR:
+				  stopped at this line instead */
+};
+
+/* Called for each trace line whose results differ (t->lines[i]). */
+typedef void (*replay_difference_fn)(void *ctx, const struct trace *t,
+				     size_t i, const struct replay_answer *a,
+				     const struct replay_answer *b);
+
+struct replay_comparison {
+	size_t lines;          /* trace lines compared: both sides replayed
+				  them, or one side alone stopped there */
+	size_t unordered;      /* of them, `next` lines not compared (below) */
+	size_t differences;
+	/*
+	 * REPLAY_DONE: both ran to the end.  REPLAY_TRACE_ERROR: the trace is
+	 * in error at line `lines`; both sides stopping there alike is
+	 * agreement, one side alone is a difference (counted).  REPLAY_FAILED:
+	 * a side could not go on; what was compared before stands.
+	 */
+	enum replay_stop stop;
+	char why[512];         /* the message, when stop is not REPLAY_DONE */
+};
+
+/*
+ * Replay t on a and b in lock step, a line at a time, and compare each
+ * comparable line's results as it goes; on_difference (may be NULL) sees
+ * every difference.  The comparison ends where either side stops.
+ */
+void replay_compare(const struct trace *t, const char *trace_name,
+		    const struct replay_side *a, const struct replay_side *b,
+		    replay_difference_fn on_difference, void *ctx,
+		    struct replay_comparison *out);
 
 /*
  * Whether trace line i's results can be compared across sides: a `next`
  * on a map without zero_seed cannot, since each side hashes with its own
  * random seed and so walks in its own order.
  */
-int replay_line_comparable(const struct trace *t, size_t i);
-
-/*
- * The first trace line at or after `from` whose results differ between a
- * and b (comparable lines only), or t->n when none does.  A side that
- * stopped early differs on every line it did not reach.
- */
-size_t replay_next_difference(const struct trace *t,
-			      const struct replay_result *a,
-			      const struct replay_result *b, size_t from);
-
-/* The results of trace line i on side r (empty if it was not reached). */
-const char *replay_line_text(const struct replay_result *r, size_t i,
-			     size_t *len);
-
-/* The map attributes in force at trace line i (its map line's). */
-const struct map_attr *replay_attr_at(const struct trace *t, size_t i);
+bool replay_line_comparable(const struct trace *t, size_t i);
 
 /* The userspace side: `design` for map lines of its type (NULL: none),
  * the kernel-faithful design of the type for the others. */
 struct replay_side replay_user_side(const struct map_ops *design);
 
-/* A side where ops serves every map line (the kernel: kmap_ops). */
+/* A side where ops serves every map line (the kernel: kmap_ops, with
+ * kmap_prog_lookup); prog_lookup may be NULL. */
 struct replay_side replay_fixed_side(const char *label,
-				     const struct map_ops *ops);
+				     const struct map_ops *ops,
+				     int (*prog_lookup)(struct map *map,
+							const void *key));
 
 #endif /* MAPLAB_REPLAY_H */

@@ -2,29 +2,23 @@
 /*
  * trace.c: the v1 trace parser.  One pass, a line at a time; the current
  * map line gives the key and value sizes that later lines are checked
- * against, so a malformed key is reported at its own line.
+ * against, so a malformed key is reported at its own line.  Numbers and
+ * flags are read by harness/common/parse.h, as on the command line, and
+ * every piece of input quoted in a message is made printable first (a
+ * trace may hold escape sequences meant for a terminal).
  */
 #include "trace.h"
 #include "hex.h"
+#include "harness/common/parse.h"
 
 #include <errno.h>
-#include <inttypes.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define MAX_TOKENS 8
-
-static const struct {
-	const char *name;
-	uint32_t bit;
-} flag_names[] = {
-	{ "no_prealloc", MAP_F_NO_PREALLOC },
-	{ "no_common_lru", MAP_F_NO_COMMON_LRU },
-	{ "zero_seed", MAP_F_ZERO_SEED },
-};
-#define N_FLAG_NAMES (sizeof(flag_names) / sizeof(flag_names[0]))
+#define SHOWN_LEN 48 /* input quoted in a message, escaped and cut */
 
 static const char *const update_flag_names[] = { "any", "noexist", "exist" };
 
@@ -32,10 +26,14 @@ struct parser {
 	const char *name;
 	unsigned lineno;
 	bool have_map;
-	struct map_attr attr;
+	size_t map_index;     /* the map line in force */
+	struct map_attr attr; /* its attributes */
 	char *err;
 	size_t errlen;
 };
+
+static int fail(struct parser *p, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 
 static int fail(struct parser *p, const char *fmt, ...)
 {
@@ -62,75 +60,64 @@ static int split(char *s, char **tok)
 	return n;
 }
 
-static int parse_u32(const char *s, uint32_t *out)
+/* key_size=, value_size=, max_entries=: decimal, as the kernel's u32. */
+static int parse_size(struct parser *p, const char *key, const char *val,
+		      uint32_t *out)
 {
-	char *end;
-	errno = 0;
-	if (*s == '-' || *s == '\0')
-		return -1;
-	unsigned long long v = strtoull(s, &end, 0);
-	if (errno || *end || v > UINT32_MAX)
-		return -1;
+	uint64_t v;
+	char shown[SHOWN_LEN];
+	if (parse_u64(val, 0, UINT32_MAX, &v))
+		return fail(p, "%s must be a decimal number from 0 to %u, got '%s'",
+			    key, UINT32_MAX,
+			    parse_printable(val, shown, sizeof(shown)));
 	*out = (uint32_t)v;
 	return 0;
 }
 
-static int parse_flags(struct parser *p, char *s, uint32_t *out)
+static int parse_flags(struct parser *p, const char *val, uint32_t *out)
 {
-	*out = 0;
-	char *save;
-	for (char *f = strtok_r(s, "|", &save); f; f = strtok_r(NULL, "|", &save)) {
-		uint32_t bits;
-		size_t i;
-		for (i = 0; i < N_FLAG_NAMES; i++)
-			if (strcmp(f, flag_names[i].name) == 0)
-				break;
-		if (i < N_FLAG_NAMES)
-			bits = flag_names[i].bit;
-		else if (parse_u32(f, &bits))
-			return fail(p, "unknown map flag '%s' (no_prealloc, "
-				       "no_common_lru, zero_seed or a number)", f);
-		*out |= bits;
-	}
+	char bad[SHOWN_LEN];
+	if (parse_map_flags(val, out, bad, sizeof(bad)))
+		return fail(p, "unknown map flag '%s' (%s, or a number; 0x... "
+			       "allowed)", bad, map_flag_name_list());
 	return 0;
 }
 
 static int parse_map(struct parser *p, char **tok, int n, struct trace_line *l)
 {
+	static const char *const names[] = { "key_size", "value_size",
+					     "max_entries", "flags" };
+	uint32_t *dst[] = { &l->attr.key_size, &l->attr.value_size,
+			    &l->attr.max_entries, &l->attr.flags };
+	bool seen[4] = { false };
+	char shown[SHOWN_LEN];
+
 	if (n < 5)
 		return fail(p, "map needs a type, key_size=, value_size= and "
 			       "max_entries=");
 	l->attr.type = map_type_from_name(tok[1]);
 	if (!l->attr.type)
 		return fail(p, "unknown map type '%s' (hash, lru_hash, lpm_trie)",
-			    tok[1]);
-	bool seen[4] = { false };
+			    parse_printable(tok[1], shown, sizeof(shown)));
 	for (int i = 2; i < n; i++) {
 		char *eq = strchr(tok[i], '=');
 		if (!eq)
-			return fail(p, "expected name=value, got '%s'", tok[i]);
+			return fail(p, "expected name=value, got '%s'",
+				    parse_printable(tok[i], shown, sizeof(shown)));
 		*eq = '\0';
-		const char *key = tok[i], *val = eq + 1;
-		static const char *const names[] = { "key_size", "value_size",
-						     "max_entries", "flags" };
-		uint32_t *dst[] = { &l->attr.key_size, &l->attr.value_size,
-				    &l->attr.max_entries, &l->attr.flags };
 		int k;
 		for (k = 0; k < 4; k++)
-			if (strcmp(key, names[k]) == 0)
+			if (strcmp(tok[i], names[k]) == 0)
 				break;
 		if (k == 4)
-			return fail(p, "unknown map attribute '%s'", key);
+			return fail(p, "unknown map attribute '%s'",
+				    parse_printable(tok[i], shown, sizeof(shown)));
 		if (seen[k])
-			return fail(p, "%s given twice", key);
+			return fail(p, "%s given twice", names[k]);
 		seen[k] = true;
-		if (k == 3) {
-			if (parse_flags(p, eq + 1, dst[k]))
-				return -1;
-		} else if (parse_u32(val, dst[k])) {
-			return fail(p, "%s must be a number from 0 to %u, got '%s'",
-				    key, UINT32_MAX, val);
-		}
+		if (k == 3 ? parse_flags(p, eq + 1, dst[k])
+			   : parse_size(p, names[k], eq + 1, dst[k]))
+			return -1;
 	}
 	if (!seen[0] || !seen[1] || !seen[2])
 		return fail(p, "map needs key_size=, value_size= and max_entries=");
@@ -140,6 +127,7 @@ static int parse_map(struct parser *p, char **tok, int n, struct trace_line *l)
 static int parse_bytes(struct parser *p, const char *what, const char *hex,
 		       uint32_t size, uint8_t **out)
 {
+	char shown[SHOWN_LEN];
 	if (size == 0)
 		return fail(p, "the map line above has %s_size=0, which every "
 			       "map refuses: no operation can follow it", what);
@@ -147,10 +135,23 @@ static int parse_bytes(struct parser *p, const char *what, const char *hex,
 	if (!*out)
 		return fail(p, "out of memory");
 	if (hex_decode(hex, *out, size))
-		return fail(p, "%s '%.40s%s' is not %u bytes of hex (%u digits)",
-			    what, hex, strlen(hex) > 40 ? "..." : "", size,
+		return fail(p, "%s '%s' is not %u bytes of hex (%u digits)", what,
+			    parse_printable(hex, shown, sizeof(shown)), size,
 			    2 * size);
 	return 0;
+}
+
+static int parse_update_flag(struct parser *p, const char *word,
+			     uint64_t *out)
+{
+	char shown[SHOWN_LEN];
+	for (uint64_t f = 0; f < 3; f++)
+		if (strcmp(word, update_flag_names[f]) == 0) {
+			*out = f; /* MAP_ANY, MAP_NOEXIST, MAP_EXIST */
+			return 0;
+		}
+	return fail(p, "update flag '%s' is not any, noexist or exist",
+		    parse_printable(word, shown, sizeof(shown)));
 }
 
 static int parse_op(struct parser *p, char **tok, int n, struct trace_line *l)
@@ -164,19 +165,22 @@ static int parse_op(struct parser *p, char **tok, int n, struct trace_line *l)
 		{ "plookup", TRACE_PLOOKUP, 2, 2 }, { "delete", TRACE_DELETE, 2, 2 },
 		{ "next", TRACE_NEXT, 2, 2 },     { "dump", TRACE_DUMP, 1, 1 },
 	};
+	char shown[SHOWN_LEN];
 	size_t i;
 	for (i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
 		if (strcmp(tok[0], ops[i].word) == 0)
 			break;
 	if (i == sizeof(ops) / sizeof(ops[0]))
 		return fail(p, "unknown operation '%s' (map, update, lookup, "
-			       "plookup, delete, next, dump)", tok[0]);
+			       "plookup, delete, next, dump)",
+			    parse_printable(tok[0], shown, sizeof(shown)));
 	if (n < ops[i].min || n > ops[i].max)
 		return fail(p, "'%s' takes %d to %d words, got %d", tok[0],
 			    ops[i].min, ops[i].max, n);
 	if (!p->have_map)
 		return fail(p, "'%s' before any map line", tok[0]);
 	l->op = ops[i].op;
+	l->map_index = p->map_index;
 
 	if (l->op == TRACE_DUMP)
 		return 0;
@@ -189,17 +193,7 @@ static int parse_op(struct parser *p, char **tok, int n, struct trace_line *l)
 	if (parse_bytes(p, "value", tok[2], p->attr.value_size, &l->value))
 		return -1;
 	l->flags = MAP_ANY;
-	if (n == 4) {
-		uint64_t f;
-		for (f = 0; f < 3; f++)
-			if (strcmp(tok[3], update_flag_names[f]) == 0)
-				break;
-		if (f == 3)
-			return fail(p, "update flag '%s' is not any, noexist or "
-				       "exist", tok[3]);
-		l->flags = f;
-	}
-	return 0;
+	return n == 4 ? parse_update_flag(p, tok[3], &l->flags) : 0;
 }
 
 static struct trace_line *append(struct trace *t)
@@ -232,15 +226,16 @@ static int parse_line(struct parser *p, char *text, struct trace *t)
 	if (!l)
 		return fail(p, "out of memory");
 	l->lineno = p->lineno;
-	if (strcmp(tok[0], "map") == 0) {
-		l->op = TRACE_MAP;
-		if (parse_map(p, tok, n, l))
-			return -1;
-		p->attr = l->attr;
-		p->have_map = true;
-		return 0;
-	}
-	return parse_op(p, tok, n, l);
+	if (strcmp(tok[0], "map") != 0)
+		return parse_op(p, tok, n, l);
+	l->op = TRACE_MAP;
+	l->map_index = t->n - 1;
+	if (parse_map(p, tok, n, l))
+		return -1;
+	p->attr = l->attr;
+	p->map_index = l->map_index;
+	p->have_map = true;
+	return 0;
 }
 
 int trace_parse(FILE *in, const char *name, struct trace *out, char *err,
@@ -249,15 +244,19 @@ int trace_parse(FILE *in, const char *name, struct trace *out, char *err,
 	struct parser p = { .name = name, .err = err, .errlen = errlen };
 	char *buf = NULL;
 	size_t cap = 0;
+	ssize_t len;
 	int rc = 0;
 
 	memset(out, 0, sizeof(*out));
-	while (getline(&buf, &cap, in) >= 0) {
+	while (!rc && (len = getline(&buf, &cap, in)) >= 0) {
 		p.lineno++;
-		if (parse_line(&p, buf, out)) {
-			rc = -1;
-			break;
-		}
+		/* A NUL would end the line early for everything below. */
+		const char *nul = memchr(buf, '\0', (size_t)len);
+		if (nul)
+			rc = fail(&p, "a NUL byte at column %zu: a trace is text",
+				  (size_t)(nul - buf) + 1);
+		else
+			rc = parse_line(&p, buf, out);
 	}
 	if (!rc && ferror(in)) {
 		snprintf(err, errlen, "%s: read error: %s", name, strerror(errno));
@@ -292,22 +291,6 @@ void trace_free(struct trace *t)
 	memset(t, 0, sizeof(*t));
 }
 
-void trace_format_flags(uint32_t flags, char *buf, size_t len)
-{
-	size_t off = 0;
-	buf[0] = '\0';
-	for (size_t i = 0; i < N_FLAG_NAMES; i++) {
-		if (!(flags & flag_names[i].bit))
-			continue;
-		off += (size_t)snprintf(buf + off, off < len ? len - off : 0,
-					"%s%s", off ? "|" : "", flag_names[i].name);
-		flags &= ~flag_names[i].bit;
-	}
-	if (flags || off == 0)
-		snprintf(buf + off, off < len ? len - off : 0, "%s%#" PRIx32,
-			 off ? "|" : "", flags);
-}
-
 void trace_format_errno(int err, char *buf, size_t len)
 {
 	const char *name = map_errno_name(err);
@@ -324,17 +307,19 @@ static const char *const op_words[] = {
 	[TRACE_DUMP] = "dump",
 };
 
-void trace_print_line(FILE *f, const struct trace_line *l,
-		      const struct map_attr *attr)
+void trace_print_line(FILE *f, const struct trace *t, size_t i)
 {
+	const struct trace_line *l = &t->lines[i];
+	const struct map_attr *attr = trace_attr_at(t, i);
+
 	if (l->op == TRACE_MAP) {
-		char flags[96];
-		trace_format_flags(l->attr.flags, flags, sizeof(flags));
+		char flags[160];
 		fprintf(f, "map %s key_size=%u value_size=%u max_entries=%u",
-			map_type_name(l->attr.type), l->attr.key_size,
-			l->attr.value_size, l->attr.max_entries);
-		if (l->attr.flags)
-			fprintf(f, " flags=%s", flags);
+			map_type_name(attr->type), attr->key_size,
+			attr->value_size, attr->max_entries);
+		if (attr->flags)
+			fprintf(f, " flags=%s", format_map_flags(attr->flags, flags,
+								 sizeof(flags)));
 		return;
 	}
 	fputs(op_words[l->op], f);

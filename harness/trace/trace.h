@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * trace.h: maplab trace format v1 (DESIGN.md, "Traces").
+ * trace.h: maplab trace format v1 (DESIGN.md, "Traces"; docs/traces.md).
  *
  *   map <hash|lru_hash|lpm_trie> key_size=N value_size=N max_entries=N [flags=F|F...]
  *   update <key> <value> [any|noexist|exist]
@@ -11,9 +11,10 @@
  *   dump              every entry, sorted by key bytes
  *
  * Keys and values are hex strings of exactly key_size / value_size bytes in
- * memory order.  '#' starts a comment; blank lines are skipped.  Flag names
- * are no_prealloc, no_common_lru, zero_seed; a number (decimal or 0x...) is
- * taken as raw flag bits, so a trace can ask for a flag the kernel rejects.
+ * memory order.  '#' starts a comment; blank lines are skipped.  Sizes and
+ * max_entries are decimal (harness/common/parse.h); flags are the names of
+ * maps/common/map.h's table or numbers (0x... allowed), so a trace can ask
+ * for a flag the kernel rejects.  A trace is text: a NUL byte is refused.
  */
 #ifndef MAPLAB_TRACE_H
 #define MAPLAB_TRACE_H
@@ -37,6 +38,8 @@ enum trace_op {
 struct trace_line {
 	enum trace_op op;
 	unsigned lineno;        /* 1-based line in the source */
+	size_t map_index;       /* index in trace.lines of the map line in
+				   force (a map line: its own) */
 	struct map_attr attr;   /* TRACE_MAP: the map asked for */
 	uint8_t *key;           /* NULL for `next -` */
 	uint8_t *value;         /* TRACE_UPDATE */
@@ -50,7 +53,8 @@ struct trace {
 
 /*
  * Parse a whole trace.  0, or -1 with a message "NAME:LINE: what is wrong"
- * in err (the caller prints it and exits 2).
+ * in err (the caller prints it and exits 2).  Input quoted in a message is
+ * made printable first.
  */
 int trace_parse(FILE *in, const char *name, struct trace *out, char *err,
 		size_t errlen);
@@ -58,12 +62,16 @@ int trace_parse_string(const char *text, const char *name, struct trace *out,
 		       char *err, size_t errlen);
 void trace_free(struct trace *t);
 
-/* The line as text (for validate's report): "update 01000000 0a00... any". */
-void trace_print_line(FILE *f, const struct trace_line *l,
-		      const struct map_attr *attr);
+/* The map attributes in force at line i (its map line's): O(1). */
+static inline const struct map_attr *trace_attr_at(const struct trace *t,
+						   size_t i)
+{
+	return &t->lines[t->lines[i].map_index].attr;
+}
 
-/* "no_prealloc|zero_seed", or "0", into buf. */
-void trace_format_flags(uint32_t flags, char *buf, size_t len);
+/* Line i as text (for --echo and validate's report):
+ * "update 01000000 0a00... any". */
+void trace_print_line(FILE *f, const struct trace *t, size_t i);
 
 /* "EINVAL", or the number, into buf. */
 void trace_format_errno(int err, char *buf, size_t len);

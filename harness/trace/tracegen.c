@@ -1,8 +1,12 @@
 /* SPDX-License-Identifier: MIT */
+/*
+ * tracegen.c: see tracegen.h.  One pass of the seeded generator: each line
+ * draws its operation and key number, an update its value bytes and flag.
+ */
 #include "tracegen.h"
 #include "hex.h"
+#include "harness/common/parse.h"
 #include "harness/common/rng.h"
-#include "trace.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -44,7 +48,7 @@ void tracegen_write(FILE *out, const struct tracegen_opts *o)
 	uint8_t *key = malloc(o->attr.key_size ? o->attr.key_size : 1);
 	uint8_t *value = malloc(o->attr.value_size ? o->attr.value_size : 1);
 	struct rng r;
-	char flags[96];
+	char flags[160];
 
 	if (!key || !value) {
 		free(key);
@@ -52,14 +56,14 @@ void tracegen_write(FILE *out, const struct tracegen_opts *o)
 		return;
 	}
 	rng_seed(&r, o->seed);
-	trace_format_flags(o->attr.flags, flags, sizeof(flags));
 	fprintf(out, "# maplab tracegen seed=%llu ops=%llu key_space=%u\n",
 		(unsigned long long)o->seed, (unsigned long long)o->ops, space);
 	fprintf(out, "map %s key_size=%u value_size=%u max_entries=%u",
 		map_type_name(o->attr.type), o->attr.key_size,
 		o->attr.value_size, o->attr.max_entries);
 	if (o->attr.flags)
-		fprintf(out, " flags=%s", flags);
+		fprintf(out, " flags=%s",
+			format_map_flags(o->attr.flags, flags, sizeof(flags)));
 	putc('\n', out);
 
 	for (uint64_t i = 0; i < o->ops; i++) {

@@ -30,5 +30,60 @@ a=$("$maplab" replay --trace "$tmp/g.trace")
 b=$("$maplab" replay --trace - <"$tmp/g.trace")
 check "replay of a generated trace is repeatable" test -n "$a" -a "$a" = "$b"
 
+# Sizes are decimal; flags have all eight names, and gentrace writes them.
+printf 'map hash key_size=4 value_size=4 max_entries=0x10\n' >"$tmp/hex.trace"
+expect 2 'hex.trace:1: max_entries must be a decimal number' "$maplab" replay --trace "$tmp/hex.trace"
+expect 0 '^map hash key_size=4 value_size=8 max_entries=64 flags=rdonly$' \
+    "$maplab" gentrace --flags rdonly --ops 1
+expect 0 'flags=zero_seed\|wronly_prog$' "$maplab" gentrace --flags 'wronly_prog|zero_seed' --ops 1
+"$maplab" gentrace --flags 'wronly|zero_seed' --entries 8 --ops 200 >"$tmp/wronly.trace"
+expect 0 '^err EPERM$' "$maplab" replay --trace "$tmp/wronly.trace"
+
+# A NUL byte is refused at its line; escape sequences are shown escaped.
+printf 'map hash key_size=4 value_size=4 max_entries=2\nlookup 01000000\0 x\n' >"$tmp/nul.trace"
+expect 2 'nul.trace:2: a NUL byte at column 16' "$maplab" replay --trace "$tmp/nul.trace"
+printf 'map hash key_size=4 value_size=4 max_entries=2\n\033[2Jwipe\n' >"$tmp/esc.trace"
+expect 2 "unknown operation '\\\\x1b\[2Jwipe'" "$maplab" replay --trace "$tmp/esc.trace"
+check "no raw escape byte on the terminal" \
+    bash -c '! "$1" replay --trace "$2" 2>&1 | grep -q $'"'"'\033'"'" _ "$maplab" "$tmp/esc.trace"
+
+# --echo puts each trace line above its results.
+expect 0 '^# update 02000000 2323232323232323 noexist$' \
+    "$maplab" replay --echo --trace "$root/examples/hash_basics.trace"
+
+# Replays run on cpu 0, on both sides: where cpu 0 is not allowed, say so.
+if command -v taskset >/dev/null && [ "$(nproc --all)" -ge 2 ]; then
+    expect 2 'runs on cpu 0.*may not run there' \
+        taskset -c 1 "$maplab" replay --trace "$root/examples/hash_basics.trace"
+fi
+
+# The kernel side (root and BPF).
+if is_root; then
+    # Run "$@" with at most N file descriptors, none inherited beyond 0-2.
+    with_fds() {
+        local n=$1; shift
+        ( for fd in 3 4 5 6 7 8 9; do eval "exec $fd>&-"; done
+          ulimit -n "$n"; exec "$@" )
+    }
+    printf 'map hash key_size=4 value_size=8 max_entries=4 flags=zero_seed|0x8\nupdate 01000000 0100000000000000\nlookup 01000000\nplookup 01000000\ndump\n' >"$tmp/rdonly.trace"
+    expect 0 'validate: 5 trace lines, .* matches the kernel' "$maplab" validate --trace "$tmp/rdonly.trace"
+    expect 0 'matches the kernel' "$maplab" validate --trace "$tmp/wronly.trace"
+    expect 0 'matches the kernel' "$maplab" validate --random --flags 'zero_seed|rdonly_prog' --ops 300
+
+    # Both sides refuse the map line, then the trace goes on: its error.
+    expect 2 'after.trace:2: operation on the map of line 1, .*EINVAL on both sides' \
+        "$maplab" validate --trace "$tmp/after.trace"
+
+    # No descriptor left for the lookup program: not an answer of the map.
+    expect 2 "rdonly.trace:4: the kernel's lookup program could not run: Too many open files" \
+        with_fds 4 "$maplab" validate --trace "$tmp/rdonly.trace"
+    expect 2 "rdonly.trace:4: the kernel's lookup program could not run: Too many open files" \
+        with_fds 5 "$maplab" replay --map kernel --trace "$tmp/rdonly.trace"
+    # At 5 the verifier ran before the fd ran out: its log only when asked.
+    out=$(with_fds 5 "$maplab" replay --map kernel --trace "$tmp/rdonly.trace" 2>&1)
+    check "no verifier log unasked" test -z "$(grep -i 'verifier\|processed' <<<"$out")"
+    expect 2 "the verifier's log:" \
+        with_fds 5 "$maplab" replay --verbose --map kernel --trace "$tmp/rdonly.trace"
+fi
 
 finish

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The trace parser: what it accepts, and that every kind of malformed line
- * is refused with its own line number.
+ * is refused with its own line number and a message safe for a terminal.
  */
 #include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "harness/trace/trace.h"
@@ -97,6 +99,107 @@ Test(trace, malformed_lines_name_their_line)
 	}
 }
 
+/* Parse text, which must fail with a message holding `says`. */
+static void expect_refused(const char *text, const char *says)
+{
+	struct trace t;
+	char err[256] = "";
+	cr_expect_eq(parse(text, &t, err, sizeof(err)), -1, "accepted: %s",
+		     text);
+	cr_expect(strstr(err, says) != NULL, "'%s' does not say '%s'", err,
+		  says);
+	for (const char *c = err; *c; c++)
+		cr_expect((unsigned char)*c >= 0x20 && (unsigned char)*c < 0x7f,
+			  "raw byte %#x in '%s'", (unsigned char)*c, err);
+}
+
+/* Sizes are decimal, as everywhere in maplab (harness/common/parse.h);
+ * flags are read by the one table. */
+Test(trace, sizes_must_be_decimal)
+{
+	static const char *const attrs[] = {
+		"key_size=4 value_size=4 max_entries=0x10",
+		"key_size=+4 value_size=4 max_entries=1",
+		"key_size=4 value_size=4k max_entries=1",
+		"key_size=4 value_size=1e3 max_entries=1",
+		"key_size= value_size=4 max_entries=1",
+	};
+	for (size_t i = 0; i < sizeof(attrs) / sizeof(attrs[0]); i++) {
+		char text[128];
+		snprintf(text, sizeof(text), "map hash %s\n", attrs[i]);
+		expect_refused(text, "t:1: ");
+		expect_refused(text, "must be a decimal number");
+	}
+	expect_refused("map hash key_size=4 value_size=4 max_entries=1 "
+		       "flags=\n", "unknown map flag");
+	expect_refused("map hash key_size=4 value_size=4 max_entries=1 "
+		       "flags=rdonly||wronly\n", "unknown map flag");
+}
+
+/* Input quoted in a message is escaped, never sent raw to a terminal. */
+Test(trace, messages_escape_what_they_quote)
+{
+	expect_refused("map hash key_size=1 value_size=1 max_entries=1\n"
+		       "\x1b[2Jwipe 00\n", "t:2: unknown operation '\\x1b[2Jwipe'");
+	expect_refused("map h\x07sh key_size=1 value_size=1 max_entries=1\n",
+		       "'h\\x07sh'");
+	expect_refused("map hash key_size=1 value_size=1 max_entries=1\n"
+		       "lookup \x9b" "31m\n", "t:2: key '\\x9b31m'");
+	expect_refused("map hash key_size=1 value_size=1 max_entries=1 "
+		       "flags=\x1b]0;x\n", "flag '\\x1b]0;x'");
+}
+
+/* "010" is ten, not eight: no base prefixes. */
+Test(trace, sizes_are_decimal)
+{
+	struct trace t;
+	char err[256];
+	cr_assert_eq(parse("map hash key_size=010 value_size=4 "
+			   "max_entries=4294967295\n", &t, err, sizeof(err)), 0,
+		     "%s", err);
+	cr_expect_eq(t.lines[0].attr.key_size, 10);
+	cr_expect_eq(t.lines[0].attr.max_entries, UINT32_MAX);
+	trace_free(&t);
+}
+
+/* A NUL ends a C string: everything after it on the line would be
+ * silently dropped ("lookup 00" read where "lookup 00\0 junk" stands). */
+Test(trace, a_nul_byte_is_refused_with_its_line)
+{
+	static const char text[] = "map hash key_size=1 value_size=1 "
+				   "max_entries=1\nlookup 00\0 junk\n";
+	FILE *f = fmemopen((void *)text, sizeof(text) - 1, "r");
+	cr_assert_not_null(f);
+	struct trace t;
+	char err[256] = "";
+	cr_expect_eq(trace_parse(f, "t", &t, err, sizeof(err)), -1);
+	fclose(f);
+	cr_expect(strstr(err, "t:2: a NUL byte at column 10") != NULL, "%s",
+		  err);
+}
+
+/* Every flag of maps/common/map.h's table has its name in traces, read
+ * and written by the one table. */
+Test(trace, every_flag_name_reads_and_prints)
+{
+	struct trace t;
+	char err[256];
+	const char *text = "map hash key_size=4 value_size=4 max_entries=4 "
+			   "flags=no_prealloc|no_common_lru|numa_node|rdonly|"
+			   "wronly|zero_seed|rdonly_prog|wronly_prog|0x20\n";
+	cr_assert_eq(parse(text, &t, err, sizeof(err)), 0, "%s", err);
+	cr_expect_eq(t.lines[0].attr.flags, 0x1ffu);
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+	trace_print_line(f, &t, 0);
+	fputc('\n', f);
+	fclose(f);
+	cr_expect_str_eq(out, text);
+	free(out);
+	trace_free(&t);
+}
+
 Test(trace, print_line_round_trips)
 {
 	struct trace t, again;
@@ -109,7 +212,7 @@ Test(trace, print_line_round_trips)
 	size_t len = 0;
 	FILE *f = open_memstream(&out, &len);
 	for (size_t i = 0; i < t.n; i++) {
-		trace_print_line(f, &t.lines[i], &t.lines[0].attr);
+		trace_print_line(f, &t, i);
 		fputc('\n', f);
 	}
 	fclose(f);
