@@ -1,26 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /* hex.c: see hex.h. */
 #include "hex.h"
+#include "harness/common/parse.h"
 
 #include <string.h>
-
-static int nibble(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
 
 int hex_decode(const char *s, uint8_t *out, size_t n)
 {
 	if (strlen(s) != 2 * n)
 		return -1;
 	for (size_t i = 0; i < n; i++) {
-		int hi = nibble(s[2 * i]), lo = nibble(s[2 * i + 1]);
+		int hi = parse_hex_digit(s[2 * i]);
+		int lo = parse_hex_digit(s[2 * i + 1]);
 		if (hi < 0 || lo < 0)
 			return -1;
 		out[i] = (uint8_t)(hi << 4 | lo);
