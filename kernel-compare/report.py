@@ -294,7 +294,9 @@ def triple(r, field):
 
 
 def write_data(outdir, groups, keys):
-    mixes = list(groups)
+    """The .dat files gnuplot reads; returns, per file, which series have a
+    value in it (gnuplot refuses to draw a series with none)."""
+    mixes, present = list(groups), {}
     with open(os.path.join(outdir, "ns_per_op.dat"), "w") as ns, \
             open(os.path.join(outdir, "ratio.dat"), "w") as ratio:
         for f in (ns, ratio):
@@ -303,23 +305,24 @@ def write_data(outdir, groups, keys):
             rs = [fewest_threads(groups[mix].get(h, {}).get(n, {})) for h, n in keys]
             ns.write(f'"{mix}" ' + " ".join(triple(r, "ns_per_op") for r in rs) + "\n")
             ratio.write(f'"{mix}" ' + " ".join(triple(r, "kernel_ratio") for r in rs) + "\n")
+            for name, field in (("ns_per_op", "ns_per_op"), ("ratio", "kernel_ratio")):
+                seen = present.setdefault(name, [False] * len(keys))
+                for j, r in enumerate(rs):
+                    seen[j] = seen[j] or bool(r and field in r)
     for i, mix in enumerate(mixes):
+        seen = present.setdefault(f"mops_{i}", [False] * len(keys))
         with open(os.path.join(outdir, f"mops_{i}.dat"), "w") as f:
             threads = sorted({t for by in groups[mix].values() for s in by.values() for t in s})
             f.write("# threads, then per series: median min max flagged-median\n")
             for t in threads:
                 cols = []
-                for h, n in keys:
+                for j, (h, n) in enumerate(keys):
                     r = groups[mix].get(h, {}).get(n, {}).get(t)
+                    seen[j] = seen[j] or r is not None
                     cols.append(triple(r, "mops") + " " +
                                 (f"{r['mops']:.4g}" if r and r.get("flags") else "NaN"))
                 f.write(f"{t} " + " ".join(cols) + "\n")
-    return mixes
-
-
-def has_ratios(groups):
-    return any("kernel_ratio" in r for g in groups.values() for by in g.values()
-               for s in by.values() for r in s.values())
+    return mixes, present
 
 
 def styles(keys):
@@ -330,10 +333,10 @@ def styles(keys):
     return [{"lc": names.index(n) + 1, "host": hosts.index(h)} for h, n in keys]
 
 
-def bars(outdir, name, keys, several, skip=()):
+def bars(outdir, name, keys, several, present, skip=()):
     plots = []
     for i, (k, st) in enumerate(zip(keys, styles(keys))):
-        if k[1] in skip:
+        if k[1] in skip or not present[name][i]:
             continue
         fill = "fs solid 0.8" if st["host"] == 0 else f"fs pattern {st['host'] + 3}"
         plots.append(f"'{outdir}/{name}.dat' using {3 * i + 2}:{3 * i + 3}:{3 * i + 4}:xtic(1) "
@@ -341,11 +344,13 @@ def bars(outdir, name, keys, several, skip=()):
     return "plot " + ", ".join(plots)
 
 
-def lines(outdir, i, keys, several):
+def lines(outdir, i, keys, several, present):
     """Mops/s against threads for each series, nudged sideways so that
     error bars at one thread count do not hide each other."""
     plots = []
     for j, (k, st) in enumerate(zip(keys, styles(keys))):
+        if not present[f"mops_{i}"][j]:
+            continue
         c, dx = 4 * j + 2, 0.04 * (j - (len(keys) - 1) / 2)
         plots.append(f"'{outdir}/mops_{i}.dat' using ($1+{dx:.3f}):{c}:{c + 1}:{c + 2} "
                      f"with yerrorlines lw 2 pt {7 + 2 * st['host']} dt {st['host'] + 1} "
@@ -355,7 +360,7 @@ def lines(outdir, i, keys, several):
     return "plot " + ", ".join(plots)
 
 
-def gnuplot_script(outdir, mixes, keys, hosts, term, ext, ratios):
+def gnuplot_script(outdir, mixes, keys, hosts, term, ext, present):
     several = len(hosts) > 1
     h0 = next(iter(hosts.values()))["host"]
     subtitle = ("hosts: " + "; ".join(hosts) if several else
@@ -368,15 +373,15 @@ def gnuplot_script(outdir, mixes, keys, hosts, term, ext, ratios):
          f'set title "Cost of one map operation, at the fewest threads (bars: min to max of '
          f'the repeats)\\n{subtitle}" noenhanced',
          "set ylabel 'ns per operation (log scale)'", "set xlabel 'workload (op mix)'",
-         *common, "set yrange [1:*]", bars(outdir, "ns_per_op", keys, several)]
-    if ratios:
+         *common, "set yrange [1:*]", bars(outdir, "ns_per_op", keys, several, present)]
+    if any(present["ratio"]):
         s += ["reset", f"set terminal {term}", f"set output '{outdir}/ratio.{ext}'",
               f'set title "ns/op over the kernel\'s in BPF, taken within each repeat, at the '
               f'fewest threads (bars: min to max)\\n{subtitle}" noenhanced',
               "set ylabel 'ratio to kernel BPF (log scale; below 1: faster)'",
               "set xlabel 'workload (op mix)'", *common,
               "set arrow from graph 0, first 1 to graph 1, first 1 nohead dt 2 lw 2 front",
-              bars(outdir, "ratio", keys, several, skip=("kernel BPF",))]
+              bars(outdir, "ratio", keys, several, present, skip=("kernel BPF",))]
     s += ["reset", f"set terminal {term}", f"set output '{outdir}/mops_vs_threads.{ext}'",
           f'set multiplot layout 1,{len(mixes)} title "Throughput against threads (bars: min to '
           f'max of the repeats; ringed: flagged)\\n{subtitle}" noenhanced']
@@ -384,19 +389,19 @@ def gnuplot_script(outdir, mixes, keys, hosts, term, ext, ratios):
         s += [f"set title '{mix}' noenhanced", "set xlabel 'threads'",
               "set ylabel 'Mops/s, all threads'", "set grid", "set key below noenhanced",
               "set xtics 1", "set yrange [0:*]", "set offsets 0.3, 0.3, 0, 0",
-              lines(outdir, i, keys, several)]
+              lines(outdir, i, keys, several, present)]
     s.append("unset multiplot")
     return "\n".join(s) + "\n"
 
 
-def plot(outdir, mixes, keys, hosts, ratios):
+def plot(outdir, mixes, keys, hosts, present):
     if not shutil.which("gnuplot"):
         return "gnuplot is not installed: the data files (*.dat) are here, no plots."
     width = max(1000, 440 * len(mixes))
     height = 560 + (20 * len(keys) if len(hosts) > 1 else 0)  # room for the keys
     for term, ext in ((f"pngcairo size {width},{height} font 'sans,10'", "png"),
                       (f"svg size {width},{height} dynamic font 'sans,10'", "svg")):
-        script = gnuplot_script(outdir, mixes, keys, hosts, term, ext, ratios)
+        script = gnuplot_script(outdir, mixes, keys, hosts, term, ext, present)
         with open(os.path.join(outdir, f"plots-{ext}.gp"), "w") as f:
             f.write(script)
         res = subprocess.run(["gnuplot"], input=script, text=True, capture_output=True)
@@ -425,9 +430,9 @@ def main():
         return 2
     groups = group(rows)
     keys = series_keys(groups)
-    mixes = write_data(outdir, groups, keys)
-    ratios = has_ratios(groups)
-    problem = plot(outdir, mixes, keys, hosts, ratios)
+    mixes, present = write_data(outdir, groups, keys)
+    ratios = any(present["ratio"])
+    problem = plot(outdir, mixes, keys, hosts, present)
     with open(os.path.join(outdir, "report.md"), "w") as f:
         f.write(markdown(hosts, groups, rows, problem, ratios))
     plots = ["ns_per_op.png"] + (["ratio.png"] if ratios else []) + ["mops_vs_threads.png"]

@@ -15,12 +15,6 @@
 
 #define PROBE_SEED 0x70726f6265ULL /* "probe" */
 
-/* One cache line: the next node's index, and padding. */
-struct probe_node {
-	uint32_t next;
-	uint32_t pad[15];
-};
-
 int probe_init(struct probe *p)
 {
 	struct rng rng;

@@ -23,7 +23,11 @@
 #define PROBE_NODES (1u << 16)
 #define PROBE_STEPS (1u << 19)
 
-struct probe_node;
+/* One cache line: the index of the next node, and padding. */
+struct probe_node {
+	uint32_t next;
+	uint32_t pad[15];
+};
 
 struct probe {
 	struct probe_node *nodes; /* PROBE_NODES, one cycle through next */
