@@ -127,13 +127,14 @@ void host_read_vulnerabilities(struct host_record *h, const char *dir)
 		return;
 	while ((e = readdir(d)) && h->n_vulns < HOST_MAX_VULNERABILITIES) {
 		struct host_vulnerability *v = &h->vulns[h->n_vulns];
+		size_t len = strlen(e->d_name);
 		char path[512];
-		if (e->d_name[0] == '.' || strlen(e->d_name) >= sizeof(v->name))
+		if (e->d_name[0] == '.' || len >= sizeof(v->name))
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
 		if (read_line(path, v->status, sizeof(v->status)))
 			continue;
-		snprintf(v->name, sizeof(v->name), "%s", e->d_name);
+		memcpy(v->name, e->d_name, len + 1);
 		h->n_vulns++;
 	}
 	closedir(d);
