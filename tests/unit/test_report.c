@@ -89,21 +89,27 @@ struct fixture {
 	struct report_point points[2];
 };
 
-/* Two points of one side (threads[0] and threads[1]) whose runs have the
- * given Mops/s and ns/op, each op a lookup that hit. */
-static void make_side(struct fixture *fx, const unsigned threads[2],
-		      const double mops[2][RUNS], const double ns[2][RUNS])
+/* Two points of one side: their thread counts, and each run's Mops/s and
+ * ns/op. */
+struct side_spec {
+	unsigned threads[2];
+	double mops[2][RUNS], ns[2][RUNS];
+};
+
+/* The points of spec, run r of each doing 100 (r + 1) lookups of which r
+ * missed. */
+static void make_side(struct fixture *fx, const struct side_spec *spec)
 {
 	memset(fx, 0, sizeof(*fx));
 	for (int p = 0; p < 2; p++) {
-		fx->config[p].threads = threads[p];
+		fx->config[p].threads = spec->threads[p];
 		fx->config[p].w.mix[OP_LOOKUP] = 100;
 		for (int r = 0; r < RUNS; r++) {
 			struct report_run *run = &fx->runs[p][r];
 			for (int f = 0; f < RF_COUNT; f++)
 				run->v[f] = NAN;
-			run->v[RF_MOPS] = mops[p][r];
-			run->v[RF_NS_PER_OP] = ns[p][r];
+			run->v[RF_MOPS] = spec->mops[p][r];
+			run->v[RF_NS_PER_OP] = spec->ns[p][r];
 			run->v[RF_OPS] = 100 * (r + 1);
 			run->ok[OP_LOOKUP] = 100 * (r + 1);
 			run->fail[OP_LOOKUP] = r;
@@ -115,19 +121,37 @@ static void make_side(struct fixture *fx, const unsigned threads[2],
 	}
 }
 
+/* Speed-ups on `cpus` CPUs, then both points summed up. */
+static void sum_up_side(struct fixture *fx, unsigned cpus)
+{
+	report_derive_speedups(fx->points, 2, cpus);
+	for (int p = 0; p < 2; p++)
+		if (fx->points[p].runs)
+			report_summarise(&fx->points[p]);
+}
+
+/* 1 thread: 10, 20, 5 Mops/s; 2 threads: 16, 30, 20.  Repeat by repeat
+ * the speed-up is 1.6, 1.5, 4.0, so median 1.6, min 1.5, max 4.0 (the
+ * ratio of the medians, 20 / 10 = 2.0, would be another figure). */
+static const struct side_spec speedup_side = {
+	.threads = { 1, 2 },
+	.mops = { { 10, 20, 5 }, { 16, 30, 20 } },
+	.ns = { { 100, 50, 200 }, { 125, 66, 100 } },
+};
+
+/* Threads listed 2 then 1: the speed-up is over the fewest, 1.  Repeat by
+ * repeat: 25 / 10, 24 / 10, 26 / 10 = 2.5, 2.4, 2.6: median 2.5 > 2.2. */
+static const struct side_spec superlinear_side = {
+	.threads = { 2, 1 },
+	.mops = { { 25, 24, 26 }, { 10, 10, 10 } },
+	.ns = { { 80, 83, 77 }, { 100, 100, 100 } },
+};
+
 Test(report, speedup_is_taken_within_each_repeat)
 {
-	/* 1 thread: 10, 20, 5 Mops/s; 2 threads: 16, 30, 20.  Repeat by
-	 * repeat: 1.6, 1.5, 4.0, so median 1.6, min 1.5, max 4.0 (the ratio of
-	 * the medians, 20 / 10 = 2.0, would be another figure). */
 	struct fixture fx;
-	const unsigned threads[2] = { 1, 2 };
-	const double mops[2][RUNS] = { { 10, 20, 5 }, { 16, 30, 20 } };
-	const double ns[2][RUNS] = { { 100, 50, 200 }, { 125, 66, 100 } };
-	make_side(&fx, threads, mops, ns);
-	report_derive_speedups(fx.points, 2, 2);
-	for (int p = 0; p < 2; p++)
-		report_summarise(&fx.points[p]);
+	make_side(&fx, &speedup_side);
+	sum_up_side(&fx, 2);
 	cr_expect(isnan(fx.points[0].field[RF_SPEEDUP].median),
 		  "the fewest threads have no speed-up");
 	expect_spread(fx.points[1].field[RF_SPEEDUP], 1.6, 1.5, 4.0);
@@ -141,39 +165,27 @@ Test(report, speedup_is_taken_within_each_repeat)
 
 Test(report, superlinear_is_flagged_from_the_median_speedup)
 {
-	/* Threads listed 2 then 1: the speed-up is over the fewest, 1.
-	 * Repeat by repeat: 25 / 10, 24 / 10, 26 / 10 = 2.5, 2.4, 2.6:
-	 * median 2.5 > 2.2 on 2 CPUs. */
 	struct fixture fx;
-	const unsigned threads[2] = { 2, 1 };
-	const double mops[2][RUNS] = { { 25, 24, 26 }, { 10, 10, 10 } };
-	const double ns[2][RUNS] = { { 80, 83, 77 }, { 100, 100, 100 } };
-	make_side(&fx, threads, mops, ns);
-	report_derive_speedups(fx.points, 2, 2);
-	report_summarise(&fx.points[0]);
+	make_side(&fx, &superlinear_side);
+	sum_up_side(&fx, 2);
 	expect_spread(fx.points[0].field[RF_SPEEDUP], 2.5, 2.4, 2.6);
 	cr_expect_eq(fx.points[0].flags, REPORT_SUPERLINEAR);
-	/* On 4 CPUs 2 threads may give 2x, and 2.5x is still too much; on
-	 * 2 threads over 1 the CPU count above 2 changes nothing. */
-	report_derive_speedups(fx.points, 2, 4);
-	report_summarise(&fx.points[0]);
+	/* On 4 CPUs, 2 threads over 1 may still give only 2x. */
+	sum_up_side(&fx, 4);
 	cr_expect_eq(fx.points[0].flags, REPORT_SUPERLINEAR);
 }
 
 Test(report, a_point_not_measured_is_no_base)
 {
 	/* The 1-thread point could not run (runs 0): 2 threads is the
-	 * fewest measured, so nothing has a speed-up. */
+	 * fewest measured, so nothing has a speed-up (2.5x over a point
+	 * never measured would be flagged). */
 	struct fixture fx;
-	const unsigned threads[2] = { 1, 2 };
-	const double mops[2][RUNS] = { { 1, 1, 1 }, { 30, 30, 30 } };
-	const double ns[2][RUNS] = { { 1, 1, 1 }, { 66, 66, 66 } };
-	make_side(&fx, threads, mops, ns);
-	fx.points[0].runs = 0;
-	report_derive_speedups(fx.points, 2, 2);
-	report_summarise(&fx.points[1]);
-	cr_expect(isnan(fx.points[1].field[RF_SPEEDUP].median));
-	cr_expect_eq(fx.points[1].flags, 0);
+	make_side(&fx, &superlinear_side);
+	fx.points[1].runs = 0;
+	sum_up_side(&fx, 2);
+	cr_expect(isnan(fx.points[0].field[RF_SPEEDUP].median));
+	cr_expect_eq(fx.points[0].flags, 0);
 }
 
 Test(report, ratio_to_the_kernel_is_taken_within_each_repeat)
@@ -182,12 +194,10 @@ Test(report, ratio_to_the_kernel_is_taken_within_each_repeat)
 	 * same repeats: 2, 4, 1.5, so median 2, min 1.5, max 4 (the ratio of
 	 * the medians, 150 / 50 = 3, would not be measured side by side). */
 	struct fixture design, kernel;
-	const unsigned threads[2] = { 1, 2 };
-	const double mops[2][RUNS] = { { 10, 5, 6.7 }, { 1, 1, 1 } };
-	const double dns[2][RUNS] = { { 100, 200, 150 }, { 1, 1, 1 } };
-	const double kns[2][RUNS] = { { 50, 50, 100 }, { 1, 1, 1 } };
-	make_side(&design, threads, mops, dns);
-	make_side(&kernel, threads, mops, kns);
+	make_side(&design, &(struct side_spec){ .threads = { 1, 2 },
+		.ns = { { 100, 200, 150 }, { 1, 1, 1 } } });
+	make_side(&kernel, &(struct side_spec){ .threads = { 1, 2 },
+		.ns = { { 50, 50, 100 }, { 1, 1, 1 } } });
 	report_derive_ratio(&design.points[0], &kernel.points[0]);
 	report_summarise(&design.points[0]);
 	expect_spread(design.points[0].field[RF_KERNEL_RATIO], 2, 1.5, 4);
@@ -195,13 +205,11 @@ Test(report, ratio_to_the_kernel_is_taken_within_each_repeat)
 
 Test(report, summary_is_per_field_medians_and_summed_counts)
 {
-	/* ns/op 100, 50, 200 -> 100; Mops/s 10, 20, 5 -> 10; ops 100, 200,
-	 * 300 -> 200; ok 100 + 200 + 300 = 600, fail 0 + 1 + 2 = 3. */
+	/* 1 thread of speedup_side: ns/op 100, 50, 200 -> 100; Mops/s 10, 20,
+	 * 5 -> 10; ops 100, 200, 300 -> 200; ok 100 + 200 + 300 = 600, fail
+	 * 0 + 1 + 2 = 3. */
 	struct fixture fx;
-	const unsigned threads[2] = { 1, 2 };
-	const double mops[2][RUNS] = { { 10, 20, 5 }, { 1, 1, 1 } };
-	const double ns[2][RUNS] = { { 100, 50, 200 }, { 1, 1, 1 } };
-	make_side(&fx, threads, mops, ns);
+	make_side(&fx, &speedup_side);
 	report_summarise(&fx.points[0]);
 	expect_spread(fx.points[0].field[RF_NS_PER_OP], 100, 50, 200);
 	expect_spread(fx.points[0].field[RF_MOPS], 10, 5, 20);
@@ -219,31 +227,40 @@ Test(report, summary_is_per_field_medians_and_summed_counts)
 static char *written(enum report_format format)
 {
 	static struct fixture fx;
-	const unsigned threads[2] = { 1, 2 };
-	const double mops[2][RUNS] = { { 10, 20, 5 }, { 16, 30, 20 } };
-	const double ns[2][RUNS] = { { 100, 50, 200 }, { 125, 66, 100 } };
 	struct host_record host;
 	char *text = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&text, &len);
 
-	make_side(&fx, threads, mops, ns);
+	make_side(&fx, &speedup_side);
 	for (int p = 0; p < 2; p++)
 		for (int r = 0; r < RUNS; r++)
 			fx.runs[p][r].v[RF_PROBE_NS] = 20 + r; /* 20, 21, 22 */
-	report_derive_speedups(fx.points, 2, 2);
-	for (int p = 0; p < 2; p++)
-		report_summarise(&fx.points[p]);
+	sum_up_side(&fx, 2);
 	host_record_read(&host);
 	report_write(f, format, &host, fx.points, 2);
 	fclose(f);
 	return text;
 }
 
+/* Every string of want[0..n) is in what report_write wrote in format. */
+static void expect_written(enum report_format format, const char *const *want,
+			   size_t n)
+{
+	char *text = written(format);
+	for (size_t i = 0; i < n; i++)
+		cr_expect(strstr(text, want[i]), "no '%s' in:\n%s", want[i], text);
+	if (format != REPORT_TABLE)
+		cr_expect_null(strstr(text, "p50_ns\":"), "latency not measured: %s",
+			       text);
+	free(text);
+}
+
+#define N_WANT(want) (sizeof(want) / sizeof(want[0]))
+
 Test(report, jsonl_carries_each_figure_with_its_min_and_max)
 {
-	char *text = written(REPORT_JSONL);
-	const char *want[] = {
+	static const char *const want[] = {
 		"\"possible_cpus\":", "\"cpus_allowed\":", "\"virtualised\":",
 		"\"mitigations\":[", "\"vulnerabilities\":{",
 		"\"runs\":3,",
@@ -258,16 +275,12 @@ Test(report, jsonl_carries_each_figure_with_its_min_and_max)
 		"\"flags\":[\"wide_spread\"]",
 		"\"ok\":{\"lookup\":600,",
 	};
-	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
-		cr_expect(strstr(text, want[i]), "no %s in:\n%s", want[i], text);
-	cr_expect_null(strstr(text, "p50_ns"), "latency not measured: %s", text);
-	free(text);
+	expect_written(REPORT_JSONL, want, N_WANT(want));
 }
 
 Test(report, csv_has_a_min_and_max_column_beside_each_figure)
 {
-	char *text = written(REPORT_CSV);
-	const char *want[] = {
+	static const char *const want[] = {
 		",mops,mops_min,mops_max,ns_per_op,ns_per_op_min,ns_per_op_max,",
 		",p50_ns,p50_ns_min,p50_ns_max,",
 		",speedup,speedup_min,speedup_max,kernel_ratio,kernel_ratio_min,"
@@ -275,15 +288,12 @@ Test(report, csv_has_a_min_and_max_column_beside_each_figure)
 		",10.0000,5.0000,20.0000,100.000,50.000,200.000,,,,",
 		",21.000,20.000,22.000,wide_spread,600,3,",
 	};
-	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
-		cr_expect(strstr(text, want[i]), "no %s in:\n%s", want[i], text);
-	free(text);
+	expect_written(REPORT_CSV, want, N_WANT(want));
 }
 
 Test(report, table_shows_the_spread_and_the_flag)
 {
-	char *text = written(REPORT_TABLE);
-	const char *want[] = {
+	static const char *const want[] = {
 		"hash/linux             1     10.00    100.0",
 		"                     min      5.00     50.0",
 		"                     max     20.00    200.0",
@@ -294,9 +304,7 @@ Test(report, table_shows_the_spread_and_the_flag)
 		"possible",
 		"mitigations: ",
 	};
-	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
-		cr_expect(strstr(text, want[i]), "no '%s' in:\n%s", want[i], text);
-	free(text);
+	expect_written(REPORT_TABLE, want, N_WANT(want));
 }
 
 /* --- the host record ----------------------------------------------------------------- */
