@@ -38,8 +38,8 @@ int probe_init(struct probe *p);
 
 /*
  * Time PROBE_STEPS steps of the chase, pinned to the first allowed CPU
- * (the calling thread is unpinned afterwards): ns per step, or a negative
- * errno when the thread cannot be pinned.
+ * (the calling thread is unpinned afterwards; where the kernel refuses the
+ * pin, it runs where it is): ns per step.
  */
 double probe_run(struct probe *p);
 

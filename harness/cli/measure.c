@@ -200,12 +200,7 @@ static int run_all(const struct bench_cli *cli, struct measurement *m,
 	for (unsigned r = 0; r < cli->repeat && !rc; r++) {
 		progress_label(progress, "reference probe, repeat %u/%u", r + 1,
 			       cli->repeat);
-		double probe_ns = probe_run(&probe);
-		if (probe_ns < 0)
-			rc = cli_error(cli->cmd, "cannot pin the reference probe to "
-				       "a CPU: %s", strerror((int)-probe_ns));
-		else
-			rc = run_repeat(cli, m, r, probe_ns, skipped, progress);
+		rc = run_repeat(cli, m, r, probe_run(&probe), skipped, progress);
 	}
 	progress_clear(progress);
 	probe_free(&probe);
