@@ -306,10 +306,12 @@ void report_write_probe(FILE *f, const struct report_point *points,
 	if (!p || isnan(p->field[RF_PROBE_NS].median))
 		return;
 	const struct spread *s = &p->field[RF_PROBE_NS];
-	fprintf(f, "reference probe: %.1f ns a step (%.1f to %.1f over %u "
-		"repeats): the same pointer chase before each repeat; a higher "
-		"figure than another run's here means a busier machine\n",
-		s->median, s->min, s->max, p->runs);
+	fprintf(f, "reference probe: %.1f ns a step", s->median);
+	if (p->runs > 1)
+		fprintf(f, " (%.1f to %.1f over %u repeats)", s->min, s->max,
+			p->runs);
+	fputs(": the same pointer chase before each repeat; a higher figure "
+	      "than another run's here means a busier machine\n", f);
 }
 
 static void write_table(FILE *f, const struct host_record *host,
