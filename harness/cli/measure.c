@@ -163,8 +163,9 @@ static int run_repeat(const struct bench_cli *cli, struct measurement *m,
 			struct report_point *p = &m->points[i];
 			if (skipped[i])
 				continue;
-			progress_label(progress, "%s, %u threads, repeat %u/%u",
-				       side->label, p->config->threads, r + 1,
+			progress_label(progress, "%s, %u thread%s, repeat %u/%u",
+				       side->label, p->config->threads,
+				       p->config->threads == 1 ? "" : "s", r + 1,
 				       cli->repeat);
 			int rc = side->kind->run(side, cli, p->config, &p->run[r],
 						 err, sizeof(err));
