@@ -2,33 +2,107 @@
 # SPDX-License-Identifier: MIT
 """Turn `maplab compare --save` records into a markdown report and plots.
 
-usage: report.py RESULTS_DIR     (reads RESULTS_DIR/results.jsonl)
+usage: report.py RESULTS_DIR [MORE ...]
+
+Reads RESULTS_DIR/results.jsonl and each MORE (a results.jsonl, or a folder
+holding one), typically runs of the same suite on other hosts, and merges
+them: every host is labelled (its hostname; with the date of the run where
+one host ran more than once), its figures set beside the others'.
 
 Writes into RESULTS_DIR:
-  report.md                   the host, then per workload a table of ns/op and
-                              Mops/s for the kernel (in BPF, via syscall) and
-                              each design, with design/kernel ratios
-  ns_per_op.{png,svg}         ns/op per workload at one thread, a bar each side
-  mops_vs_threads.{png,svg}   Mops/s against threads, a panel per workload
-Plots need gnuplot; without it the report says so and lists the data files.
+  report.md                 the hosts (CPUs, mitigations, virtualisation, the
+                            reference probe), then per workload and host the
+                            ns/op and Mops/s of every side: medians with their
+                            min-max over the repeats, ratios to the kernel in
+                            BPF (taken within each repeat), flagged figures
+  ns_per_op.{png,svg}       ns/op per workload at the fewest threads, min-max
+                            as error bars
+  ratio.{png,svg}           each side's ns/op over the kernel's in BPF, per
+                            workload, at the fewest threads, min-max as error bars
+  mops_vs_threads.{png,svg} Mops/s against threads, a panel per workload,
+                            min-max as error bars, flagged points ringed
+Plots need gnuplot; without it the report says so and keeps the data files.
 """
 import json
+import math
 import os
 import shutil
 import subprocess
 import sys
 
+WARN = "⚠"
+
+
+# --- reading ---------------------------------------------------------------------
+
+def results_path(arg):
+    return os.path.join(arg, "results.jsonl") if os.path.isdir(arg) else arg
+
 
 def load(path):
-    host, rows = None, []
+    """The runs in one file: [{host, rows}], a run per host record."""
+    runs = []
     with open(path) as f:
-        for line in f:
-            rec = json.loads(line)
+        for n, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            try:
+                rec = json.loads(line)
+            except json.JSONDecodeError as e:
+                raise SystemExit(f"report.py: {path}:{n}: not JSON: {e.msg}")
             if rec.get("record") == "host":
-                host = host or rec["host"]
+                runs.append({"host": rec["host"], "rows": [], "file": path})
             elif rec.get("record") == "result":
-                rows.append(rec)
-    return host, rows
+                if not runs:
+                    raise SystemExit(f"report.py: {path}:{n}: a result before "
+                                     "any host record")
+                runs[-1]["rows"].append(rec)
+    return runs
+
+
+def host_identity(h):
+    return (h.get("hostname", ""), h.get("cpu_model", ""), h.get("kernel", ""),
+            h.get("nproc"))
+
+
+def label_hosts(runs):
+    """One label per (host, file): the hostname, and the date of the file's
+    first run when the same name would stand for more than one of them."""
+    groups = {}
+    for r in runs:
+        groups.setdefault((host_identity(r["host"]), r["file"]), []).append(r)
+    names = {}
+    for (ident, _), members in groups.items():
+        names.setdefault(ident[0] or ident[1] or "host", []).append(members)
+    for name, sets in names.items():
+        for members in sets:
+            label = name if len(sets) == 1 else f"{name}, {members[0]['host'].get('date', '?')}"
+            for r in members:
+                r["label"] = label
+                for row in r["rows"]:
+                    row["_host"] = label
+    hosts = {}
+    for r in runs:
+        hosts.setdefault(r["label"], {"host": r["host"], "probes": []})
+        if r["rows"]:
+            hosts[r["label"]]["probes"] += r["rows"][0].get("probe_ns_runs") or []
+    return hosts
+
+
+# --- figures -------------------------------------------------------------------------
+
+def fig(r, field):
+    """(median, min, max) of a field; records from before the spreads were
+    kept give the median for all three."""
+    med = r.get(field)
+    if med is None:
+        return None
+    return med, r.get(field + "_min", med), r.get(field + "_max", med)
+
+
+def spread_text(f, fmt, runs):
+    med, lo, hi = f
+    return fmt.format(med) + (f" ({fmt.format(lo)}–{fmt.format(hi)})" if runs > 1 else "")
 
 
 def series_name(r):
@@ -45,95 +119,289 @@ def ordered(names):
 
 
 def group(rows):
-    """{mix: {series: {threads: row}}}, in first-seen mix order."""
+    """{mix: {host: {series: {threads: row}}}}, in first-seen order; a later
+    record of the same point replaces an earlier one."""
     out = {}
     for r in rows:
-        out.setdefault(r["mix"], {}).setdefault(series_name(r), {})[r["threads"]] = r
+        (out.setdefault(r["mix"], {}).setdefault(r["_host"], {})
+            .setdefault(series_name(r), {}))[r["threads"]] = r
     return out
 
 
-def md_table(mix, by_series):
-    names = ordered(by_series)
-    threads = sorted({t for s in by_series.values() for t in s})
-    lines = ["| threads | " + " | ".join(f"{n} ns/op" for n in names) + " |",
-             "|---|" + "---|" * len(names)]
-    for t in threads:
-        kernel = by_series.get("kernel BPF", {}).get(t)
-        cells = []
-        for n in names:
-            r = by_series[n].get(t)
-            if not r:
-                cells.append("–")
-            elif kernel and not n.startswith("kernel"):
-                cells.append(f"{r['ns_per_op']:.1f} ({r['ns_per_op'] / kernel['ns_per_op']:.2f}×)")
-            else:
-                cells.append(f"{r['ns_per_op']:.1f}")
-        lines.append(f"| {t} | " + " | ".join(cells) + " |")
-    lines += ["", "| threads | " + " | ".join(f"{n} Mops/s" for n in names) + " |",
-              "|---|" + "---|" * len(names)]
-    for t in threads:
-        cells = [f"{by_series[n][t]['mops']:.2f}" if t in by_series[n] else "–" for n in names]
-        lines.append(f"| {t} | " + " | ".join(cells) + " |")
+def median(values):
+    v = sorted(values)
+    if not v:
+        return None
+    return v[len(v) // 2] if len(v) % 2 else (v[len(v) // 2 - 1] + v[len(v) // 2]) / 2
+
+
+# --- the markdown ----------------------------------------------------------------------
+
+def host_table(hosts):
+    lines = ["| host | CPU | CPUs online / possible / usable | kernel | virtualised | "
+             "mitigations in force | reference probe, ns a step | date |",
+             "|---|---|---|---|---|---|---|---|"]
+    for label, info in hosts.items():
+        h = info["host"]
+        virt = {True: "yes", False: "no"}.get(h.get("virtualised"), "cannot tell")
+        if h.get("virtualised") and h.get("hypervisor"):
+            virt += f" ({h['hypervisor']})"
+        mitigations = ", ".join(h.get("mitigations", [])) if "mitigations" in h else "not recorded"
+        probes = info["probes"]
+        probe = (f"{median(probes):.1f} ({min(probes):.1f}–{max(probes):.1f})"
+                 if probes else "not recorded")
+        cpus = f"{h.get('nproc', '?')} / {h.get('possible_cpus', '?')} / {h.get('cpus_allowed', '?')}"
+        lines.append(f"| {label} | {h.get('cpu_model', '?')} | {cpus} | {h.get('kernel', '?')} | "
+                     f"{virt} | {mitigations or 'none'} | {probe} | {h.get('date', '?')} |")
     return "\n".join(lines)
 
 
-def write_data(outdir, groups):
-    """One .dat per plot: gnuplot reads columns."""
-    mixes = list(groups)
-    names = ordered({n for g in groups.values() for n in g})
-    with open(os.path.join(outdir, "ns_per_op.dat"), "w") as f:
-        f.write("# workload " + " ".join(f'"{n}"' for n in names) + "\n")
+def cell(r, field, fmt):
+    if not r:
+        return "–"
+    runs = r.get("runs", 1)
+    text = spread_text(fig(r, field), fmt, runs)
+    if field == "ns_per_op" and fig(r, "kernel_ratio"):
+        text += "; " + spread_text(fig(r, "kernel_ratio"), "{:.2f}", runs) + "×"
+    if r.get("flags"):
+        text += " " + WARN
+    return text
+
+
+def md_tables(by_series):
+    names = ordered(by_series)
+    threads = sorted({t for s in by_series.values() for t in s})
+    out = []
+    for title, field, fmt in (("ns/op per thread", "ns_per_op", "{:.1f}"),
+                              ("Mops/s, all threads", "mops", "{:.2f}")):
+        out += [f"| threads | " + " | ".join(f"{n} {title.split(',')[0]}" for n in names) + " |",
+                "|---|" + "---|" * len(names)]
+        for t in threads:
+            out.append(f"| {t} | " + " | ".join(cell(by_series[n].get(t), field, fmt)
+                                                 for n in names) + " |")
+        out.append("")
+    return out
+
+
+def run_probe_line(rows):
+    probes = rows[0].get("probe_ns_runs") if rows else None
+    if not probes:
+        return None
+    return f"{median(probes):.1f} ns a step ({min(probes):.1f}–{max(probes):.1f})"
+
+
+def flag_text(r, host):
+    lines = []
+    where = f"{r['_host']}, {r['mix']}, {series_name(r)}, {r['threads']} thread{'s' if r['threads'] != 1 else ''}"
+    if "superlinear" in r.get("flags", []):
+        med, lo, hi = fig(r, "speedup")
+        base = r.get("speedup_over_threads", 1)
+        cpus = host.get("cpus_allowed") or host.get("nproc") or 1
+        ideal = min(r["threads"], cpus) / min(base, cpus)
+        lines.append(f"- {where}: **superlinear**: {med:.2f}× ({lo:.2f}–{hi:.2f}) the Mops/s at "
+                     f"{base} thread{'s' if base != 1 else ''}, where {cpus} CPUs can give at most "
+                     f"{ideal:.2f}×.")
+    if "wide_spread" in r.get("flags", []):
+        med, lo, hi = fig(r, "mops")
+        ratio = hi / lo if lo > 0 else math.inf
+        lines.append(f"- {where}: **wide spread**: Mops/s from {lo:.2f} to {hi:.2f} over "
+                     f"{r.get('runs', 1)} repeats ({ratio:.1f}×).")
+    return lines
+
+
+def markdown(hosts, groups, rows, problem, ratios):
+    r0 = rows[0]
+    reps = sorted({r.get("runs", 1) for r in rows})
+    md = ["# maplab compare: kernel maps and userspace designs", "",
+          "## Hosts", "", host_table(hosts), "",
+          f"Map: {r0['entries']} entries, {r0['key_size']}-byte keys, {r0['value_size']}-byte "
+          f"values, {r0['prefill']} % prefilled, {r0['dist']} keys. "
+          f"{'/'.join(map(str, reps))} repeats per point, the sides run in turn within each.",
+          "",
+          "How to read the tables: each figure is the **median over the repeats, with the least "
+          "and greatest in brackets**. The ratio after a side's ns/op (×) is its ns/op over the "
+          "kernel's in BPF, taken **within each repeat**, between runs made side by side: on a "
+          "noisy machine it is the figure to trust, more than either ns/op alone. "
+          f"{WARN} marks a flagged figure, one this machine cannot have given as it stands "
+          "(see *Flagged results* below and docs/bench.md). The reference probe is a fixed "
+          "pointer chase timed before each repeat: on one host, a higher probe means a busier "
+          "machine.",
+          "",
+          "- **kernel BPF**: the map calls inside BPF programs run by BPF_PROG_TEST_RUN, with a "
+          "baseline program (the same loop without the map call) subtracted "
+          "(docs/kernel-compare.md).",
+          "- **kernel syscall**: one bpf(2) call per operation, what a userspace consumer pays.",
+          "- designs: maplab's userspace designs on the same key streams.", ""]
+    flagged = []
+    for mix, by_host in groups.items():
+        md += [f"## {mix}", ""]
+        for label, by_series in by_host.items():
+            mix_rows = [r for s in by_series.values() for r in s.values()]
+            if len(by_host) > 1 or len(hosts) > 1:
+                md += [f"### {label}", ""]
+            probe = run_probe_line(mix_rows)
+            if probe:
+                md += [f"Reference probe during this workload: {probe}.", ""]
+            md += md_tables(by_series)
+            names = ordered(by_series)
+            for r in sorted(mix_rows, key=lambda r: (names.index(series_name(r)), r["threads"])):
+                flagged += flag_text(r, hosts[label]["host"])
+    md += ["## Flagged results", ""]
+    if flagged:
+        md += flagged + ["",
+                         "A flagged figure says the machine changed under the run (a neighbour, a "
+                         "stolen vCPU, a kernel thread), not how the map behaves. Rerun with more "
+                         "`--repeat`, on a quieter machine; compare the reference probe with a calm "
+                         "run's; and quote only ratios measured side by side "
+                         "(docs/bench.md, *Flagged results*).", ""]
+    else:
+        md += ["None: no figure above is one this machine cannot have given.", ""]
+    md += ["## Plots", ""]
+    if problem:
+        md.append(problem)
+    else:
+        md += ["![ns per op](ns_per_op.png)", ""]
+        if ratios:
+            md += ["![ratio to the kernel](ratio.png)", ""]
+        md += ["![Mops/s against threads](mops_vs_threads.png)", "",
+               "Error bars span the least and greatest of the repeats; a ringed point is flagged. "
+               "(SVG versions beside them.)"]
+    return "\n".join(md) + "\n"
+
+
+# --- the plots ---------------------------------------------------------------------------
+
+def series_keys(groups):
+    """Every (host, series) plotted, kernel first, hosts in order."""
+    hosts = list(dict.fromkeys(h for g in groups.values() for h in g))
+    names = ordered({n for g in groups.values() for by in g.values() for n in by})
+    return [(h, n) for h in hosts for n in names
+            if any(n in g.get(h, {}) for g in groups.values())]
+
+
+def key_title(key, several_hosts):
+    host, name = key
+    return f"{name} ({host})" if several_hosts else name
+
+
+def fewest_threads(by_threads):
+    return by_threads[min(by_threads)] if by_threads else None
+
+
+def triple(r, field):
+    f = fig(r, field) if r else None
+    return " ".join(f"{v:.4g}" for v in f) if f else "NaN NaN NaN"
+
+
+def write_data(outdir, groups, keys):
+    """The .dat files gnuplot reads; returns, per file, which series have a
+    value in it (gnuplot refuses to draw a series with none)."""
+    mixes, present = list(groups), {}
+    with open(os.path.join(outdir, "ns_per_op.dat"), "w") as ns, \
+            open(os.path.join(outdir, "ratio.dat"), "w") as ratio:
+        for f in (ns, ratio):
+            f.write("# workload, then per series: median min max\n")
         for mix in mixes:
-            vals = []
-            for n in names:
-                r = groups[mix].get(n, {})
-                one = r.get(min(r)) if r else None
-                vals.append(f"{one['ns_per_op']:.2f}" if one else "NaN")
-            f.write(f'"{mix}" ' + " ".join(vals) + "\n")
+            rs = [fewest_threads(groups[mix].get(h, {}).get(n, {})) for h, n in keys]
+            ns.write(f'"{mix}" ' + " ".join(triple(r, "ns_per_op") for r in rs) + "\n")
+            ratio.write(f'"{mix}" ' + " ".join(triple(r, "kernel_ratio") for r in rs) + "\n")
+            for name, field in (("ns_per_op", "ns_per_op"), ("ratio", "kernel_ratio")):
+                seen = present.setdefault(name, [False] * len(keys))
+                for j, r in enumerate(rs):
+                    seen[j] = seen[j] or bool(r and field in r)
     for i, mix in enumerate(mixes):
+        seen = present.setdefault(f"mops_{i}", [False] * len(keys))
         with open(os.path.join(outdir, f"mops_{i}.dat"), "w") as f:
-            threads = sorted({t for s in groups[mix].values() for t in s})
-            f.write("# threads " + " ".join(f'"{n}"' for n in names) + "\n")
+            threads = sorted({t for by in groups[mix].values() for s in by.values() for t in s})
+            f.write("# threads, then per series: median min max flagged-median\n")
             for t in threads:
-                vals = [f"{groups[mix][n][t]['mops']:.3f}" if t in groups[mix].get(n, {}) else "NaN"
-                        for n in names]
-                f.write(f"{t} " + " ".join(vals) + "\n")
-    return mixes, names
+                cols = []
+                for j, (h, n) in enumerate(keys):
+                    r = groups[mix].get(h, {}).get(n, {}).get(t)
+                    seen[j] = seen[j] or r is not None
+                    cols.append(triple(r, "mops") + " " +
+                                (f"{r['mops']:.4g}" if r and r.get("flags") else "NaN"))
+                f.write(f"{t} " + " ".join(cols) + "\n")
+    return mixes, present
 
 
-def gnuplot_script(outdir, mixes, names, host, term, ext):
-    title_host = f"{host['cpu_model']}, {host['nproc']} CPUs, Linux {host['kernel']}"
-    cols = len(names)
+def styles(keys):
+    """Per plotted series: its colour (one per side, the same in every plot)
+    and its host's fill and dash (solid for the first host)."""
+    names = ordered({n for _, n in keys})
+    hosts = list(dict.fromkeys(h for h, _ in keys))
+    return [{"lc": names.index(n) + 1, "host": hosts.index(h)} for h, n in keys]
+
+
+def bars(outdir, name, keys, several, present, skip=()):
+    plots = []
+    for i, (k, st) in enumerate(zip(keys, styles(keys))):
+        if k[1] in skip or not present[name][i]:
+            continue
+        fill = "fs solid 0.8" if st["host"] == 0 else f"fs pattern {st['host'] + 3}"
+        plots.append(f"'{outdir}/{name}.dat' using {3 * i + 2}:{3 * i + 3}:{3 * i + 4}:xtic(1) "
+                     f"{fill} lc {st['lc']} title '{key_title(k, several)}'")
+    return "plot " + ", ".join(plots)
+
+
+def lines(outdir, i, keys, several, present):
+    """Mops/s against threads for each series, nudged sideways so that
+    error bars at one thread count do not hide each other."""
+    plots = []
+    for j, (k, st) in enumerate(zip(keys, styles(keys))):
+        if not present[f"mops_{i}"][j]:
+            continue
+        c, dx = 4 * j + 2, 0.04 * (j - (len(keys) - 1) / 2)
+        plots.append(f"'{outdir}/mops_{i}.dat' using ($1+{dx:.3f}):{c}:{c + 1}:{c + 2} "
+                     f"with yerrorlines lw 2 pt {7 + 2 * st['host']} dt {st['host'] + 1} "
+                     f"lc {st['lc']} title '{key_title(k, several)}'")
+        plots.append(f"'{outdir}/mops_{i}.dat' using ($1+{dx:.3f}):{c + 3} with points "
+                     f"pt 6 ps 3 lw 2 lc rgb 'red' notitle")
+    return "plot " + ", ".join(plots)
+
+
+def gnuplot_script(outdir, mixes, keys, hosts, term, ext, present):
+    several = len(hosts) > 1
+    h0 = next(iter(hosts.values()))["host"]
+    subtitle = ("hosts: " + "; ".join(hosts) if several else
+                f"{h0.get('cpu_model', '?')}, {h0.get('nproc', '?')} CPUs, Linux {h0.get('kernel', '?')}")
+    common = ["set style data histograms", "set style histogram errorbars gap 1 lw 1",
+              "set style fill solid 0.8 border -1", "set bars front",
+              "set key outside right top vertical noenhanced", "set grid ytics",
+              "set xtics rotate by -15 noenhanced", "set logscale y"]
     s = [f"set terminal {term}", f"set output '{outdir}/ns_per_op.{ext}'",
-         f'set title "Cost of one map operation, 1 thread\\n{{/*0.8 {title_host}}}"',
+         f'set title "Cost of one map operation, at the fewest threads (bars: min to max of '
+         f'the repeats)\\n{subtitle}" noenhanced',
          "set ylabel 'ns per operation (log scale)'", "set xlabel 'workload (op mix)'",
-         "set logscale y", "set style data histograms", "set style histogram clustered gap 1",
-         "set style fill solid 0.85 border -1", "set key outside right top vertical",
-         "set grid ytics", "set xtics rotate by -15 noenhanced", "set yrange [1:*]"]
-    plots = [f"'{outdir}/ns_per_op.dat' using {i + 2}:xtic(1) title '{n}'"
-             for i, n in enumerate(names)]
-    s.append("plot " + ", ".join(plots))
-    s += ["unset logscale y", "unset style", "reset",
-          f"set terminal {term}", f"set output '{outdir}/mops_vs_threads.{ext}'",
-          f'set multiplot layout 1,{len(mixes)} title "Throughput against threads\\n{{/*0.8 {title_host}}}"']
+         *common, "set yrange [1:*]", bars(outdir, "ns_per_op", keys, several, present)]
+    if any(present["ratio"]):
+        s += ["reset", f"set terminal {term}", f"set output '{outdir}/ratio.{ext}'",
+              f'set title "ns/op over the kernel\'s in BPF, taken within each repeat, at the '
+              f'fewest threads (bars: min to max)\\n{subtitle}" noenhanced',
+              "set ylabel 'ratio to kernel BPF (log scale; below 1: faster)'",
+              "set xlabel 'workload (op mix)'", *common,
+              "set arrow from graph 0, first 1 to graph 1, first 1 nohead dt 2 lw 2 front",
+              bars(outdir, "ratio", keys, several, present, skip=("kernel BPF",))]
+    s += ["reset", f"set terminal {term}", f"set output '{outdir}/mops_vs_threads.{ext}'",
+          f'set multiplot layout 1,{len(mixes)} title "Throughput against threads (bars: min to '
+          f'max of the repeats; ringed: flagged)\\n{subtitle}" noenhanced']
     for i, mix in enumerate(mixes):
         s += [f"set title '{mix}' noenhanced", "set xlabel 'threads'",
-              "set ylabel 'Mops/s, all threads'", "set grid", "set key below",
-              "set xtics 1", "set yrange [0:*]",
-              "plot " + ", ".join(
-                  f"'{outdir}/mops_{i}.dat' using 1:{j + 2} with linespoints lw 2 pt 7 title '{n}'"
-                  for j, n in enumerate(names))]
+              "set ylabel 'Mops/s, all threads'", "set grid", "set key below noenhanced",
+              "set xtics 1", "set yrange [0:*]", "set offsets 0.3, 0.3, 0, 0",
+              lines(outdir, i, keys, several, present)]
     s.append("unset multiplot")
     return "\n".join(s) + "\n"
 
 
-def plot(outdir, mixes, names, host):
+def plot(outdir, mixes, keys, hosts, present):
     if not shutil.which("gnuplot"):
         return "gnuplot is not installed: the data files (*.dat) are here, no plots."
-    width = 420 * max(1, len(mixes))
-    for term, ext in ((f"pngcairo size {max(900, width)},520 font 'sans,10'", "png"),
-                      (f"svg size {max(900, width)},520 dynamic font 'sans,10'", "svg")):
-        script = gnuplot_script(outdir, mixes, names, host, term, ext)
+    width = max(1000, 440 * len(mixes))
+    height = 560 + (20 * len(keys) if len(hosts) > 1 else 0)  # room for the keys
+    for term, ext in ((f"pngcairo size {width},{height} font 'sans,10'", "png"),
+                      (f"svg size {width},{height} dynamic font 'sans,10'", "svg")):
+        script = gnuplot_script(outdir, mixes, keys, hosts, term, ext, present)
         with open(os.path.join(outdir, f"plots-{ext}.gp"), "w") as f:
             f.write(script)
         res = subprocess.run(["gnuplot"], input=script, text=True, capture_output=True)
@@ -143,44 +411,33 @@ def plot(outdir, mixes, names, host):
 
 
 def main():
-    if len(sys.argv) != 2 or sys.argv[1] in ("-h", "--help"):
+    if len(sys.argv) < 2 or sys.argv[1] in ("-h", "--help"):
         print(__doc__)
         return 0 if len(sys.argv) == 2 else 2
     outdir = sys.argv[1]
-    host, rows = load(os.path.join(outdir, "results.jsonl"))
+    runs = []
+    for arg in [outdir] + sys.argv[2:]:
+        path = results_path(arg)
+        if not os.path.exists(path):
+            print(f"report.py: no {path}", file=sys.stderr)
+            return 2
+        runs += load(path)
+    hosts = label_hosts(runs)
+    rows = [row for r in runs for row in r["rows"]]
     if not rows:
-        print(f"report.py: no results in {outdir}/results.jsonl", file=sys.stderr)
+        print(f"report.py: no results in {', '.join(results_path(a) for a in [outdir] + sys.argv[2:])}",
+              file=sys.stderr)
         return 2
     groups = group(rows)
-    mixes, names = write_data(outdir, groups)
-    problem = plot(outdir, mixes, names, host)
-    r0 = rows[0]
-    md = [f"# maplab compare: kernel maps and userspace designs",
-          "",
-          f"Host: {host['cpu_model']}, {host['nproc']} CPUs online ({host['possible_cpus']} possible), "
-          f"Linux {host['kernel']}, {host['allocator']}, liburcu {host['rcu']}; {host['date']}.",
-          f"Map: {r0['entries']} entries, {r0['key_size']}-byte keys, {r0['value_size']}-byte values, "
-          f"{r0['prefill']} % prefilled, {r0['dist']} keys. Medians of {r0['runs']} runs per point.",
-          "",
-          "- **kernel BPF**: the map calls inside BPF programs run by BPF_PROG_TEST_RUN, with a "
-          "baseline program (the same loop without the map call) subtracted "
-          "(docs/kernel-compare.md).",
-          "- **kernel syscall**: one bpf(2) call per operation, what a userspace consumer pays.",
-          "- designs: maplab's userspace designs on the same key streams; "
-          "(×) is the design's ns/op over the kernel's in BPF.",
-          ""]
-    for mix, by_series in groups.items():
-        md += [f"## {mix}", "", md_table(mix, by_series), ""]
-    md += ["## Plots", ""]
-    if problem:
-        md.append(problem)
-    else:
-        md += ["![ns per op](ns_per_op.png)", "", "![Mops/s against threads](mops_vs_threads.png)",
-               "", "(SVG versions beside them.)"]
+    keys = series_keys(groups)
+    mixes, present = write_data(outdir, groups, keys)
+    ratios = any(present["ratio"])
+    problem = plot(outdir, mixes, keys, hosts, present)
     with open(os.path.join(outdir, "report.md"), "w") as f:
-        f.write("\n".join(md) + "\n")
-    print(f"report: {outdir}/report.md" + ("" if problem else
-          f", plots: {outdir}/ns_per_op.png, {outdir}/mops_vs_threads.png"))
+        f.write(markdown(hosts, groups, rows, problem, ratios))
+    plots = ["ns_per_op.png"] + (["ratio.png"] if ratios else []) + ["mops_vs_threads.png"]
+    print(f"report: {outdir}/report.md" +
+          ("" if problem else ", plots: " + ", ".join(f"{outdir}/{p}" for p in plots)))
     if problem:
         print(problem, file=sys.stderr)
     return 0

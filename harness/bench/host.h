@@ -1,9 +1,24 @@
 /* SPDX-License-Identifier: MIT */
-/* host.h: what machine a figure came from (DESIGN.md's host record). */
+/*
+ * host.h: what machine a figure came from (DESIGN.md's host record), and
+ * what on it sets the figures: how many CPUs the kernel could bring up (it
+ * sizes the kernel's per-CPU LRU batches), which CPUs this run may use, the
+ * CPU vulnerability mitigations in force (each one taxes kernel entry, and
+ * so every syscall and BPF_PROG_TEST_RUN) and whether the machine is a
+ * virtual one (a vCPU can be descheduled by the host at any moment).
+ */
 #ifndef MAPLAB_HOST_H
 #define MAPLAB_HOST_H
 
 #include <stdio.h>
+
+#define HOST_MAX_VULNERABILITIES 32
+
+/* One file of /sys/devices/system/cpu/vulnerabilities: its name and line. */
+struct host_vulnerability {
+	char name[48];    /* "spectre_v2" */
+	char status[224]; /* "Mitigation: Retpolines; STIBP: disabled; ..." */
+};
 
 struct host_record {
 	char kernel[128];    /* uname -r */
@@ -12,6 +27,11 @@ struct host_record {
 	char date[32];       /* UTC, ISO 8601 */
 	long nproc;          /* online CPUs */
 	unsigned possible_cpus;
+	unsigned cpus_allowed; /* in this process's affinity mask */
+	int virtualised;       /* 1 yes, 0 no, -1 cannot tell */
+	char hypervisor[32];   /* "kvm", "xen", ...; "" when not known */
+	struct host_vulnerability vulns[HOST_MAX_VULNERABILITIES]; /* by name */
+	unsigned n_vulns;
 	const char *allocator; /* "jemalloc" or "libc" */
 	const char *rcu;       /* "memb" or "qsbr" */
 	const char *version;
@@ -19,8 +39,27 @@ struct host_record {
 
 void host_record_read(struct host_record *h);
 
+/*
+ * Read every file of `dir` (the kernel's vulnerabilities directory) into
+ * h->vulns, sorted by name; at most HOST_MAX_VULNERABILITIES.  A missing
+ * directory (an old kernel, another architecture) leaves none.
+ */
+void host_read_vulnerabilities(struct host_record *h, const char *dir);
+
+/* "meltdown, spectre_v2": the names whose status begins "Mitigation",
+ * or "none". */
+void host_mitigations(const struct host_record *h, char *buf, size_t len);
+
+/* The hypervisor's name from its 12-byte CPUID signature (leaf
+ * 0x40000000): "kvm", "hyperv", ...; NULL for a signature not known. */
+const char *host_hypervisor_name(const char signature[12]);
+
 /* {"kernel":"...",...} with no newline. */
 void host_record_json(FILE *f, const struct host_record *h);
+
+/* One line for a table's foot: kernel, CPUs, mitigations, virtualisation,
+ * allocator, RCU flavour; with a newline. */
+void host_record_line(FILE *f, const struct host_record *h);
 
 /* JSON string escaping for the few strings we print. */
 void json_string(FILE *f, const char *s);

@@ -1,12 +1,28 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * report.h: benchmark results as a table, as JSON lines or as CSV.
+ * report.h: a point's repeats summed up into figures with their spread, the
+ * flags on figures that cannot be true, and the point written as a table,
+ * JSON lines or CSV.
+ *
+ * A point is one side (user, kernel, syscall, syscall-batch) on one map at
+ * one thread count, measured --repeat times.  Every figure of the point is
+ * the median of that figure over the repeats (a per-field median: the
+ * Mops/s and the ns/op of a record need not come from the same run), with
+ * the least and the greatest beside it.  A ratio (a speed-up, a side's cost
+ * over the kernel's) is taken within each repeat, between runs made side by
+ * side, and then summed up the same way: on a noisy machine only ratios
+ * measured side by side mean anything.
  *
  * jsonl: a first line {"record":"host",...} (DESIGN.md's host record), then
- * one {"record":"result",...} per result with side, map, mix, dist,
- * threads, entries, key_size, value_size, ops, seconds, mops, ns_per_op,
- * p50_ns, p90_ns, p99_ns, p999_ns, per-op ok and fail counts, and, with
- * --repeat, the Mops/s of every run (the record is the median run's).
+ * one {"record":"result",...} per point: side, map, mix, dist, threads,
+ * entries, key_size, value_size, prefill, map_flags, runs, then each figure
+ * F measured (ops, seconds, mops, ns_per_op, p50_ns, p90_ns, p99_ns, p999_ns;
+ * program_ns_per_op and baseline_ns_per_op on the kernel side; speedup and
+ * kernel_ratio where derived; probe_ns) as F, F_min and F_max, then
+ * speedup_over_threads (where there is a speedup), mops_runs and
+ * probe_ns_runs (every repeat's value, in order), flags, and the ok and
+ * fail counts of every op summed over the repeats.  csv has the same
+ * figures and counts, a figure not measured left empty.
  */
 #ifndef MAPLAB_REPORT_H
 #define MAPLAB_REPORT_H
@@ -19,30 +35,115 @@
 
 enum report_format { REPORT_TABLE, REPORT_JSONL, REPORT_CSV };
 
-struct report_row {
-	const char *side;    /* "user", later "kernel", "syscall" */
-	const char *map;     /* design name or kernel map type */
-	const struct bench_config *config;
-	const struct bench_result *result; /* the median run */
-	const double *mops_runs;           /* every run's Mops/s */
-	unsigned runs;
-	bool no_latency;     /* percentiles not measured (side "kernel") */
-	double program_ns;   /* side "kernel": program and baseline per op */
-	double baseline_ns;
+/* The figures of a point, each measured (or derived) once per repeat. */
+enum report_field {
+	RF_OPS, RF_SECONDS, RF_MOPS, RF_NS_PER_OP,
+	RF_P50, RF_P90, RF_P99, RF_P999,  /* sampled latencies, ns */
+	RF_PROGRAM_NS, RF_BASELINE_NS,    /* side kernel: the two programs */
+	RF_SPEEDUP,      /* Mops/s over the same side's at its fewest threads */
+	RF_KERNEL_RATIO, /* ns/op over the kernel's in BPF (compare) */
+	RF_PROBE_NS,     /* the reference probe before the repeat (probe.h) */
+	RF_COUNT
 };
 
-struct report {
-	FILE *out;
-	enum report_format format;
-	unsigned rows;
+/* A figure over the repeats.  All NaN when it was not measured. */
+struct spread {
+	double median, min, max;
 };
+
+enum spread_part { SPREAD_MEDIAN, SPREAD_MIN, SPREAD_MAX };
+double spread_part(const struct spread *s, enum spread_part part);
+
+/* The repeats of one point are capped here (--repeat's range). */
+#define REPORT_MAX_RUNS 1000
+
+/*
+ * The spread of the values of values[0..n) that are not NaN; the median of
+ * an even count is the mean of the two middle values.
+ */
+struct spread spread_of(const double *values, unsigned n);
+
+/* One repeat of a point: each figure, NaN where not measured. */
+struct report_run {
+	double v[RF_COUNT];
+	uint64_t ok[OP_COUNT], fail[OP_COUNT];
+};
+
+/* A run's figures from its bench_result: latencies only if `latency`. */
+void report_run_from(struct report_run *run, const struct bench_result *r,
+		     bool latency);
+
+/* Flags: figures that cannot be true on this machine. */
+enum {
+	/* Faster, over its fewest threads, than its threads on these CPUs
+	 * could make it. */
+	REPORT_SUPERLINEAR = 1 << 0,
+	/* Its repeats' Mops/s spread more than REPORT_SPREAD_LIMIT times. */
+	REPORT_WIDE_SPREAD = 1 << 1,
+};
+
+/*
+ * The rules.  n threads on c CPUs run at most min(n, c) at once, so over
+ * b threads the speed-up is at most min(n, c) / min(b, c); a measured
+ * speed-up more than REPORT_SPEEDUP_SLACK times that is superlinear (the
+ * slack lets a quiet machine's timing noise pass).  Repeats whose greatest
+ * Mops/s is more than REPORT_SPREAD_LIMIT times their least spread widely.
+ */
+#define REPORT_SPEEDUP_SLACK 1.10
+#define REPORT_SPREAD_LIMIT 2.0
+bool report_is_superlinear(double speedup, unsigned threads,
+			   unsigned base_threads, unsigned cpus);
+bool report_is_wide_spread(struct spread mops);
+
+struct report_point {
+	const char *side;  /* "user", "kernel", "syscall", "syscall-batch" */
+	const char *map;   /* design name or kernel map type */
+	const char *label; /* its name in tables and notes */
+	const struct bench_config *config; /* workload, threads, map flags */
+	struct report_run *run; /* [runs], in repeat order */
+	unsigned runs;          /* 0: not measured (it could not run here) */
+	/* Set by report_derive_speedups. */
+	unsigned base_threads; /* the speed-up is over this many threads */
+	unsigned cpus;         /* on this many CPUs */
+	/* Set by report_summarise. */
+	struct spread field[RF_COUNT];
+	uint64_t ok[OP_COUNT], fail[OP_COUNT]; /* over every run */
+	unsigned flags;
+};
+
+/*
+ * One side's points, one per thread count: each point with more threads
+ * than the side's fewest gets, repeat by repeat, its Mops/s over the
+ * fewest-thread point's (same repeat).  cpus: the CPUs the run may use.
+ */
+void report_derive_speedups(struct report_point *points, unsigned n,
+			    unsigned cpus);
+
+/* p's ns/op over ref's, repeat by repeat (ref: the kernel in BPF at the
+ * same thread count, run in the same repeats). */
+void report_derive_ratio(struct report_point *p,
+			 const struct report_point *ref);
+
+/* The spreads, the op counts and the flags, from p's runs. */
+void report_summarise(struct report_point *p);
 
 /* -1 for an unknown name. */
 int report_parse_format(const char *name, enum report_format *out);
 
-void report_begin(struct report *r, FILE *out, enum report_format format,
-		  const struct host_record *host);
-void report_row(struct report *r, const struct report_row *row);
-void report_end(struct report *r, const struct host_record *host);
+/*
+ * The points measured (runs > 0) as one report: jsonl and csv as above;
+ * a table has a row per point, with rows of minima and maxima when there
+ * were repeats, then a note on each flagged point, the host and the probe.
+ */
+void report_write(FILE *out, enum report_format format,
+		  const struct host_record *host,
+		  const struct report_point *points, unsigned n);
+
+/* Pieces of the table that compare's own table shares: the notes on the
+ * flagged points (nothing if none), and the probe's line. */
+void report_write_notes(FILE *f, const struct report_point *points,
+			unsigned n);
+void report_write_probe(FILE *f, const struct report_point *points,
+			unsigned n);
 
 #endif /* MAPLAB_REPORT_H */

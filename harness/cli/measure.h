@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * measure.h: the one driver of bench, kbench and compare.
+ *
+ * A side is one way to run a point (a thread count of a workload): a
+ * userspace design, the kernel's map inside BPF programs, the kernel's map
+ * through bpf(2) one call an op, or in batches.  A measurement runs a table
+ * of sides at every thread count, --repeat times, interleaved:
+ *
+ *   for each repeat r:
+ *       run the reference probe (harness/bench/probe.h)
+ *       for each thread count:
+ *           run every side once, starting r sides further along the table
+ *
+ * so the runs of one repeat are made within seconds of each other, and a
+ * ratio taken within a repeat (a speed-up, a side over the kernel's) holds
+ * runs made side by side; no side always runs first after the probe.  A
+ * point a side cannot run here (-EOPNOTSUPP: batches of a mixed workload,
+ * more threads than CPUs) is skipped with a note; any other failure ends
+ * the command with one line.
+ */
+#ifndef MAPLAB_MEASURE_H
+#define MAPLAB_MEASURE_H
+
+#include "options.h"
+#include "harness/bench/host.h"
+#include "harness/bench/report.h"
+
+#include <stdio.h>
+
+struct side;
+
+/* How a kind of side runs one point: 0, or a negative errno with a
+ * one-line reason in err. */
+struct side_kind {
+	const char *name; /* the record's side */
+	int (*run)(const struct side *s, const struct bench_cli *cli,
+		   const struct bench_config *b, struct report_run *out,
+		   char *err, size_t errlen);
+};
+
+extern const struct side_kind side_user, side_kernel, side_syscall,
+	side_syscall_batch;
+
+struct side {
+	const struct side_kind *kind;
+	const struct map_ops *design; /* side_user's design */
+	uint32_t map_type;            /* the kernel sides' map type */
+	const char *map;              /* the record's map */
+	char label[48];               /* its name in tables */
+};
+
+#define MEASURE_MAX_SIDES (BENCH_MAX_MAPS * 3)
+
+struct measurement {
+	struct side sides[MEASURE_MAX_SIDES];
+	unsigned n_sides;
+	int reference;   /* the side others' ns/op is divided by; -1: none */
+	/* Filled by measure_run; freed by measure_free. */
+	unsigned n_threads;
+	struct bench_config *configs; /* [side][thread count] */
+	struct report_point *points;  /* [side][thread count] */
+	struct report_run *runs;      /* [side][thread count][repeat] */
+};
+
+/* Add a side (label is copied): 0, or EXIT_USAGE (message printed) when
+ * the table is full. */
+int measure_add_side(struct measurement *m, const char *cmd,
+		     const struct side_kind *kind, const struct map_ops *design,
+		     uint32_t map_type, const char *label);
+
+/*
+ * Run every side at every thread count of cli, cli->repeat times,
+ * interleaved as above; then each side's speed-ups, the ratios to the
+ * reference side, and every point summed up with its flags.  0, or
+ * EXIT_USAGE after one line on stderr.
+ */
+int measure_run(const struct bench_cli *cli, struct measurement *m);
+
+static inline struct report_point *measure_point(const struct measurement *m,
+						 unsigned side, unsigned t)
+{
+	return &m->points[(size_t)side * m->n_threads + t];
+}
+
+void measure_free(struct measurement *m);
+
+/* --- kbench's and compare's command line ---------------------------------------- */
+
+/* bench_cli_parse with bench's options and the kernel side's. */
+int measure_parse_kernel_cmd(struct bench_cli *cli, int argc, char **argv,
+			     const char *usage, const char *after);
+
+/* Whether the kernel side can run here; if not, one line says why (and,
+ * when `alone`, that the userspace side runs alone). */
+bool measure_kernel_ready(const char *cmd, bool alone);
+
+/* --- where the results go ------------------------------------------------------ */
+
+/* --out (or stdout) and --save's file, opened before any run so a bad path
+ * fails at once. */
+struct outputs {
+	FILE *out;
+	FILE *save; /* NULL without --save */
+};
+
+/* 0, or EXIT_USAGE (message printed; nothing left open). */
+int outputs_open(const struct bench_cli *cli, struct outputs *o);
+
+/*
+ * The points in --format to the output (table: print_table when not NULL,
+ * else report_write's table) and as jsonl to --save's file, appended.
+ */
+typedef void (*table_printer)(FILE *f, const struct bench_cli *cli,
+			      const struct host_record *host,
+			      const struct measurement *m);
+void outputs_write(const struct bench_cli *cli, struct outputs *o,
+		   const struct host_record *host, const struct measurement *m,
+		   table_printer print_table);
+
+/* Close both; a failed write turns rc into EXIT_USAGE (message printed). */
+int outputs_close(const struct bench_cli *cli, struct outputs *o, int rc);
+
+#endif /* MAPLAB_MEASURE_H */

@@ -1,0 +1,402 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What a report says about repeats: medians and spreads, ratios taken
+ * within a repeat, the flags on figures a machine cannot give, and the
+ * fields the jsonl and csv records carry; the host record's sources and the
+ * reference probe's chase.  Every expected value is worked out by hand in
+ * the comment beside it.
+ */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "harness/bench/host.h"
+#include "harness/bench/probe.h"
+#include "harness/bench/report.h"
+
+#define EPS 1e-9
+
+static void expect_spread(struct spread s, double median, double min,
+			  double max)
+{
+	cr_expect_float_eq(s.median, median, EPS, "median %g, want %g",
+			   s.median, median);
+	cr_expect_float_eq(s.min, min, EPS, "min %g, want %g", s.min, min);
+	cr_expect_float_eq(s.max, max, EPS, "max %g, want %g", s.max, max);
+}
+
+/* --- statistics ------------------------------------------------------------- */
+
+Test(report, spread_of_an_odd_count_is_the_middle_value)
+{
+	const double v[] = { 30, 10, 20 }; /* sorted 10 20 30 */
+	expect_spread(spread_of(v, 3), 20, 10, 30);
+}
+
+Test(report, spread_of_an_even_count_averages_the_middle_two)
+{
+	const double v[] = { 4, 1, 3, 2 }; /* sorted 1 2 3 4: (2 + 3) / 2 */
+	expect_spread(spread_of(v, 4), 2.5, 1, 4);
+}
+
+Test(report, spread_of_skips_figures_not_measured)
+{
+	const double v[] = { NAN, 5, 1 }; /* 1 and 5: (1 + 5) / 2 */
+	expect_spread(spread_of(v, 3), 3, 1, 5);
+	const double none[] = { NAN, NAN };
+	struct spread s = spread_of(none, 2);
+	cr_expect(isnan(s.median) && isnan(s.min) && isnan(s.max));
+}
+
+/* --- the rules ----------------------------------------------------------------- */
+
+Test(report, superlinear_is_beyond_what_the_cpus_allow)
+{
+	/* 2 threads over 1 on 2 CPUs: at most 2x, flagged above 2.2x. */
+	cr_expect_not(report_is_superlinear(2.0, 2, 1, 2));
+	cr_expect_not(report_is_superlinear(2.19, 2, 1, 2));
+	cr_expect(report_is_superlinear(2.21, 2, 1, 2));
+	cr_expect(report_is_superlinear(4.7, 2, 1, 2)); /* the issue's report */
+	/* 4 threads on 2 CPUs run 2 at a time: at most 2x over 1 thread ... */
+	cr_expect(report_is_superlinear(3.0, 4, 1, 2));
+	/* ... and none over 2 threads: 1.2x is flagged, 1.05x is noise. */
+	cr_expect(report_is_superlinear(1.2, 4, 2, 2));
+	cr_expect_not(report_is_superlinear(1.05, 4, 2, 2));
+	/* 8 threads over 1 on 16 CPUs: at most 8x, flagged above 8.8x. */
+	cr_expect_not(report_is_superlinear(8.5, 8, 1, 16));
+	cr_expect(report_is_superlinear(9.0, 8, 1, 16));
+}
+
+Test(report, wide_spread_is_more_than_twice)
+{
+	cr_expect_not(report_is_wide_spread((struct spread){ 3, 2, 4 }));
+	cr_expect(report_is_wide_spread((struct spread){ 3, 2, 4.01 }));
+	cr_expect(report_is_wide_spread((struct spread){ 1, 0, 1 }));
+	cr_expect_not(report_is_wide_spread((struct spread){ NAN, NAN, NAN }));
+}
+
+/* --- points ---------------------------------------------------------------------- */
+
+#define RUNS 3
+
+struct fixture {
+	struct bench_config config[2];
+	struct report_run runs[2][RUNS];
+	struct report_point points[2];
+};
+
+/* Two points of one side: their thread counts, and each run's Mops/s and
+ * ns/op. */
+struct side_spec {
+	unsigned threads[2];
+	double mops[2][RUNS], ns[2][RUNS];
+};
+
+/* The points of spec, run r of each doing 100 (r + 1) lookups of which r
+ * missed. */
+static void make_side(struct fixture *fx, const struct side_spec *spec)
+{
+	memset(fx, 0, sizeof(*fx));
+	for (int p = 0; p < 2; p++) {
+		fx->config[p].threads = spec->threads[p];
+		fx->config[p].w.mix[OP_LOOKUP] = 100;
+		for (int r = 0; r < RUNS; r++) {
+			struct report_run *run = &fx->runs[p][r];
+			for (int f = 0; f < RF_COUNT; f++)
+				run->v[f] = NAN;
+			run->v[RF_MOPS] = spec->mops[p][r];
+			run->v[RF_NS_PER_OP] = spec->ns[p][r];
+			run->v[RF_OPS] = 100 * (r + 1);
+			run->ok[OP_LOOKUP] = 100 * (r + 1);
+			run->fail[OP_LOOKUP] = r;
+		}
+		fx->points[p] = (struct report_point){
+			.side = "user", .map = "hash/linux", .label = "hash/linux",
+			.config = &fx->config[p], .run = fx->runs[p], .runs = RUNS,
+		};
+	}
+}
+
+/* Speed-ups on `cpus` CPUs, then both points summed up. */
+static void sum_up_side(struct fixture *fx, unsigned cpus)
+{
+	report_derive_speedups(fx->points, 2, cpus);
+	for (int p = 0; p < 2; p++)
+		if (fx->points[p].runs)
+			report_summarise(&fx->points[p]);
+}
+
+/* 1 thread: 10, 20, 5 Mops/s; 2 threads: 16, 30, 20.  Repeat by repeat
+ * the speed-up is 1.6, 1.5, 4.0, so median 1.6, min 1.5, max 4.0 (the
+ * ratio of the medians, 20 / 10 = 2.0, would be another figure). */
+static const struct side_spec speedup_side = {
+	.threads = { 1, 2 },
+	.mops = { { 10, 20, 5 }, { 16, 30, 20 } },
+	.ns = { { 100, 50, 200 }, { 125, 66, 100 } },
+};
+
+/* Threads listed 2 then 1: the speed-up is over the fewest, 1.  Repeat by
+ * repeat: 25 / 10, 24 / 10, 26 / 10 = 2.5, 2.4, 2.6: median 2.5 > 2.2. */
+static const struct side_spec superlinear_side = {
+	.threads = { 2, 1 },
+	.mops = { { 25, 24, 26 }, { 10, 10, 10 } },
+	.ns = { { 80, 83, 77 }, { 100, 100, 100 } },
+};
+
+Test(report, speedup_is_taken_within_each_repeat)
+{
+	struct fixture fx;
+	make_side(&fx, &speedup_side);
+	sum_up_side(&fx, 2);
+	cr_expect(isnan(fx.points[0].field[RF_SPEEDUP].median),
+		  "the fewest threads have no speed-up");
+	expect_spread(fx.points[1].field[RF_SPEEDUP], 1.6, 1.5, 4.0);
+	cr_expect_eq(fx.points[1].base_threads, 1);
+	cr_expect_eq(fx.points[1].cpus, 2);
+	/* 1.6x on 2 CPUs is possible; 1 thread's 5 to 20 Mops/s is not steady
+	 * (4x); 2 threads' 16 to 30 is (1.875x). */
+	cr_expect_eq(fx.points[1].flags, 0);
+	cr_expect_eq(fx.points[0].flags, REPORT_WIDE_SPREAD);
+}
+
+Test(report, superlinear_is_flagged_from_the_median_speedup)
+{
+	struct fixture fx;
+	make_side(&fx, &superlinear_side);
+	sum_up_side(&fx, 2);
+	expect_spread(fx.points[0].field[RF_SPEEDUP], 2.5, 2.4, 2.6);
+	cr_expect_eq(fx.points[0].flags, REPORT_SUPERLINEAR);
+	/* On 4 CPUs, 2 threads over 1 may still give only 2x. */
+	sum_up_side(&fx, 4);
+	cr_expect_eq(fx.points[0].flags, REPORT_SUPERLINEAR);
+}
+
+Test(report, a_point_not_measured_is_no_base)
+{
+	/* The 1-thread point could not run (runs 0): 2 threads is the
+	 * fewest measured, so nothing has a speed-up (2.5x over a point
+	 * never measured would be flagged). */
+	struct fixture fx;
+	make_side(&fx, &superlinear_side);
+	fx.points[1].runs = 0;
+	sum_up_side(&fx, 2);
+	cr_expect(isnan(fx.points[0].field[RF_SPEEDUP].median));
+	cr_expect_eq(fx.points[0].flags, 0);
+}
+
+Test(report, ratio_to_the_kernel_is_taken_within_each_repeat)
+{
+	/* Design 100, 200, 150 ns/op against the kernel's 50, 50, 100 in the
+	 * same repeats: 2, 4, 1.5, so median 2, min 1.5, max 4 (the ratio of
+	 * the medians, 150 / 50 = 3, would not be measured side by side). */
+	struct fixture design, kernel;
+	make_side(&design, &(struct side_spec){ .threads = { 1, 2 },
+		.ns = { { 100, 200, 150 }, { 1, 1, 1 } } });
+	make_side(&kernel, &(struct side_spec){ .threads = { 1, 2 },
+		.ns = { { 50, 50, 100 }, { 1, 1, 1 } } });
+	report_derive_ratio(&design.points[0], &kernel.points[0]);
+	report_summarise(&design.points[0]);
+	expect_spread(design.points[0].field[RF_KERNEL_RATIO], 2, 1.5, 4);
+}
+
+Test(report, summary_is_per_field_medians_and_summed_counts)
+{
+	/* 1 thread of speedup_side: ns/op 100, 50, 200 -> 100; Mops/s 10, 20,
+	 * 5 -> 10; ops 100, 200, 300 -> 200; ok 100 + 200 + 300 = 600, fail
+	 * 0 + 1 + 2 = 3. */
+	struct fixture fx;
+	make_side(&fx, &speedup_side);
+	report_summarise(&fx.points[0]);
+	expect_spread(fx.points[0].field[RF_NS_PER_OP], 100, 50, 200);
+	expect_spread(fx.points[0].field[RF_MOPS], 10, 5, 20);
+	expect_spread(fx.points[0].field[RF_OPS], 200, 100, 300);
+	cr_expect_eq(fx.points[0].ok[OP_LOOKUP], 600);
+	cr_expect_eq(fx.points[0].fail[OP_LOOKUP], 3);
+	cr_expect(isnan(fx.points[0].field[RF_P50].median),
+		  "latency was not measured");
+}
+
+/* --- the records ------------------------------------------------------------------- */
+
+/* report_write's output for the fixture's first point, probe figures and
+ * a speed-up added, in `format`; the caller frees it. */
+static char *written(enum report_format format)
+{
+	static struct fixture fx;
+	struct host_record host;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	make_side(&fx, &speedup_side);
+	for (int p = 0; p < 2; p++)
+		for (int r = 0; r < RUNS; r++)
+			fx.runs[p][r].v[RF_PROBE_NS] = 20 + r; /* 20, 21, 22 */
+	sum_up_side(&fx, 2);
+	host_record_read(&host);
+	report_write(f, format, &host, fx.points, 2);
+	fclose(f);
+	return text;
+}
+
+/* Every string of want[0..n) is in what report_write wrote in format. */
+static void expect_written(enum report_format format, const char *const *want,
+			   size_t n)
+{
+	char *text = written(format);
+	for (size_t i = 0; i < n; i++)
+		cr_expect(strstr(text, want[i]), "no '%s' in:\n%s", want[i], text);
+	if (format != REPORT_TABLE)
+		cr_expect_null(strstr(text, "p50_ns\":"), "latency not measured: %s",
+			       text);
+	free(text);
+}
+
+#define N_WANT(want) (sizeof(want) / sizeof(want[0]))
+
+Test(report, jsonl_carries_each_figure_with_its_min_and_max)
+{
+	static const char *const want[] = {
+		"\"possible_cpus\":", "\"cpus_allowed\":", "\"virtualised\":",
+		"\"mitigations\":[", "\"vulnerabilities\":{",
+		"\"runs\":3,",
+		"\"mops\":10.0000,\"mops_min\":5.0000,\"mops_max\":20.0000",
+		"\"ns_per_op\":100.000,\"ns_per_op_min\":50.000,"
+		"\"ns_per_op_max\":200.000",
+		"\"probe_ns\":21.000,\"probe_ns_min\":20.000,\"probe_ns_max\":22.000",
+		"\"speedup\":1.6000,\"speedup_min\":1.5000,\"speedup_max\":4.0000",
+		"\"speedup_over_threads\":1",
+		"\"mops_runs\":[10.0000,20.0000,5.0000]",
+		"\"probe_ns_runs\":[20.000,21.000,22.000]",
+		"\"flags\":[\"wide_spread\"]",
+		"\"ok\":{\"lookup\":600,",
+	};
+	expect_written(REPORT_JSONL, want, N_WANT(want));
+}
+
+Test(report, csv_has_a_min_and_max_column_beside_each_figure)
+{
+	static const char *const want[] = {
+		",mops,mops_min,mops_max,ns_per_op,ns_per_op_min,ns_per_op_max,",
+		",p50_ns,p50_ns_min,p50_ns_max,",
+		",speedup,speedup_min,speedup_max,kernel_ratio,kernel_ratio_min,"
+		"kernel_ratio_max,probe_ns,probe_ns_min,probe_ns_max,flags,",
+		",10.0000,5.0000,20.0000,100.000,50.000,200.000,,,,",
+		",21.000,20.000,22.000,wide_spread,600,3,",
+	};
+	expect_written(REPORT_CSV, want, N_WANT(want));
+}
+
+Test(report, table_shows_the_spread_and_the_flag)
+{
+	static const char *const want[] = {
+		"hash/linux             1     10.00    100.0",
+		"                     min      5.00     50.0",
+		"                     max     20.00    200.0",
+		"! wide_spread",
+		"hash/linux, 1 thread: wide spread: Mops/s from 5.00 to 20.00 over "
+		"3 repeats (4.0x)",
+		"reference probe: 21.0 ns a step (20.0 to 22.0 over 3 repeats)",
+		"possible",
+		"mitigations: ",
+	};
+	expect_written(REPORT_TABLE, want, N_WANT(want));
+}
+
+/* --- the host record ----------------------------------------------------------------- */
+
+static void write_file(const char *dir, const char *name, const char *text)
+{
+	char path[512];
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	FILE *f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+Test(host, vulnerabilities_are_read_sorted_and_mitigations_named)
+{
+	char dir[] = "/tmp/maplab-vulns-XXXXXX";
+	cr_assert_not_null(mkdtemp(dir));
+	write_file(dir, "spectre_v2", "Mitigation: Retpolines; STIBP: disabled\n");
+	write_file(dir, "mds", "Not affected\n");
+	write_file(dir, "meltdown", "Mitigation: PTI\n");
+	write_file(dir, "spec_store_bypass", "Vulnerable\n");
+
+	struct host_record h = { 0 };
+	char names[128];
+	host_read_vulnerabilities(&h, dir);
+	cr_assert_eq(h.n_vulns, 4);
+	cr_expect_str_eq(h.vulns[0].name, "mds");
+	cr_expect_str_eq(h.vulns[1].name, "meltdown");
+	cr_expect_str_eq(h.vulns[1].status, "Mitigation: PTI");
+	cr_expect_str_eq(h.vulns[3].name, "spectre_v2");
+	host_mitigations(&h, names, sizeof(names));
+	cr_expect_str_eq(names, "meltdown, spectre_v2");
+
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	host_record_json(f, &h);
+	fclose(f);
+	cr_expect(strstr(text, "\"mitigations\":[\"meltdown\",\"spectre_v2\"]"),
+		  "%s", text);
+	cr_expect(strstr(text, "\"spec_store_bypass\":\"Vulnerable\""), "%s",
+		  text);
+	free(text);
+
+	const char *files[] = { "spectre_v2", "mds", "meltdown",
+				"spec_store_bypass" };
+	for (int i = 0; i < 4; i++) {
+		char path[512];
+		snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
+		unlink(path);
+	}
+	rmdir(dir);
+}
+
+Test(host, no_vulnerabilities_directory_means_none)
+{
+	struct host_record h = { 0 };
+	char names[32];
+	host_read_vulnerabilities(&h, "/nonexistent/vulnerabilities");
+	cr_expect_eq(h.n_vulns, 0);
+	host_mitigations(&h, names, sizeof(names));
+	cr_expect_str_eq(names, "none");
+}
+
+Test(host, hypervisor_signatures_are_named)
+{
+	cr_expect_str_eq(host_hypervisor_name("KVMKVMKVM\0\0\0"), "kvm");
+	cr_expect_str_eq(host_hypervisor_name("Microsoft Hv"), "hyperv");
+	cr_expect_str_eq(host_hypervisor_name("XenVMMXenVMM"), "xen");
+	cr_expect_null(host_hypervisor_name("GenuineIntel"));
+}
+
+/* --- the reference probe --------------------------------------------------------------- */
+
+Test(probe, the_chase_is_one_cycle_through_every_node)
+{
+	struct probe p;
+	cr_assert_eq(probe_init(&p), 0);
+	uint32_t at = 0, steps = 0;
+	do {
+		at = p.nodes[at].next;
+		steps++;
+	} while (at != 0 && steps <= PROBE_NODES);
+	cr_expect_eq(steps, PROBE_NODES, "back at node 0 after %u steps", steps);
+
+	struct probe q;
+	cr_assert_eq(probe_init(&q), 0);
+	cr_expect_eq(memcmp(p.nodes, q.nodes, PROBE_NODES * sizeof(*p.nodes)), 0,
+		     "the same chase on every run");
+	double ns = probe_run(&p);
+	cr_expect(ns > 0, "probe_run: %g", ns);
+	probe_free(&p);
+	probe_free(&q);
+}
