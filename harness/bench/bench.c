@@ -320,29 +320,6 @@ int bench_run(const struct bench_config *config, struct bench_result *r,
 	return rc;
 }
 
-static int compare_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
-unsigned bench_median_index(const double *values, unsigned n)
-{
-	double *sorted = malloc(n * sizeof(double));
-	unsigned index = 0;
-	if (!sorted)
-		return 0;
-	memcpy(sorted, values, n * sizeof(double));
-	qsort(sorted, n, sizeof(double), compare_double);
-	for (unsigned i = 0; i < n; i++)
-		if (values[i] == sorted[(n - 1) / 2]) {
-			index = i;
-			break;
-		}
-	free(sorted);
-	return index;
-}
-
 /* --- the no-op design ------------------------------------------------------ */
 
 struct noop_map {

@@ -73,9 +73,6 @@ void bench_result_add(struct bench_result *r, const uint64_t ok[OP_COUNT],
 		      uint64_t t_end);
 void bench_result_finish(struct bench_result *r, unsigned threads);
 
-/* Index of the median of values[0..n) (the lower middle for even n). */
-unsigned bench_median_index(const double *values, unsigned n);
-
 /* The no-op design: every call returns at once.  It prices the harness
  * itself (loop, key fetch, dispatch, sampling).  Not in the registry. */
 extern const struct map_ops bench_noop_ops;

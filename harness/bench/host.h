@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * host.h: what machine a figure came from (DESIGN.md's host record), and
+ * host.h: what machine a figure came from (docs/design.md's host record), and
  * what on it sets the figures: how many CPUs the kernel could bring up (it
  * sizes the kernel's per-CPU LRU batches), which CPUs this run may use, the
  * CPU vulnerability mitigations in force (each one taxes kernel entry, and

@@ -13,7 +13,7 @@
  * side, and then summed up the same way: on a noisy machine only ratios
  * measured side by side mean anything.
  *
- * jsonl: a first line {"record":"host",...} (DESIGN.md's host record), then
+ * jsonl: a first line {"record":"host",...} (docs/design.md's host record), then
  * one {"record":"result",...} per point: side, map, mix, dist, threads,
  * entries, key_size, value_size, prefill, map_flags, runs, then each figure
  * F measured (ops, seconds, mops, ns_per_op, p50_ns, p90_ns, p99_ns, p999_ns;

@@ -8,7 +8,7 @@
 
 #include <stdint.h>
 
-/* Exit statuses (DESIGN.md, "CLI"). */
+/* Exit statuses (docs/design.md, "The command line"). */
 enum {
 	EXIT_OK = 0,
 	EXIT_CHECK_FAILED = 1, /* validate found differences */

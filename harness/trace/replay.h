@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * replay.h: run a parsed trace on one side (a userspace design or the
- * kernel) and write its result lines as it goes (DESIGN.md, "Traces";
+ * kernel) and write its result lines as it goes (docs/design.md, "Traces";
  * docs/traces.md):
  *
  *   map ok | err ERRNO          update ok | err ERRNO
@@ -47,7 +47,7 @@ struct replay_side {
 enum replay_stop {
 	REPLAY_DONE,        /* every line replayed */
 	REPLAY_TRACE_ERROR, /* an operation on the map of a map line that failed:
-			       the trace is in error (DESIGN.md) */
+			       the trace is in error (docs/design.md) */
 	REPLAY_FAILED,      /* the replay could not go on, for a reason that is
 			       not an answer of the map: cpu 0 not allowed, the
 			       kernel's lookup program could not run, out of

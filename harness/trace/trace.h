@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * trace.h: maplab trace format v1 (DESIGN.md, "Traces"; docs/traces.md).
+ * trace.h: maplab trace format v1 (docs/traces.md).
  *
  *   map <hash|lru_hash|lpm_trie> key_size=N value_size=N max_entries=N [flags=F|F...]
  *   update <key> <value> [any|noexist|exist]

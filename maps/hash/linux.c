@@ -29,7 +29,7 @@
  *    on a new key beyond it; a replace is allowed even when full).  Removed
  *    elements are freed after an RCU grace period (call_rcu), so readers
  *    never see them reused.  (The kernel's bpf_mem_alloc reuses freed
- *    objects at once; maplab waits, which is stricter, as DESIGN.md says.)
+ *    objects at once; maplab waits, which is stricter: docs/design-notes.md.)
  *
  * Invariants:
  *  - A key is in at most one chain, at most once (inserts check under the

@@ -20,7 +20,7 @@ expect 2 'format wants table, jsonl or csv' "${b[@]}" --format xml
 expect 2 'rcu wants memb or qsbr' "${b[@]}" --rcu bp
 expect 2 'duration wants seconds' "${b[@]}" --duration -1
 expect 2 'cannot write' "${b[@]}" --out /nonexistent/dir/x
-# ... and good ones give the fields DESIGN.md promises.
+# ... and good ones give the fields docs/design.md promises.
 expect 0 '^hash/linux +1 ' "${b[@]}" --mix lookup=90,update=10
 expect 0 'ops that succeeded' "${b[@]}" --map noop --threads 1,2
 "${b[@]}" --map hash/linux,hash/rculfhash --threads 1,2 --mix lookup=50,insert=25,delete=25 \
