@@ -255,7 +255,7 @@ static void timed_rounds(const struct prog_run *p, unsigned worker,
 	const uint64_t per_round = (uint64_t)c->run_repeat * c->ops_per_run;
 	uint64_t quota = p->k->quota;
 
-	w->t_start = kb_now_ns();
+	w->t_start = clock_now_ns();
 	if (!w->err)
 		w->err = bpf_map_lookup_elem(p->cpus_fd, &w->cpu, &w->before);
 	while (!w->err && (quota ? w->rounds * per_round < quota
@@ -274,7 +274,7 @@ static void timed_rounds(const struct prog_run *p, unsigned worker,
 	}
 	if (!w->err)
 		w->err = bpf_map_lookup_elem(p->cpus_fd, &w->cpu, &w->after);
-	w->t_end = kb_now_ns();
+	w->t_end = clock_now_ns();
 }
 
 static void worker_phase(void *ctx, unsigned worker, unsigned phase,

@@ -81,10 +81,10 @@ static void single_calls(const struct syscall_run *s, unsigned worker,
 			syscall_op(k->target_fd, op->op, key, w->value);
 			continue;
 		}
-		uint64_t t0 = n % BENCH_SAMPLE_EVERY == 0 ? kb_now_ns() : 0;
+		uint64_t t0 = n % BENCH_SAMPLE_EVERY == 0 ? clock_now_ns() : 0;
 		int rc = syscall_op(k->target_fd, op->op, key, w->value);
 		if (t0)
-			hist_add(&w->latency, kb_now_ns() - t0);
+			hist_add(&w->latency, clock_now_ns() - t0);
 		(rc ? w->fail : w->ok)[op->op]++;
 		kb_work_done(k, worker, n + 1);
 	}
@@ -144,7 +144,7 @@ static void batch_calls(const struct syscall_run *s, unsigned worker,
 	while (!w->err && (quota ? w->ok[op] < quota
 				 : !atomic_load_explicit(stop,
 							 memory_order_relaxed))) {
-		uint64_t t0 = kb_now_ns();
+		uint64_t t0 = clock_now_ns();
 		long n = op == OP_LOOKUP
 				 ? lookup_batch(s->k->target_fd, keys, values,
 						cursor, &first)
@@ -152,7 +152,7 @@ static void batch_calls(const struct syscall_run *s, unsigned worker,
 		if (n < 0) {
 			w->err = (int)n;
 		} else if (n > 0) {
-			hist_add(&w->latency, (kb_now_ns() - t0) / (uint64_t)n);
+			hist_add(&w->latency, (clock_now_ns() - t0) / (uint64_t)n);
 			w->ok[op] += (uint64_t)n;
 			kb_work_done(s->k, worker, w->ok[op]);
 		}
@@ -172,12 +172,12 @@ static void worker_phase(void *ctx, unsigned worker, unsigned phase,
 		single_calls(s, worker, false, stop);
 		return;
 	}
-	w->t_start = kb_now_ns();
+	w->t_start = clock_now_ns();
 	if (s->mode == SYSCALL_SINGLE)
 		single_calls(s, worker, true, stop);
 	else
 		batch_calls(s, worker, stop);
-	w->t_end = kb_now_ns();
+	w->t_end = clock_now_ns();
 }
 
 static int make_workers(struct syscall_run *s, char *err, size_t errlen)
@@ -241,6 +241,14 @@ int kbench_syscall_run(const struct kbench_config *c, enum syscall_mode mode,
 	    wl->mix[OP_UPDATE] != 100) {
 		snprintf(err, errlen, "batch syscalls are measured for lookup=100 "
 			 "and update=100 workloads only");
+		return -EOPNOTSUPP;
+	}
+	if (mode == SYSCALL_BATCH && wl->mix[OP_LOOKUP] == 100 &&
+	    workload_prefill_count(wl) == 0) {
+		/* A walk of an empty map reads nothing: no op would ever be
+		 * counted, and a run of --ops would never end. */
+		snprintf(err, errlen, "a batch lookup walks the map, and nothing "
+			 "is prefilled");
 		return -EOPNOTSUPP;
 	}
 	if ((rc = kb_work_prepare(&k, c, err, errlen)))

@@ -12,13 +12,6 @@
 #include <time.h>
 #include <unistd.h>
 
-uint64_t kb_now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 /* One worker per CPU: the team pins worker i to the (i mod n)-th allowed
  * CPU, so more workers than allowed CPUs would share one (and, on the
  * kernel side, one CPU's record). */
@@ -60,7 +53,7 @@ int kb_work_prepare(struct kb_work *k, const struct kbench_config *c,
 	if (rc)
 		return rc;
 	if (c->b.seconds <= 0)
-		k->quota = c->b.ops / c->b.threads + 1;
+		k->quota = team_share(c->b.ops, c->b.threads);
 	/* The key bytes of the kernel map's type (an LPM key starts with its
 	 * prefix length), whatever type the caller's workload names. */
 	struct workload typed = c->b.w;

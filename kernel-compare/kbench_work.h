@@ -22,6 +22,7 @@
 #define MAPLAB_KBENCH_WORK_H
 
 #include "kbench.h"
+#include "harness/common/clock.h"
 #include "harness/common/team.h"
 
 #include <stdatomic.h>
@@ -84,7 +85,5 @@ static inline void kb_work_done(const struct kb_work *k, unsigned worker,
 	atomic_store_explicit(&k->done[worker].ops, ops, memory_order_relaxed);
 }
 
-/* CLOCK_MONOTONIC in ns: the workers' start and end times. */
-uint64_t kb_now_ns(void);
 
 #endif /* MAPLAB_KBENCH_WORK_H */

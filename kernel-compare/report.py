@@ -206,6 +206,10 @@ def flag_text(r, host):
         ratio = hi / lo if lo > 0 else math.inf
         lines.append(f"- {where}: **wide spread**: Mops/s from {lo:.2f} to {hi:.2f} over "
                      f"{r.get('runs', 1)} repeats ({ratio:.1f}×).")
+    if "below_baseline" in r.get("flags", []):
+        prog, base = fig(r, "program_ns_per_op")[0], fig(r, "baseline_ns_per_op")[0]
+        lines.append(f"- {where}: **below baseline**: the program took {prog:.1f} ns a step and "
+                     f"its baseline {base:.1f}: the map call is lost in the loop's own noise.")
     return lines
 
 

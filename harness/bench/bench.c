@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "bench.h"
+#include "harness/common/clock.h"
 #include "harness/common/team.h"
 #include "maps/common/cpu.h"
 #include "maps/common/rcu.h"
@@ -36,13 +37,6 @@ struct bench_shared {
 };
 
 enum { PHASE_WARMUP, PHASE_TIMED };
-
-static inline uint64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
 
 /* One op; true if it succeeded. */
 static inline bool do_op(struct bench_worker *w, struct map *m,
@@ -90,9 +84,9 @@ static void run_phase(struct bench_worker *w, bool timed,
 			if (++pos == len)
 				pos = 0;
 			if (timed && (n + i) % BENCH_SAMPLE_EVERY == 0) {
-				uint64_t t0 = now_ns();
+				uint64_t t0 = clock_now_ns();
 				bool ok = do_op(w, m, op, key);
-				hist_add(&w->latency, now_ns() - t0);
+				hist_add(&w->latency, clock_now_ns() - t0);
 				(ok ? w->ok : w->fail)[op->op]++;
 			} else if (timed) {
 				(do_op(w, m, op, key) ? w->ok : w->fail)[op->op]++;
@@ -121,9 +115,9 @@ static void worker_phase(void *ctx, unsigned tid, unsigned phase,
 		run_phase(w, false, stop, 0);
 		return;
 	}
-	w->t_start = now_ns();
+	w->t_start = clock_now_ns();
 	run_phase(w, true, stop, w->quota);
-	w->t_end = now_ns();
+	w->t_end = clock_now_ns();
 }
 
 /* Insert the first prefill % of keys 0..entries-1.  0, or the errno of
@@ -211,12 +205,9 @@ static int setup_workers(struct bench_shared *s, char *err, size_t errlen)
 		struct bench_worker *w = &s->workers[t];
 		w->shared = s;
 		w->tid = t;
-		if (c->seconds <= 0) {
-			uint64_t q = c->ops / c->threads;
-			w->quota = (q + BENCH_BATCH - 1) / BENCH_BATCH * BENCH_BATCH;
-			if (w->quota == 0)
-				w->quota = BENCH_BATCH;
-		}
+		if (c->seconds <= 0) /* whole batches: a batch is never cut */
+			w->quota = team_share(team_share(c->ops, c->threads),
+					      BENCH_BATCH) * BENCH_BATCH;
 		w->value = calloc(1, c->w.value_size);
 		if (!w->value || workload_make_stream(&c->w, s->sampler, t, len,
 						      &w->stream))
@@ -296,8 +287,7 @@ int bench_run(const struct bench_config *config, struct bench_result *r,
 	int rc;
 
 	memset(r, 0, sizeof(*r));
-	if (c->threads > map_possible_cpus())
-		attr.ncpus = c->threads; /* one slot per worker */
+	attr.ncpus = map_cpus_for_threads(c->threads);
 	map_thread_online();
 	rc = map_create(c->design, &attr, &s.map);
 	if (rc) {

@@ -2,16 +2,19 @@
 /*
  * bench.h: one benchmark run: a design, a workload, a thread count.
  *
- *   main thread                     worker i (cpu slot i, pinned to core i mod nproc)
- *   ───────────                     ────────────────────────────────────────────────
- *   create map, prefill             build its op stream (untimed)
- *   barrier ─────────────────────── barrier
- *                                   warm-up: replay the stream for --warmup s
- *   barrier ─────────────────────── barrier
- *   sleep --duration, then stop     timed: replay the stream in batches of
- *   (or wait for --ops)               BATCH ops, one RCU read section per batch;
- *                                     every SAMPLE_EVERY-th op is timed alone
- *   join, merge, destroy map        record its own start and end times
+ *   main thread                     worker i (a thread of harness/common/team.h:
+ *                                   cpu slot i, pinned to the i-th CPU this
+ *                                   process may use)
+ *   ───────────                     ────────────────────────────────────────────
+ *   create map, build every         ──
+ *   worker's op stream, prefill
+ *   team_start ────────────────────► register, claim, pin
+ *   phase warm-up (--warmup s) ─────► replay the stream, untimed
+ *   phase timed (--duration s, ────► replay the stream in batches of BATCH
+ *   or until every quota is done)     ops, one RCU read section per batch;
+ *                                     every SAMPLE_EVERY-th op is timed alone;
+ *                                     record its own start and end times
+ *   join, merge, destroy map
  *
  * A batch is one RCU read section and ends with an RCU quiescent state,
  * as a BPF program runs a loop of map calls under one rcu_read_lock.

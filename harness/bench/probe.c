@@ -6,6 +6,7 @@
  * and every machine.
  */
 #include "probe.h"
+#include "harness/common/clock.h"
 #include "harness/common/rng.h"
 #include "maps/common/cpu.h"
 
@@ -34,13 +35,6 @@ int probe_init(struct probe *p)
 	return 0;
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 /* `steps` loads, each from the address the one before it read. */
 static uint32_t chase(const struct probe_node *nodes, uint32_t at,
 		      uint32_t steps)
@@ -57,9 +51,9 @@ double probe_run(struct probe *p)
 	 * runs where it is rather than say it first. */
 	bool pinned = map_cpu_pin(0) >= 0;
 	uint32_t at = chase(p->nodes, 0, PROBE_NODES); /* warm: one lap */
-	uint64_t t0 = now_ns();
+	uint64_t t0 = clock_now_ns();
 	chase(p->nodes, at, PROBE_STEPS);
-	uint64_t elapsed = now_ns() - t0;
+	uint64_t elapsed = clock_now_ns() - t0;
 	if (pinned)
 		map_cpu_unpin();
 	return (double)elapsed / PROBE_STEPS;

@@ -32,8 +32,9 @@ static const struct field_spec {
 	[RF_PROBE_NS] = { "probe_ns", "%.3f" },
 };
 
-static const char *const flag_names[] = { "superlinear", "wide_spread" };
-#define N_FLAGS 2
+static const char *const flag_names[] = { "superlinear", "wide_spread",
+					   "below_baseline" };
+#define N_FLAGS 3
 
 /* --- statistics ------------------------------------------------------------- */
 
@@ -151,6 +152,9 @@ void report_summarise(struct report_point *p)
 	    report_is_superlinear(p->field[RF_SPEEDUP].median,
 				  p->config->threads, p->base_threads, p->cpus))
 		p->flags |= REPORT_SUPERLINEAR;
+	if (!isnan(p->field[RF_PROGRAM_NS].median) &&
+	    !(p->field[RF_NS_PER_OP].median > 0))
+		p->flags |= REPORT_BELOW_BASELINE;
 }
 
 int report_parse_format(const char *name, enum report_format *out)
@@ -270,6 +274,16 @@ static void note_wide_spread(FILE *f, const struct report_point *p)
 		s->min > 0 ? s->max / s->min : INFINITY);
 }
 
+static void note_below_baseline(FILE *f, const struct report_point *p)
+{
+	fprintf(f, "  %s, %u thread%s: below baseline: the program took %.1f "
+		"ns a step and its baseline %.1f: the map call is lost in the "
+		"loop's own noise (more --run-ops or --repeat, or a quieter "
+		"machine)\n", p->label, p->config->threads,
+		p->config->threads == 1 ? "" : "s",
+		p->field[RF_PROGRAM_NS].median, p->field[RF_BASELINE_NS].median);
+}
+
 void report_write_notes(FILE *f, const struct report_point *points,
 			unsigned n)
 {
@@ -287,6 +301,8 @@ void report_write_notes(FILE *f, const struct report_point *points,
 			note_superlinear(f, p);
 		if (p->flags & REPORT_WIDE_SPREAD)
 			note_wide_spread(f, p);
+		if (p->flags & REPORT_BELOW_BASELINE)
+			note_below_baseline(f, p);
 	}
 }
 

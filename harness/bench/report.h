@@ -80,6 +80,10 @@ enum {
 	REPORT_SUPERLINEAR = 1 << 0,
 	/* Its repeats' Mops/s spread more than REPORT_SPREAD_LIMIT times. */
 	REPORT_WIDE_SPREAD = 1 << 1,
+	/* Side kernel: the map call cost no more than the noise of the
+	 * baseline it is measured against (program - baseline <= 0), so its
+	 * ns/op says nothing. */
+	REPORT_BELOW_BASELINE = 1 << 2,
 };
 
 /*

@@ -62,32 +62,42 @@ static int parse_mix_item(const char *item, unsigned mix[OP_COUNT],
 	return 0;
 }
 
+struct mix_parse {
+	unsigned *mix;
+	bool seen[OP_COUNT];
+	char *err;
+	size_t len;
+};
+
+static int add_mix_item(const char *item, void *ctx)
+{
+	struct mix_parse *m = ctx;
+	return parse_mix_item(item, m->mix, m->seen, m->err, m->len);
+}
+
 int workload_parse_mix(const char *text, unsigned mix[OP_COUNT], char *err,
 		       size_t len)
 {
-	char *copy = strdup(text), *save = NULL;
-	bool seen[OP_COUNT] = { false };
+	struct mix_parse m = { .mix = mix, .err = err, .len = len };
+	char shown[64];
 	unsigned sum = 0;
-	int rc = copy ? 0 : -1;
 
 	memset(mix, 0, sizeof(unsigned) * OP_COUNT);
-	if (copy && (!*text || strstr(text, ",,") || text[0] == ',' ||
-		     text[strlen(text) - 1] == ',')) {
-		snprintf(err, len, "--mix wants op=percent items separated by "
-			 "commas, got '%s'", text);
-		rc = -1;
+	err[0] = '\0';
+	if (parse_list(text, add_mix_item, &m)) {
+		if (!err[0]) /* an empty item */
+			snprintf(err, len, "--mix wants op=percent items separated "
+				 "by commas, got '%s'",
+				 parse_printable(text, shown, sizeof(shown)));
+		return -1;
 	}
-	for (char *item = rc ? NULL : strtok_r(copy, ",", &save); item && !rc;
-	     item = strtok_r(NULL, ",", &save))
-		rc = parse_mix_item(item, mix, seen, err, len);
-	free(copy);
 	for (int op = 0; op < OP_COUNT; op++)
 		sum += mix[op];
-	if (!rc && sum != 100) {
+	if (sum != 100) {
 		snprintf(err, len, "--mix percents sum to %u, not 100", sum);
-		rc = -1;
+		return -1;
 	}
-	return rc;
+	return 0;
 }
 
 /* "P,F" of hotset:P,F: two whole percents. */

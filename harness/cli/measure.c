@@ -122,8 +122,7 @@ static int lay_out(const struct bench_cli *cli, struct measurement *m,
 			size_t i = (size_t)s * cli->n_threads + t;
 			const struct side *side = &m->sides[s];
 			m->configs[i] = (struct bench_config){
-				.design = side->design ? side->design
-						       : &bench_noop_ops,
+				.design = side->design, /* NULL: a kernel side */
 				.w = cli->w, .map_flags = cli->map_flags,
 				.threads = cli->threads[t],
 				.seconds = cli->seconds, .ops = cli->ops,

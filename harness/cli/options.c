@@ -176,12 +176,55 @@ static int takes_an_option_as_value(const char *cmd, const struct opt_spec *s,
 			 "--help)", s->name, arg);
 }
 
+/* The command's option spelt exactly `name` (len bytes), or NULL. */
+static const struct opt_spec *exact_option(const struct cmd_option *opts,
+					   size_t n_opts, const char *name,
+					   size_t len)
+{
+	for (size_t i = 0; i < n_opts; i++) {
+		const struct opt_spec *s = spec_of(opts[i].id);
+		if (strlen(s->name) == len && strncmp(s->name, name, len) == 0)
+			return s;
+	}
+	return NULL;
+}
+
+/*
+ * getopt_long takes any unambiguous prefix ("--dur" for --duration); maplab
+ * takes only the options' full names, so a script's meaning cannot change
+ * when an option is added.  Words after "--" and option values are skipped.
+ */
+static int refuse_abbreviations(const char *cmd, int argc, char **argv,
+				const struct cmd_option *opts, size_t n_opts)
+{
+	char shown[80];
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (strcmp(a, "--") == 0)
+			break;
+		if (strncmp(a, "--", 2) != 0)
+			continue;
+		size_t len = strcspn(a + 2, "=");
+		const struct opt_spec *s = exact_option(opts, n_opts, a + 2, len);
+		if (!s && !(len == 4 && strncmp(a + 2, "help", 4) == 0))
+			return cli_error(cmd, "unknown option '%s' (try --help)",
+					 parse_printable(a, shown, sizeof(shown)));
+		if (s && s->kind != TAKES_NOTHING && !a[2 + len])
+			i++; /* its value */
+	}
+	return 0;
+}
+
 int opts_parse(const char *cmd, int argc, char **argv,
 	       const struct cmd_option *opts, size_t n_opts, opt_apply apply,
 	       void *ctx, const char *usage, const char *after)
 {
+	int rc = refuse_abbreviations(cmd, argc, argv, opts, n_opts);
+	if (rc)
+		return rc;
 	struct option *table = build_getopt_table(opts, n_opts);
-	int opt, rc = table ? 0 : cli_error(cmd, "out of memory");
+	int opt;
+	rc = table ? 0 : cli_error(cmd, "out of memory");
 
 	optind = 1;
 	opterr = 0;
@@ -388,7 +431,7 @@ static void set_defaults(struct bench_cli *c)
 {
 	c->maps[0] = map_find("hash/linux");
 	c->map_types[0] = MAP_TYPE_HASH;
-	c->n_maps = 1;
+	c->n_maps = c->maps[0] ? 1 : 0;
 	c->threads[0] = 1;
 	c->n_threads = 1;
 	c->w.key_size = 4;
@@ -525,8 +568,9 @@ int bench_cli_parse(struct bench_cli *c, int argc, char **argv,
 			    usage, after);
 	if (rc)
 		return rc;
-	if (!c->map_types[0])
-		return cli_error(c->cmd, "no default design built");
+	if (c->n_maps == 0)
+		return cli_error(c->cmd, "hash/linux, the default design, is not "
+				 "built: give --map");
 	if ((rc = check_keys_fit(c)) || (rc = check_mix_runs_as_asked(c)))
 		return rc;
 	return check_designs_accept(c);

@@ -88,13 +88,13 @@ int parse_decimal(const char *text, double min, double max, double *out)
 	return 0;
 }
 
-int parse_list(const char *text, int (*item)(const char *word, void *ctx),
-	       void *ctx)
+int parse_split(const char *text, const char *seps,
+		int (*item)(const char *word, void *ctx), void *ctx)
 {
 	char word[256];
 	const char *p = text;
 	for (;;) {
-		size_t len = strcspn(p, ",");
+		size_t len = strcspn(p, seps);
 		if (len == 0 || len >= sizeof(word))
 			return -1;
 		memcpy(word, p, len);
@@ -104,6 +104,12 @@ int parse_list(const char *text, int (*item)(const char *word, void *ctx),
 			return rc;
 		p += len + 1;
 	}
+}
+
+int parse_list(const char *text, int (*item)(const char *word, void *ctx),
+	       void *ctx)
+{
+	return parse_split(text, ",", item, ctx);
 }
 
 struct u64_list {
@@ -165,49 +171,54 @@ static int parse_one_flag(const char *word, uint32_t *bits)
 	return 0;
 }
 
+struct flag_words {
+	uint32_t flags;
+	char *bad;
+	size_t badlen;
+};
+
+static int add_flag_word(const char *word, void *ctx)
+{
+	struct flag_words *f = ctx;
+	uint32_t bits;
+	if (parse_one_flag(word, &bits)) {
+		parse_printable(word, f->bad, f->badlen);
+		return -1;
+	}
+	f->flags |= bits;
+	return 0;
+}
+
 int parse_map_flags(const char *text, uint32_t *out, char *bad, size_t badlen)
 {
-	char *copy = strdup(text), *save = NULL;
-	int rc = copy && *text ? 0 : -1;
-	uint32_t flags = 0;
-
+	struct flag_words f = { 0, bad, badlen };
 	if (badlen)
 		bad[0] = '\0';
-
-	if (!rc && (strstr(text, "||") || strstr(text, ",,") ||
-		    strchr("|,", text[0]) || strchr("|,", text[strlen(text) - 1])))
-		rc = -1; /* an empty word */
-	for (char *w = rc ? NULL : strtok_r(copy, "|,", &save); w && !rc;
-	     w = strtok_r(NULL, "|,", &save)) {
-		uint32_t bits;
-		rc = parse_one_flag(w, &bits);
-		if (rc)
-			parse_printable(w, bad, badlen);
-		flags |= bits;
+	if (parse_split(text, "|,", add_flag_word, &f)) {
+		if (badlen && !bad[0]) /* an empty word: show the whole text */
+			parse_printable(text, bad, badlen);
+		return -1;
 	}
-	if (rc && badlen && !bad[0])
-		parse_printable(text, bad, badlen); /* an empty word: show all */
-	free(copy);
-	if (!rc)
-		*out = flags;
-	return rc;
+	*out = f.flags;
+	return 0;
 }
 
 const char *format_map_flags(uint32_t flags, char *buf, size_t len)
 {
 	size_t off = 0;
+	if (len == 0)
+		return buf;
 	buf[0] = '\0';
-	for (unsigned i = 0; i < map_flag_name_count; i++) {
+	for (unsigned i = 0; i < map_flag_name_count && off < len; i++) {
 		if (!(flags & map_flag_names[i].bit))
 			continue;
-		off += (size_t)snprintf(buf + off, off < len ? len - off : 0,
-					"%s%s", off ? "|" : "",
-					map_flag_names[i].name);
+		off += (size_t)snprintf(buf + off, len - off, "%s%s",
+					off ? "|" : "", map_flag_names[i].name);
 		flags &= ~map_flag_names[i].bit;
 	}
-	if (flags || off == 0)
-		snprintf(buf + off, off < len ? len - off : 0,
-			 flags ? "%s%#x" : "%s%u", off ? "|" : "", flags);
+	if ((flags || off == 0) && off < len)
+		snprintf(buf + off, len - off, flags ? "%s%#x" : "%s%u",
+			 off ? "|" : "", flags);
 	return buf;
 }
 

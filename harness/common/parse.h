@@ -28,10 +28,13 @@ int parse_bits(const char *text, uint64_t max, uint64_t *out);
 int parse_decimal(const char *text, double min, double max, double *out);
 
 /*
- * Call item(word, ctx) for each comma-separated word of text, in order;
- * stops at the first non-zero return and returns it.  An empty text or an
- * empty word ("a,,b", "a,") is -1 without any call for it.
+ * Call item(word, ctx) for each word of text between separators (any byte
+ * of seps), in order; stops at the first non-zero return and returns it.
+ * An empty text or an empty word ("a,,b", "a,") is -1 without a call for
+ * it, as is a word of 256 bytes or more.  parse_list: comma-separated.
  */
+int parse_split(const char *text, const char *seps,
+		int (*item)(const char *word, void *ctx), void *ctx);
 int parse_list(const char *text, int (*item)(const char *word, void *ctx),
 	       void *ctx);
 

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "team.h"
+#include "harness/common/clock.h"
 #include "maps/common/cpu.h"
 #include "maps/common/map.h"
 #include "maps/common/rcu.h"
@@ -14,13 +15,6 @@ struct member {
 	struct team *team;
 	unsigned index;
 };
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
 
 static int set_up_worker(struct team *t, unsigned i)
 {
@@ -45,6 +39,19 @@ static void tear_down_worker(struct team *t)
 		map_thread_offline();
 }
 
+struct gate_wait {
+	struct team *t;
+	unsigned *seen;
+};
+
+/* Lock held: wait for the gate to open again. */
+static void wait_at_gate(void *arg)
+{
+	struct gate_wait *g = arg;
+	while (g->t->generation == *g->seen)
+		pthread_cond_wait(&g->t->changed, &g->t->lock);
+}
+
 static void *worker_main(void *arg)
 {
 	struct member *m = arg;
@@ -58,9 +65,12 @@ static void *worker_main(void *arg)
 	t->arrived++;
 	pthread_cond_broadcast(&t->changed);
 	unsigned seen = t->generation;
+	struct gate_wait gate = { t, &seen };
 	for (;;) {
-		while (t->generation == seen)
-			pthread_cond_wait(&t->changed, &t->lock);
+		/* Offline while it waits: under QSBR an idle online worker
+		 * (one whose quota is done while others run on) would hold
+		 * up every grace period. */
+		map_rcu_offline_call(wait_at_gate, &gate);
 		seen = t->generation;
 		if (t->exiting)
 			break;
@@ -203,12 +213,12 @@ static void wait_for_phase(void *arg)
 	struct team *t = pw->t;
 	const struct team_config *c = &t->cfg;
 	const uint64_t tick = 100000000ULL;
-	uint64_t t0 = now_ns(), end = t0 + (uint64_t)(pw->seconds * 1e9);
+	uint64_t t0 = clock_now_ns(), end = t0 + (uint64_t)(pw->seconds * 1e9);
 	bool done = false;
 
 	pthread_mutex_lock(&t->lock);
 	while (!done) {
-		uint64_t now = now_ns();
+		uint64_t now = clock_now_ns();
 		if (pw->seconds > 0 && now >= end)
 			break;
 		if (c->progress) {

@@ -35,6 +35,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* One phase of one worker.  Must return soon after *stop becomes true. */
 typedef void (*team_body)(void *ctx, unsigned worker, unsigned phase,
@@ -86,6 +87,13 @@ void team_run_phase(struct team *t, unsigned phase, double seconds);
 
 /* The CPU id worker i is pinned to (after team_start). */
 int team_cpu_of(const struct team *t, unsigned worker);
+
+/* One worker's share of `total` operations: every worker does as many,
+ * rounded up, so the team does at least `total`. */
+static inline uint64_t team_share(uint64_t total, unsigned threads)
+{
+	return (total + threads - 1) / threads;
+}
 
 /* Tell the workers to exit and join them. */
 void team_join(struct team *t);

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "stress.h"
+#include "harness/common/clock.h"
 #include "harness/common/keys.h"
 #include "harness/common/rng.h"
 #include "harness/common/team.h"
@@ -9,6 +10,7 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,6 +39,7 @@ struct worker {
 	uint64_t quota;           /* ops; 0: until stopped */
 	struct stress_report counts;
 	char unexpected[200];     /* the first answer a correct map never gives */
+	bool out_of_memory;       /* the worker could not start (not the map) */
 };
 
 struct stress_run {
@@ -156,9 +159,8 @@ static void worker_body(void *ctx, unsigned tid, unsigned phase,
 
 	(void)phase;
 	rng_seed(&r, run->o->seed * 1000003u + tid);
-	if (!key || !val)
-		snprintf(w->unexpected, sizeof(w->unexpected), "out of memory");
-	while (!w->unexpected[0] && w->seq < SEQ_LIMIT &&
+	w->out_of_memory = !key || !val;
+	while (!w->out_of_memory && !w->unexpected[0] && w->seq < SEQ_LIMIT &&
 	       !atomic_load_explicit(stop, memory_order_relaxed) &&
 	       (!w->quota || w->counts.ops < w->quota)) {
 		one_op(w, &r, key, val);
@@ -401,13 +403,6 @@ static int validate_opts(const struct stress_opts *o, uint32_t range,
 	return 0;
 }
 
-static double now_seconds(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /* Per-thread counts and last writes: refuse what cannot be allocated. */
 static int make_workers(struct stress_run *run, struct stress_report *rep)
 {
@@ -417,8 +412,8 @@ static int make_workers(struct stress_run *run, struct stress_report *rep)
 	for (unsigned t = 0; t <= o->threads && !rc; t++)
 		rc = alloc_worker(run, t);
 	for (unsigned t = 0; t < o->threads && !rc; t++)
-		run->workers[t].quota = o->max_ops ? (o->max_ops + o->threads - 1) /
-						     o->threads : 0;
+		run->workers[t].quota = o->max_ops ? team_share(o->max_ops,
+								o->threads) : 0;
 	if (rc)
 		failf(rep, "no memory for the bookkeeping of %u keys x %u "
 		      "threads (%zu bytes each)", run->key_range, o->threads + 1,
@@ -447,12 +442,16 @@ static int run_and_check(struct stress_run *run, struct stress_report *rep)
 	int rc = team_start(&team, &tc, rep->failure, sizeof(rep->failure));
 	if (rc)
 		return rc;
-	double t0 = now_seconds();
+	uint64_t t0 = clock_now_ns();
 	team_run_phase(&team, 0, o->seconds);
-	rep->seconds = now_seconds() - t0;
+	rep->seconds = (double)(clock_now_ns() - t0) / 1e9;
 	team_join(&team);
 
 	sum_counts(run, rep);
+	for (unsigned t = 0; t < o->threads; t++)
+		if (run->workers[t].out_of_memory)
+			return failf(rep, "thread %u: out of memory for its key and "
+				     "value", t), -ENOMEM;
 	rc = check_answers(run, rep);
 	if (!rc)
 		rc = check_keys(run, rep, &present);
@@ -475,12 +474,11 @@ int stress_run(const struct stress_opts *o, struct stress_report *rep)
 	if ((rc = validate_opts(o, run.key_range, rep)))
 		return rc;
 	if (attr.ncpus < o->threads)
-		attr.ncpus = o->threads > map_possible_cpus() ? o->threads
-							      : map_possible_cpus();
+		attr.ncpus = map_cpus_for_threads(o->threads);
 	map_thread_online();
 	rc = map_create(o->ops, &attr, &run.map);
 	if (rc) {
-		failf(rep, "%s: create failed (%s)", o->ops->name, strerror(-rc));
+		failf(rep, "create failed: %s", strerror(-rc));
 		map_thread_offline();
 		return rc;
 	}

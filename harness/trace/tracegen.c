@@ -24,10 +24,22 @@ static void key_bytes(uint64_t seed, unsigned k, uint8_t *key, uint32_t size)
 	}
 }
 
+/* An LPM key is a 4-byte host-order prefix length, then the data: here a
+ * full-length prefix of scrambled data (an address). */
+#define LPM_PREFIX_BYTES 4
+
 static void put_key(FILE *out, const struct tracegen_opts *o, uint8_t *buf,
 		    unsigned k)
 {
-	key_bytes(o->seed, k, buf, o->attr.key_size);
+	uint32_t size = o->attr.key_size;
+	if (o->attr.type == MAP_TYPE_LPM_TRIE && size > LPM_PREFIX_BYTES) {
+		uint32_t prefixlen = 8 * (size - LPM_PREFIX_BYTES);
+		memcpy(buf, &prefixlen, LPM_PREFIX_BYTES);
+		key_bytes(o->seed, k, buf + LPM_PREFIX_BYTES,
+			  size - LPM_PREFIX_BYTES);
+	} else {
+		key_bytes(o->seed, k, buf, size);
+	}
 	putc(' ', out);
 	hex_print(out, buf, o->attr.key_size);
 }
@@ -43,8 +55,9 @@ static void put_value(FILE *out, struct rng *r, uint8_t *buf, uint32_t size)
 void tracegen_write(FILE *out, const struct tracegen_opts *o)
 {
 	static const char *const update_flags[] = { "any", "noexist", "exist" };
+	uint64_t wide = (uint64_t)o->attr.max_entries * 3 / 2 + 2;
 	unsigned space = o->key_space ? o->key_space
-				      : o->attr.max_entries * 3 / 2 + 2;
+				      : wide > UINT32_MAX ? UINT32_MAX : (unsigned)wide;
 	uint8_t *key = malloc(o->attr.key_size ? o->attr.key_size : 1);
 	uint8_t *value = malloc(o->attr.value_size ? o->attr.value_size : 1);
 	struct rng r;

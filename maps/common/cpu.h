@@ -38,6 +38,14 @@ void map_cpu_release(void);
 /* The kernel's possible-CPU count (/sys/devices/system/cpu/possible). */
 unsigned map_possible_cpus(void);
 
+/* The cpu slots a map needs for `threads` workers, one slot each: the
+ * possible-CPU count (as the kernel sizes per-CPU state), or more. */
+static inline unsigned map_cpus_for_threads(unsigned threads)
+{
+	unsigned possible = map_possible_cpus();
+	return threads > possible ? threads : possible;
+}
+
 /*
  * The CPUs this process may run on: its affinity mask when it started
  * (sched_getaffinity), so `taskset -c 2,3 maplab ...` is obeyed.  Ids in

@@ -108,8 +108,6 @@ static int prealloc_init(struct htab *h)
 	unsigned ncpus = h->map.attr.ncpus;
 	size_t total = (size_t)h->map.attr.max_entries + ncpus;
 
-	if (total > SIZE_MAX / h->elem_size)
-		return -ENOMEM;
 	h->elems = map_area_alloc_array(total, h->elem_size, 8);
 	h->extra_elems = map_area_alloc_array(ncpus, sizeof(*h->extra_elems), 64);
 	if (!h->elems || !h->extra_elems ||

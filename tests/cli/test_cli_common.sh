@@ -27,6 +27,9 @@ expect 2 'writing the output failed' bash -c "'$maplab' bench --quiet --duration
 # getopt forms, with one range and one way to spell a number.
 q=(--quiet --duration 0.02 --warmup 0 --entries 1024)
 expect 0 '^hash/linux +1 ' "$maplab" bench "${q[@]}" --key-size=4 --mix=lookup=100
+expect 2 "unknown option '--qui'" "$maplab" bench --qui
+expect 2 "unknown option '--dur=1'" "$maplab" stress --dur=1
+expect 2 "unknown option '--op'" "$maplab" stress --op 100
 expect 2 "unknown option '--random'" "$maplab" gentrace --random
 expect 2 "unknown option '--echo'" "$maplab" gentrace --echo
 expect 2 "unknown option '--max-diffs" "$maplab" gentrace --max-diffs 3

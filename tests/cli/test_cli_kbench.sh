@@ -28,8 +28,10 @@ if is_root; then
         "${k[@]}" --map hash --flags rdonly_prog --mix update=100
 
     # Workers run on the CPUs this process may use, by their real ids: under
-    # taskset -c 1 the one worker's stream is CPU 1's record, and a program
-    # run on any other CPU finds none and aborts (exit 2).
+    # taskset -c 1 only CPU 1's record holds a stream, so this run passes only
+    # if the program really ran on CPU 1 (on any other CPU it finds no stream
+    # and aborts, which fails the run with exit 2: the old code, which filled
+    # CPU 0's record, did).
     if taskset -c 1 true 2>/dev/null; then
         expect 0 '^hash kernel +1 .*lookup 100%' taskset -c 1 "${k[@]}" --map hash --threads 1
         expect 0 'skipped: one worker per CPU: this process may use 1 CPU, not 2' \

@@ -22,5 +22,8 @@ expect 2 "--type wants hash, lru_hash or lpm_trie, got 'tree'" "$maplab" stress 
 expect 2 'hash/linux is a hash design, not lru_hash' "$maplab" stress --type lru_hash --map hash/linux
 out=$("$maplab" stress --map hash/linux --threads 2,3 --ops 2000 2>&1)
 check "stress --threads 2,3 runs both counts" test "$(grep -cE '^hash/linux +ok +[23] threads' <<<"$out")" -eq 2
+# A map the design refuses: one line, the design named once.
+expect 2 '^maplab stress: hash/linux: create failed: Invalid argument$' \
+    "$maplab" stress --map hash/linux --flags no_common_lru --ops 100
 
 finish

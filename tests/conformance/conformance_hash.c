@@ -64,8 +64,6 @@ static const uint32_t zero_seed_flag_sets[] = {
 	MAP_F_NO_PREALLOC | MAP_F_ZERO_SEED,
 };
 
-/* --- operations, checked -------------------------------------------------- */
-
 /* --- registry ------------------------------------------------------------- */
 
 static void check_design_is_complete(const struct vcase *c)

@@ -262,6 +262,19 @@ Test(kbench, syscall_side_counts_and_batches, .timeout = 120)
 		     -EOPNOTSUPP);
 }
 
+/* A batch walk of an empty map reads nothing: an op count would never be
+ * reached (the run hung), so the point cannot run. */
+Test(kbench, a_batch_walk_of_an_empty_map_cannot_run, .timeout = 30)
+{
+	need_kernel();
+	struct kbench_config c = config("lookup=100", 4096, 0, 20000);
+	char err[512];
+	struct bench_result r;
+	cr_expect_eq(kbench_syscall_run(&c, SYSCALL_BATCH, &r, err, sizeof(err)),
+		     -EOPNOTSUPP, "%s", err);
+	cr_expect(strstr(err, "nothing is prefilled") != NULL, "%s", err);
+}
+
 /* One worker per CPU this process may use: more cannot run here. */
 Test(kbench, more_threads_than_cpus_cannot_run_here)
 {

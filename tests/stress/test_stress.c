@@ -2,7 +2,7 @@
 /*
  * Every design under contention: 8 threads on however many cores there
  * are (2 on CI), random inserts, replaces, deletes and lookups over a
- * shared key range, then harness/stress.c's checks of the final contents
+ * shared key range, then harness/stress/stress.c's checks of the final contents
  * against the successful operations.  Run under the sanitizers in CI.
  *
  * The checker is itself checked: test doubles built on hash/linux that

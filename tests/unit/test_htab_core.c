@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The hash core of maps/common/htab_core.h, below any design: the nulls
- * restart of a derailed lookup, unlinking one exact node, and the locked
- * update protocol's order (new at the head, then old out).
+ * restart of a derailed lookup, unlinking one exact node, and what the
+ * locked update protocol leaves behind (the new node heads the chain, the
+ * old one keeps its link for readers still on it, flags are checked, a
+ * failed begin unlocks).
  */
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -56,7 +58,7 @@ TestSuite(htab_core, .init = set_up, .fini = tear_down, .timeout = 30);
 
 struct reader {
 	uint32_t key;
-	atomic_bool started;
+	atomic_bool started, returned;
 	struct htab_node *found;
 };
 
@@ -67,6 +69,7 @@ static void *look_up(void *arg)
 	map_rcu_read_lock();
 	atomic_store(&r->started, true);
 	r->found = htab_lookup_rcu(&table, htab_hash(&table, &r->key), &r->key);
+	atomic_store(&r->returned, true);
 	map_rcu_read_unlock();
 	map_thread_offline();
 	return NULL;
@@ -96,6 +99,10 @@ Test(htab_core, a_derailed_lookup_walks_again)
 		sched_yield();
 	struct timespec pause = { 0, 20 * 1000 * 1000 };
 	nanosleep(&pause, NULL);
+	/* A lookup that gives up on the derailed walk returns within
+	 * microseconds of starting it; one that walks again is still at it. */
+	cr_expect_not(atomic_load(&r.returned), "the lookup gave up on a "
+		      "derailed walk (it returned while the chain was derailed)");
 	/* The writer finishes: bucket 0 is whole again and holds k0. */
 	atomic_store(&wanted.node.chain.next, nulls_marker(0));
 	atomic_store(&table.buckets[0].head.first, &wanted.node.chain);
@@ -137,7 +144,7 @@ Test(htab_core, unlink_node_removes_only_a_node_still_linked)
 	cr_expect(htab_unlink_node(&table, &eb2.node));
 }
 
-Test(htab_core, a_replace_links_the_new_node_before_the_old_leaves)
+Test(htab_core, a_replace_heads_the_chain_and_leaves_the_old_node_walkable)
 {
 	uint32_t k = key_in_bucket(3, 0);
 	uint64_t v = 9;

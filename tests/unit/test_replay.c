@@ -23,17 +23,8 @@
 #include "harness/trace/replay.h"
 #include "harness/trace/tracegen.h"
 #include "maps/common/cpu.h"
+#include "tests/common/memlimit.h"
 
-#if defined(__SANITIZE_ADDRESS__)
-#define UNDER_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define UNDER_ASAN 1
-#endif
-#endif
-#ifndef UNDER_ASAN
-#define UNDER_ASAN 0
-#endif
 
 static struct trace parse_or_fail(const char *text)
 {
@@ -321,21 +312,6 @@ Test(replay, a_million_lines_echo_and_compare_in_linear_time, .timeout = 150)
 	trace_free(&t);
 }
 
-/* The address space this process uses now, from /proc/self/status. */
-static size_t address_space_now(void)
-{
-	FILE *f = fopen("/proc/self/status", "r");
-	char line[256];
-	size_t kib = 0;
-	cr_assert_not_null(f);
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmSize: %zu kB", &kib) == 1)
-			break;
-	fclose(f);
-	cr_assert_gt(kib, 0);
-	return kib * 1024;
-}
-
 #define HEADROOM (192u << 20)   /* address space granted beyond the start */
 #define DUMP_ENTRIES 4096u
 #define DUMP_VALUE 64u
@@ -393,15 +369,6 @@ static ssize_t hold_write(void *cookie, const char *buf, size_t size)
 	return (ssize_t)size;
 }
 
-static void limit_address_space(void)
-{
-	if (UNDER_ASAN)
-		cr_skip_test("AddressSanitizer cannot run under RLIMIT_AS");
-	struct rlimit r = { .rlim_cur = address_space_now() + HEADROOM,
-			    .rlim_max = RLIM_INFINITY };
-	cr_assert_eq(setrlimit(RLIMIT_AS, &r), 0);
-}
-
 /*
  * replay writes as it goes: under an address-space limit far below its
  * output, the whole output still comes out, byte for byte.  The control
@@ -410,7 +377,7 @@ static void limit_address_space(void)
 Test(replay, output_streams_under_an_address_space_limit, .timeout = 120)
 {
 	struct trace t = dump_heavy_trace();
-	limit_address_space();
+	limit_address_space(HEADROOM);
 
 	struct count c = replay_counted(&t, false);
 	cr_expect_eq(c.bytes, dump_heavy_output_bytes());
@@ -434,7 +401,7 @@ Test(replay, output_streams_under_an_address_space_limit, .timeout = 120)
 Test(replay, compare_streams_under_an_address_space_limit, .timeout = 120)
 {
 	struct trace t = dump_heavy_trace();
-	limit_address_space();
+	limit_address_space(HEADROOM);
 
 	expect_self_agreement(&t);
 	trace_free(&t);

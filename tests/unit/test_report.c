@@ -220,6 +220,26 @@ Test(report, summary_is_per_field_medians_and_summed_counts)
 		  "latency was not measured");
 }
 
+/* The kernel side: program minus baseline at or below zero is noise, not a
+ * cost (it was once printed as -7.5 ns/op, unflagged). */
+Test(report, a_kernel_figure_at_or_below_its_baseline_is_flagged)
+{
+	struct fixture fx;
+	make_side(&fx, &speedup_side);
+	for (int r = 0; r < RUNS; r++) {
+		fx.runs[0][r].v[RF_PROGRAM_NS] = 10;      /* 10 10 10 */
+		fx.runs[0][r].v[RF_BASELINE_NS] = 11 - r; /* 11 10 9 */
+		fx.runs[0][r].v[RF_NS_PER_OP] = r - 1;    /* -1 0 1: median 0 */
+	}
+	report_summarise(&fx.points[0]);
+	cr_expect(fx.points[0].flags & REPORT_BELOW_BASELINE);
+	fx.runs[0][0].v[RF_NS_PER_OP] = 2;                /* 2 0 1: median 1 */
+	report_summarise(&fx.points[0]);
+	cr_expect_not(fx.points[0].flags & REPORT_BELOW_BASELINE);
+	report_summarise(&fx.points[1]); /* a user side: no program figure */
+	cr_expect_not(fx.points[1].flags & REPORT_BELOW_BASELINE);
+}
+
 /* --- the records ------------------------------------------------------------------- */
 
 /* report_write's output for the fixture's first point, probe figures and

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "harness/trace/trace.h"
+#include "harness/trace/tracegen.h"
 
 static int parse(const char *text, struct trace *t, char *err, size_t len)
 {
@@ -222,4 +223,34 @@ Test(trace, print_line_round_trips)
 	free(out);
 	trace_free(&t);
 	trace_free(&again);
+}
+
+/* A random LPM trace's keys are LPM keys: a full-length prefix length in
+ * their first four bytes (with scrambled ones the kernel answers EINVAL to
+ * every update, and the trace tests nothing). */
+Test(tracegen, lpm_keys_start_with_their_prefix_length)
+{
+	struct tracegen_opts o = {
+		.attr = { .type = MAP_TYPE_LPM_TRIE, .key_size = 8,
+			  .value_size = 4, .max_entries = 16,
+			  .flags = MAP_F_NO_PREALLOC },
+		.seed = 3, .ops = 300,
+	};
+	struct trace t;
+	char err[256], *text = tracegen_string(&o);
+	cr_assert_not_null(text);
+	cr_assert_eq(trace_parse_string(text, "lpm", &t, err, sizeof(err)), 0,
+		     "%s", err);
+	size_t keys = 0;
+	for (size_t i = 0; i < t.n; i++) {
+		uint32_t prefixlen;
+		if (!t.lines[i].key)
+			continue;
+		memcpy(&prefixlen, t.lines[i].key, 4);
+		cr_expect_eq(prefixlen, 32u, "line %u", t.lines[i].lineno);
+		keys++;
+	}
+	cr_expect_gt(keys, 200u);
+	trace_free(&t);
+	free(text);
 }
