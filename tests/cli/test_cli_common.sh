@@ -23,6 +23,19 @@ expect 2 'writing the output failed' bash -c "'$maplab' gentrace --ops 10 >/dev/
 expect 2 'writing the output failed' bash -c "'$maplab' stress --map hash/linux --threads 2 --ops 2000 >/dev/full"
 expect 2 'writing the output failed' bash -c "'$maplab' bench --quiet --duration 0.02 --warmup 0 --entries 64 >/dev/full"
 
+expect 2 'writing the output failed' bash -c "'$maplab' replay --random --ops 10 >/dev/full"
+expect 2 'writing the output failed' bash -c "'$maplab' validate --random --ops 10 >/dev/full"
+
+# What the machine cannot hold is refused (ENOMEM, exit 2), not run until
+# the kernel kills the process: 64K entries of 1 MiB values is 64 GiB.
+mem_kib=$(awk '/^MemTotal:/ {print $2}' /proc/meminfo)
+if [ "${mem_kib:-0}" -lt $((60 * 1024 * 1024)) ]; then
+    expect 2 'hash/linux refuses this map .*Cannot allocate memory' \
+        "$maplab" bench --value-size 1048576 --duration 0.1
+    expect 2 'hash/linux refuses this map .*Cannot allocate memory' \
+        "$maplab" compare --value-size 1048576 --duration 0.1
+fi
+
 # One option table: each command takes only its own options, in both
 # getopt forms, with one range and one way to spell a number.
 q=(--quiet --duration 0.02 --warmup 0 --entries 1024)

@@ -5,9 +5,10 @@
  * check on every design of one map type, numbered keys and values, checked
  * operations, and the checks that hold for every BPF map with keys
  * (updates and their flags, lookups, deletes, iteration, key and value
- * sizes).  A family's suite (conformance_hash.c, and the LRU and LPM ones
- * to come) adds what is its own: creation errors, what a full map does,
- * the kernel's iteration order.
+ * sizes).  A family's suite (conformance_<family>.c) adds what is its
+ * own: creation errors, what a full map does, the kernel's iteration
+ * order.  Keys and values know the map type (an LPM key starts with its
+ * prefix length), so the same checks serve every family.
  *
  * Every check takes a `struct vcase`: one design, one set of creation
  * flags.  run_on_designs() calls a check on every design of a type in
