@@ -13,10 +13,12 @@
 
 extern const struct map_ops hash_linux_ops;
 extern const struct map_ops hash_rculfhash_ops;
+extern const struct map_ops lru_global_ops;
 
 const struct map_ops *const map_registry[] = {
 	&hash_linux_ops,
 	&hash_rculfhash_ops,
+	&lru_global_ops,
 	NULL,
 };
 
@@ -28,11 +30,22 @@ const struct map_ops *map_find(const char *name)
 	return NULL;
 }
 
+/*
+ * A type may have several faithful designs, one per mode of the kernel's
+ * map (the LRU hash: common, or per-CPU with BPF_F_NO_COMMON_LRU): the one
+ * whose mode flags the map asks for, the most specific first.
+ */
 const struct map_ops *map_find_faithful(uint32_t type, uint32_t flags)
 {
-	(void)flags; /* lru/linux_percpu will answer NO_COMMON_LRU here */
-	for (size_t i = 0; map_registry[i]; i++)
-		if (map_registry[i]->type == type && map_registry[i]->faithful)
-			return map_registry[i];
-	return NULL;
+	const struct map_ops *best = NULL;
+	for (size_t i = 0; map_registry[i]; i++) {
+		const struct map_ops *o = map_registry[i];
+		if (o->type != type || !o->faithful ||
+		    (o->mode_flags & ~flags) != 0)
+			continue;
+		if (!best || __builtin_popcount(o->mode_flags) >
+				     __builtin_popcount(best->mode_flags))
+			best = o;
+	}
+	return best;
 }

@@ -108,8 +108,8 @@ static int stress_one(const struct map_ops *ops, struct stress_cmd *c,
 	       (unsigned long long)r.deletes, (unsigned long long)r.lookup_hits,
 	       (unsigned long long)r.lookups, (unsigned long long)r.full_errors,
 	       (unsigned long long)r.found);
-	if (r.evicted)
-		printf(", %llu evicted", (unsigned long long)r.evicted);
+	if (r.evictions)
+		printf(", %llu evicted", (unsigned long long)r.evictions);
 	putchar('\n');
 	if (rc)
 		printf("  %s\n", r.failure);

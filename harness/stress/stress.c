@@ -322,6 +322,39 @@ static int check_walk(struct stress_run *run, uint64_t present,
 	return rc;
 }
 
+/*
+ * Every successful insert is present, deleted, or evicted by the map's own
+ * count; and no more keys live than the map has room for.  A map that
+ * keeps no count (map_ops.work NULL) is checked for room only.
+ */
+static int check_evictions(struct stress_run *run, uint64_t present,
+			   struct stress_report *rep)
+{
+	const struct map *m = run->map;
+	if (present > m->attr.max_entries)
+		return failf(rep, "%llu keys live in a map of %u entries",
+			     (unsigned long long)present, m->attr.max_entries);
+	rep->evictions = map_work_of(m, -1).evictions;
+	if (!m->ops->work)
+		return 0;
+	if (run->rules == STRESS_EXACT && rep->evictions)
+		return failf(rep, "the map says it evicted %llu keys, which its "
+			     "type does not allow",
+			     (unsigned long long)rep->evictions);
+	uint64_t in = rep->initial + rep->inserts;
+	uint64_t out = rep->deletes + rep->evictions;
+	if (in < out || in - out != present)
+		return failf(rep, "%llu keys present; prefilled %llu + inserted "
+			     "%llu - deleted %llu - evicted %llu = %lld",
+			     (unsigned long long)present,
+			     (unsigned long long)rep->initial,
+			     (unsigned long long)rep->inserts,
+			     (unsigned long long)rep->deletes,
+			     (unsigned long long)rep->evictions,
+			     (long long)in - (long long)out);
+	return 0;
+}
+
 static int check_answers(const struct stress_run *run,
 			 struct stress_report *rep)
 {
@@ -457,6 +490,8 @@ static int run_and_check(struct stress_run *run, struct stress_report *rep)
 		rc = check_keys(run, rep, &present);
 	if (!rc)
 		rc = check_walk(run, present, rep);
+	if (!rc)
+		rc = check_evictions(run, present, rep);
 	return rc;
 }
 

@@ -31,7 +31,9 @@
  *   - the bytes past the first 8 repeat a pattern derived from them, so a
  *     torn value is caught;
  * and a get_next_key walk meets each present key exactly once, and no
- * other.
+ * other.  A map that may evict must also hold no more keys than
+ * max_entries, and, where it counts its evictions (map_ops.work), account
+ * for every key: present = prefilled + inserts - deletes - evictions.
  * Values are not checked while threads run: a design that reuses elements
  * at once (hash/linux) may legally show a reader another key's value.
  */
@@ -65,7 +67,9 @@ struct stress_opts {
 struct stress_report {
 	uint64_t ops, inserts, replaces, deletes, lookups, lookup_hits;
 	uint64_t failed_inserts, full_errors; /* -EEXIST, -E2BIG/-ENOSPC */
-	uint64_t initial, expected, found, evicted;
+	uint64_t initial, expected, found;
+	uint64_t evicted;   /* keys the counts call present that are gone */
+	uint64_t evictions; /* what the map says it evicted (map_ops.work) */
 	double seconds;
 	char failure[512]; /* first check that failed; "" when all passed */
 };

@@ -41,6 +41,10 @@ int map_check_hash_attr(const struct map_attr *attr)
 		return -EINVAL;
 	if (lru && !prealloc)
 		return -ENOTSUPP;
+	/* A per-CPU LRU cannot be placed on one NUMA node. */
+	if ((attr->flags & MAP_F_NUMA_NODE) &&
+	    (attr->flags & MAP_F_NO_COMMON_LRU))
+		return -EINVAL;
 	if (attr->max_entries == 0 || attr->key_size == 0 ||
 	    attr->value_size == 0)
 		return -EINVAL;

@@ -21,7 +21,8 @@
  * htab_map_alloc_check + the size checks of htab_map_alloc, in the
  * kernel's order: unknown flag, or both RDONLY and WRONLY (or both _PROG
  * forms) -> EINVAL; NO_COMMON_LRU on a non-LRU map ->
- * EINVAL; LRU with NO_PREALLOC -> ENOTSUPP; a zero size -> EINVAL;
+ * EINVAL; LRU with NO_PREALLOC -> ENOTSUPP; NUMA_NODE with NO_COMMON_LRU
+ * -> EINVAL; a zero size -> EINVAL;
  * key + value too large -> E2BIG; max_entries > 2^31 or a bucket array
  * over 4 GiB -> E2BIG.  0 if attr is acceptable.
  */

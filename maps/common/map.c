@@ -13,6 +13,7 @@ int map_create(const struct map_ops *ops, const struct map_attr *attr,
 
 	if (ops->type && a.type != ops->type)
 		return -EINVAL;
+	a.flags |= ops->mode_flags;
 	if (a.ncpus == 0)
 		a.ncpus = map_possible_cpus();
 	if (a.ncpus > MAP_MAX_CPUS)

@@ -26,6 +26,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* Map types: the kernel's enum bpf_map_type values. */
 enum map_type {
@@ -88,6 +89,26 @@ struct map_attr {
 struct map_ops;
 
 /*
+ * The work a design did to keep room (LRU designs): what explains its cost,
+ * beside the time.  Counted per cpu slot by the slot's own thread.
+ */
+struct map_work {
+	uint64_t evictions;     /* keys removed from the table to make room */
+	uint64_t refills;       /* trips to shared state for free elements
+				   (the kernel: a local list refilled from the
+				   global lists; others: an eviction pass) */
+	uint64_t nodes_scanned; /* list nodes visited by rotations, shrinks,
+				   hands, samples */
+	uint64_t locks;         /* locks taken, bucket locks included */
+};
+
+/* What map_ops.dump_state writes. */
+enum map_dump_format {
+	MAP_DUMP_TEXT, /* lists in order, one a line, each key with its state */
+	MAP_DUMP_DOT,  /* a Graphviz digraph of the same */
+};
+
+/*
  * The part of every map that the interface can see.  A design embeds it as
  * the first member of its own structure and recovers its structure with
  * container_of-style casts inside its file only.
@@ -103,6 +124,20 @@ struct map_ops {
 	uint32_t type;           /* enum map_type it implements; 0: any (the
 				    kernel adapter of kernel-compare) */
 	unsigned faithful : 1;   /* reproduces the kernel op for op */
+	/*
+	 * May evict before max_entries keys are in: the kernel's common LRU
+	 * frees in batches, its per-CPU LRU gives each cpu its share.  Tests
+	 * that need room for n keys give such a design more than n.
+	 */
+	unsigned evicts_early : 1;
+	/*
+	 * Creation flags this design stands for, added to every map it makes
+	 * (lru/linux_percpu: BPF_F_NO_COMMON_LRU).  The kernel side of a
+	 * comparison creates its map with them too.
+	 */
+	uint32_t mode_flags;
+	/* The kernel version whose behaviour a faithful design models. */
+	const char *models;
 
 	/*
 	 * Check attr exactly as the kernel does for this map type and build
@@ -157,6 +192,21 @@ struct map_ops {
 	 * repeat keys, never crash.
 	 */
 	int (*get_next_key)(struct map *map, const void *key, void *next);
+
+	/*
+	 * Optional (NULL: the design keeps no such count).  Add the work cpu
+	 * slot `cpu` did (cpu < 0: every slot) to *w.  Exact once no thread
+	 * uses the map; while threads run, each slot's counts are read
+	 * without a lock and may lag.
+	 */
+	void (*work)(const struct map *map, int cpu, struct map_work *w);
+
+	/*
+	 * Optional.  Write the design's inner state (its lists in order, each
+	 * key with its reference bit, hands, partitions) as text or as a
+	 * Graphviz digraph.  No other thread may use the map.  0 or -errno.
+	 */
+	int (*dump_state)(struct map *map, FILE *f, enum map_dump_format fmt);
 };
 
 /* --- Registry (maps/registry.c) ------------------------------------------ */
@@ -205,6 +255,15 @@ static inline int map_delete(struct map *m, const void *key)
 static inline int map_get_next_key(struct map *m, const void *key, void *next)
 {
 	return m->ops->get_next_key(m, key, next);
+}
+
+/* The work of slot cpu (cpu < 0: all), zeroes for a design without. */
+static inline struct map_work map_work_of(const struct map *m, int cpu)
+{
+	struct map_work w = { 0 };
+	if (m->ops->work)
+		m->ops->work(m, cpu, &w);
+	return w;
 }
 
 /* --- The syscall layer ------------------------------------------------------

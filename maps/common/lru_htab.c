@@ -1,0 +1,318 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * lru_htab.c: see lru_htab.h.  The table and its bucket locks are
+ * htab_core's; this file owns the elements and the order of work; the
+ * policy owns every list.
+ */
+#include "lru_htab.h"
+#include "area.h"
+#include "attr.h"
+#include "cpu.h"
+#include "rcu.h"
+#include "update_flags.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct lru_elem {
+	struct lru_node lru;
+	struct htab_node node; /* last: key and value follow */
+};
+
+static struct lru_elem *elem_of_lru(const struct lru_node *n)
+{
+	return (struct lru_elem *)((char *)n - offsetof(struct lru_elem, lru));
+}
+
+static struct lru_elem *elem_of_hnode(const struct htab_node *n)
+{
+	return (struct lru_elem *)((char *)n - offsetof(struct lru_elem, node));
+}
+
+struct lru_node *lru_htab_node(struct lru_htab *h, uint32_t i)
+{
+	return &((struct lru_elem *)(h->elems + (size_t)i * h->elem_size))->lru;
+}
+
+struct htab_node *lru_htab_hnode(struct lru_node *n)
+{
+	return &elem_of_lru(n)->node;
+}
+
+const void *lru_node_key(const struct lru_node *n)
+{
+	return htab_node_key(&elem_of_lru(n)->node);
+}
+
+bool lru_htab_evict(struct lru_htab *h, unsigned cpu, struct lru_node *n)
+{
+	struct lru_work_slot *w = lru_work(h, cpu);
+	lru_count(&w->locks, 1);
+	if (!htab_unlink_node(&h->table, lru_htab_hnode(n)))
+		return false;
+	lru_count(&w->evictions, 1);
+	return true;
+}
+
+/* --- create and destroy -------------------------------------------------------- */
+
+void lru_htab_destroy(struct map *m)
+{
+	struct lru_htab *h = lru_htab_of(m);
+	if (h->policy_state && h->policy->fini)
+		h->policy->fini(h);
+	free(h->work);
+	free(h->elems);
+	htab_table_destroy(&h->table);
+	free(h);
+}
+
+static int make_elements(struct lru_htab *h)
+{
+	const struct map_attr *a = &h->map.attr;
+	h->elem_size = htab_elem_size(offsetof(struct lru_elem, node),
+				      a->key_size, a->value_size);
+	h->n_elems = a->max_entries;
+	h->elems = map_area_alloc_array(h->n_elems, h->elem_size, 8);
+	h->work = map_area_alloc_array(a->ncpus, sizeof(*h->work), 64);
+	if (!h->elems || !h->work)
+		return -ENOMEM;
+	memset(h->work, 0, a->ncpus * sizeof(*h->work));
+	for (uint32_t i = 0; i < h->n_elems; i++) {
+		struct lru_node *n = lru_htab_node(h, i);
+		memset(n, 0, sizeof(*n));
+		dlist_init(&n->link);
+	}
+	return 0;
+}
+
+int lru_htab_create(const struct lru_policy *policy,
+		    const struct map_attr *attr, struct map **out)
+{
+	int err = map_check_hash_attr(attr);
+	if (err)
+		return err;
+	struct lru_htab *h = calloc(1, sizeof(*h));
+	if (!h)
+		return -ENOMEM;
+	h->map.attr = *attr;
+	h->policy = policy;
+	if (policy->capacity) {
+		h->map.attr.max_entries = policy->capacity(attr);
+		if (!h->map.attr.max_entries) {
+			free(h);
+			return -EINVAL;
+		}
+	}
+	err = htab_table_init(&h->table, h->map.attr.max_entries,
+			      attr->key_size, attr->flags & MAP_F_ZERO_SEED);
+	if (!err)
+		err = make_elements(h);
+	if (!err)
+		err = policy->init(h);
+	if (err) {
+		lru_htab_destroy(&h->map);
+		return err;
+	}
+	*out = &h->map;
+	return 0;
+}
+
+/* --- the operations --------------------------------------------------------------- */
+
+static struct lru_node *find(struct lru_htab *h, const void *key)
+{
+	struct htab_node *n =
+		htab_lookup_rcu(&h->table, htab_hash(&h->table, key), key);
+	return n ? &elem_of_hnode(n)->lru : NULL;
+}
+
+void *lru_htab_lookup(struct map *m, const void *key)
+{
+	struct lru_htab *h = lru_htab_of(m);
+	struct lru_node *n = find(h, key);
+	if (!n)
+		return NULL;
+	if (h->policy->referenced)
+		h->policy->referenced(h, map_this_cpu(), n);
+	else
+		lru_node_set_ref(n);
+	return htab_node_value(lru_htab_hnode(n), m->attr.key_size);
+}
+
+static void *find_value(struct map *m, const void *key)
+{
+	struct lru_node *n = find(lru_htab_of(m), key);
+	return n ? htab_node_value(lru_htab_hnode(n), m->attr.key_size) : NULL;
+}
+
+int lru_htab_lookup_copy(struct map *m, const void *key, void *value)
+{
+	return map_copy_value_rcu(m, find_value, key, value);
+}
+
+int lru_htab_update(struct map *m, const void *key, const void *value,
+		    uint64_t flags)
+{
+	struct lru_htab *h = lru_htab_of(m);
+	unsigned cpu = map_this_cpu();
+	struct htab_update u;
+	int err = map_update_flags_valid(flags);
+	if (err)
+		return err;
+
+	/* Pop first, with no bucket lock held: it may evict, and evicting
+	 * takes bucket locks (lock order: policy, then bucket). */
+	struct lru_node *n = h->policy->pop_free(h, cpu, htab_hash(&h->table, key));
+	if (!n)
+		return -ENOMEM;
+	lru_count(&lru_work(h, cpu)->locks, 1);
+	err = htab_update_begin(&h->table, key, flags, &u);
+	if (err) {
+		h->policy->push_free(h, cpu, n);
+		return err;
+	}
+	htab_update_commit(&h->table, &u, lru_htab_hnode(n), key, value,
+			   m->attr.value_size);
+	if (u.old) {
+		struct lru_node *old = &elem_of_hnode(u.old)->lru;
+		if (h->policy->replaced)
+			h->policy->replaced(h, cpu, n, old);
+		else
+			lru_node_set_ref(n);
+		h->policy->push_free(h, cpu, old);
+	}
+	return 0;
+}
+
+int lru_htab_delete(struct map *m, const void *key)
+{
+	struct lru_htab *h = lru_htab_of(m);
+	unsigned cpu = map_this_cpu();
+	lru_count(&lru_work(h, cpu)->locks, 1);
+	struct htab_node *n = htab_delete_key(&h->table, key);
+	if (!n)
+		return -ENOENT;
+	h->policy->push_free(h, cpu, &elem_of_hnode(n)->lru);
+	return 0;
+}
+
+int lru_htab_get_next_key(struct map *m, const void *key, void *next)
+{
+	map_rcu_read_lock();
+	int err = htab_next_key_rcu(&lru_htab_of(m)->table, key, next);
+	map_rcu_read_unlock();
+	return err;
+}
+
+static void add_slot(const struct lru_work_slot *s, struct map_work *w)
+{
+	w->evictions += atomic_load_explicit(&s->evictions, memory_order_relaxed);
+	w->refills += atomic_load_explicit(&s->refills, memory_order_relaxed);
+	w->nodes_scanned += atomic_load_explicit(&s->nodes_scanned,
+						 memory_order_relaxed);
+	w->locks += atomic_load_explicit(&s->locks, memory_order_relaxed);
+}
+
+void lru_htab_work(const struct map *m, int cpu, struct map_work *w)
+{
+	const struct lru_htab *h = (const struct lru_htab *)m;
+	for (unsigned c = 0; c < m->attr.ncpus; c++)
+		if (cpu < 0 || (unsigned)cpu == c)
+			add_slot(&h->work[c], w);
+}
+
+int lru_htab_dump_state(struct map *m, FILE *f, enum map_dump_format fmt)
+{
+	struct lru_htab *h = lru_htab_of(m);
+	if (!h->policy->dump)
+		return -EOPNOTSUPP;
+	return h->policy->dump(h, f, fmt);
+}
+
+/* --- dumps ------------------------------------------------------------------------- */
+
+static void print_key(FILE *f, struct lru_htab *h, const struct lru_node *n)
+{
+	const uint8_t *k = lru_node_key(n);
+	for (uint32_t i = 0; i < h->map.attr.key_size; i++)
+		fprintf(f, "%02x", k[i]);
+}
+
+void lru_dump_begin(FILE *f, enum map_dump_format fmt, const char *title)
+{
+	if (fmt != MAP_DUMP_DOT)
+		return;
+	fprintf(f, "digraph maplab {\n  label=\"%s\";\n  labelloc=t;\n"
+		"  rankdir=LR;\n  node [shape=box, fontname=\"monospace\"];\n",
+		title);
+}
+
+void lru_dump_end(FILE *f, enum map_dump_format fmt)
+{
+	if (fmt == MAP_DUMP_DOT)
+		fputs("}\n", f);
+}
+
+static size_t list_length(const struct dlist *head)
+{
+	size_t n = 0;
+	for (const struct dlist *p = head->next; p != head; p = p->next)
+		n++;
+	return n;
+}
+
+static void dump_list_text(struct lru_htab *h, FILE *f, const char *name,
+			   const struct dlist *head, const struct dlist *hand)
+{
+	fprintf(f, "%s (%zu):", name, list_length(head));
+	if (hand == head)
+		fputs(" [hand]", f);
+	for (const struct dlist *p = head->next; p != head; p = p->next) {
+		const struct lru_node *n = dlist_entry(p, struct lru_node, link);
+		fputc(' ', f);
+		if (p == hand)
+			fputs("[hand]", f);
+		print_key(f, h, n);
+		if (lru_node_is_ref(n))
+			fputc('*', f);
+	}
+	fputc('\n', f);
+}
+
+static void dump_list_dot(struct lru_htab *h, FILE *f, const char *id,
+			  const char *name, const struct dlist *head,
+			  const struct dlist *hand)
+{
+	size_t i = 0;
+	fprintf(f, "  subgraph cluster_%s {\n    label=\"%s (%zu)\";\n"
+		"    %s_head [label=\"head\", shape=plaintext];\n", id, name,
+		list_length(head), id);
+	char prev_id[32] = "head";
+	for (const struct dlist *p = head->next; p != head; p = p->next, i++) {
+		const struct lru_node *n = dlist_entry(p, struct lru_node, link);
+		fprintf(f, "    %s_%zu [label=\"", id, i);
+		print_key(f, h, n);
+		fprintf(f, "%s\"%s%s];\n", lru_node_is_ref(n) ? " ref" : "",
+			lru_node_is_ref(n) ? ", style=filled, fillcolor=\"#ffd27f\""
+					   : "",
+			p == hand ? ", penwidth=3, color=\"#c03030\"" : "");
+		fprintf(f, "    %s_%s -> %s_%zu;\n", id, prev_id, id, i);
+		snprintf(prev_id, sizeof(prev_id), "%zu", i);
+	}
+	if (hand == head)
+		fprintf(f, "    %s_head [color=\"#c03030\", label=\"head [hand]\"];\n",
+			id);
+	fputs("  }\n", f);
+}
+
+void lru_dump_list(struct lru_htab *h, FILE *f, enum map_dump_format fmt,
+		   const char *id, const char *name, const struct dlist *head,
+		   const struct dlist *hand)
+{
+	if (fmt == MAP_DUMP_DOT)
+		dump_list_dot(h, f, id, name, head, hand);
+	else
+		dump_list_text(h, f, name, head, hand);
+}
