@@ -57,7 +57,8 @@ void run_on_designs(uint32_t type, const uint32_t *flag_sets, size_t n_sets,
 void describe(struct vcase *c, const struct map_ops *ops, uint32_t type,
 	      uint32_t flags);
 
-/* Create a map of the case's design; asserts it worked. */
+/* Create a map of the case's design with room for max_entries keys (more
+ * entries for a design that evicts early); asserts it worked. */
 struct map *new_map_ncpus(const struct vcase *c, uint32_t key_size,
 			  uint32_t value_size, uint32_t max_entries,
 			  uint32_t ncpus);

@@ -88,6 +88,24 @@ Test(stress, hash_wide_range_odd_sizes, .timeout = 60)
 	stress_every_design(MAP_TYPE_HASH, MAP_F_ZERO_SEED, 16384, 16384, 13, 37);
 }
 
+/* LRU maps: the same, where a full map evicts; the final check accounts
+ * for every key (present, deleted, or evicted by the map's own count). */
+Test(stress, lru_hot_keys, .timeout = 60)
+{
+	stress_every_design(MAP_TYPE_LRU_HASH, 0, 64, 64, 4, 8);
+}
+
+Test(stress, lru_evicting_all_the_time, .timeout = 60)
+{
+	stress_every_design(MAP_TYPE_LRU_HASH, 0, 256, 1024, 8, 24);
+}
+
+Test(stress, lru_wide_range_odd_sizes, .timeout = 60)
+{
+	stress_every_design(MAP_TYPE_LRU_HASH, MAP_F_ZERO_SEED, 4096, 16384, 13,
+			    37);
+}
+
 /* --- the checker, checked ---------------------------------------------------- */
 
 static struct map_ops double_ops;
