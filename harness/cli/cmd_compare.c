@@ -167,8 +167,9 @@ static void print_compare_table(FILE *f, const struct bench_cli *cli,
 	fputc('\n', f);
 	if (ratios) {
 		fprintf(f, "kernel BPF: the map calls inside BPF programs via "
-			"BPF_PROG_TEST_RUN, baseline subtracted; kernel syscall: one "
-			"bpf(2) call per op.\n");
+			"BPF_PROG_TEST_RUN, baseline subtracted%s\n",
+			cli->no_syscall ? "." : "; kernel syscall: one bpf(2) call "
+			"per op.");
 		print_modes(f, m);
 	} else {
 		fprintf(f, "no kernel side on this machine: userspace only.\n");
