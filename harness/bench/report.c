@@ -263,21 +263,32 @@ static void table_figures(FILE *f, const struct report_point *p,
 			fprintf(f, " %7.0f", spread_part(&s[RF_P50 + q], which));
 }
 
+typedef void (*row_figures)(FILE *f, const struct report_point *p,
+			    enum spread_part which);
+
+/* A point's row (name, threads, its medians, then `tail`) and, when it has
+ * repeats, rows of its minima and maxima under it. */
+static void spread_rows(FILE *f, const struct report_point *p, int width,
+			row_figures figures, const char *tail)
+{
+	fprintf(f, "%-*s %7u", width, p->label, p->config->threads);
+	figures(f, p, SPREAD_MEDIAN);
+	fprintf(f, "%s\n", tail);
+	for (int part = SPREAD_MIN; part <= SPREAD_MAX && p->runs > 1; part++) {
+		fprintf(f, "%-*s %7s", width, "", part == SPREAD_MIN ? "min" : "max");
+		figures(f, p, (enum spread_part)part);
+		fputc('\n', f);
+	}
+}
+
 static void row_table(FILE *f, const struct report_point *p, int width)
 {
-	char succeeded[160], flags[64];
+	char succeeded[160], flags[64], tail[256];
 	format_succeeded(p, succeeded, sizeof(succeeded));
 	format_flags(p->flags, ", ", flags, sizeof(flags));
-	fprintf(f, "%-*s %7u", width, p->label, p->config->threads);
-	table_figures(f, p, SPREAD_MEDIAN);
-	fprintf(f, "  %s%s%s\n", succeeded, p->flags ? "   ! " : "", flags);
-	if (p->runs < 2)
-		return;
-	fprintf(f, "%-*s %7s", width, "", "min");
-	table_figures(f, p, SPREAD_MIN);
-	fprintf(f, "\n%-*s %7s", width, "", "max");
-	table_figures(f, p, SPREAD_MAX);
-	fputc('\n', f);
+	snprintf(tail, sizeof(tail), "  %s%s%s", succeeded,
+		 p->flags ? "   ! " : "", flags);
+	spread_rows(f, p, width, table_figures, tail);
 }
 
 static void note_superlinear(FILE *f, const struct report_point *p)
@@ -358,7 +369,6 @@ static void work_figures(FILE *f, const struct report_point *p,
 		else
 			fprintf(f, " %*.3f", WORK_CELL, spread_part(s, which));
 	}
-	fputc('\n', f);
 }
 
 void report_write_work(FILE *f, const struct report_point *points,
@@ -377,14 +387,7 @@ void report_write_work(FILE *f, const struct report_point *points,
 				WORK_CELL, "evictions", WORK_CELL, "nodes scanned",
 				WORK_CELL, "locks", WORK_CELL, "evict/refill");
 		any = true;
-		fprintf(f, "%-*s %7u", width, p->label, p->config->threads);
-		work_figures(f, p, SPREAD_MEDIAN);
-		if (p->runs < 2)
-			continue;
-		fprintf(f, "%-*s %7s", width, "", "min");
-		work_figures(f, p, SPREAD_MIN);
-		fprintf(f, "%-*s %7s", width, "", "max");
-		work_figures(f, p, SPREAD_MAX);
+		spread_rows(f, p, width, work_figures, "");
 	}
 }
 

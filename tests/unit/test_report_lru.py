@@ -14,7 +14,6 @@ is against, and the table of work per op with its spreads.
 """
 import json
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -48,70 +47,70 @@ EVICTING = {"evictions_per_op": (0.375, 0.370, 0.380)}
 COUNTED = dict(EVICTING, nodes_scanned_per_op=(0.5, 0.4, 0.6), locks_per_op=(1.625, 1.6, 1.7),
                evictions_per_refill=(1.0, 1.0, 1.0))
 
-failures = []
+RECORDS = (
+    HOST,
+    result("kernel", "hash", "kernel BPF", (50.0, 40.0, 60.0)),
+    result("user", "hash/linux", "hash/linux", (70.0, 60.0, 80.0), ratio=(1.4, 1.3, 1.5)),
+    result("kernel", "lru_hash", "kernel BPF", (130.0, 120.0, 140.0), key_range=262144,
+           work=EVICTING),
+    result("kernel", "lru_hash", "kernel BPF +no_common_lru", (110.0, 100.0, 120.0),
+           key_range=262144, map_flags=2, work=EVICTING),
+    result("user", "lru/global", "lru/global", (160.0, 150.0, 170.0), key_range=262144,
+           ratio=(1.23, 1.2, 1.3), work=COUNTED),
+    result("user", "lru/percpu", "lru/percpu", (120.0, 110.0, 130.0), key_range=262144,
+           map_flags=2, ratio=(1.09, 1.0, 1.2), work=COUNTED),
+)
 
 
-def check(name, ok):
-    if not ok:
-        failures.append(name)
+def report_of(root, records):
+    """report.py's exit status, stderr and report.md for the records."""
+    with tempfile.TemporaryDirectory(prefix="maplab-report-lru-") as tmp:
+        with open(os.path.join(tmp, "results.jsonl"), "w") as f:
+            f.writelines(json.dumps(r) + "\n" for r in records)
+        run = subprocess.run([sys.executable, os.path.join(root, "kernel-compare", "report.py"),
+                              tmp], capture_output=True, text=True)
+        path = os.path.join(tmp, "report.md")
+        md = open(path).read() if os.path.exists(path) else ""
+    return run.returncode, run.stderr.strip(), md
+
+
+def expectations(rc, err, md):
+    """(what, whether it holds) for each thing the report must say."""
+    return [
+        (f"report.py exits 0 (got {rc}: {err})", rc == 0),
+        # Same mix, two workloads: the eviction one is its own section.
+        ("hash workload section", "## lookup=50,insert=50\n" in md),
+        ("LRU workload section",
+         "## lookup=50,insert=50, keys from 262144 (400 % of 65536 entries)\n" in md),
+        ("the LRU section's map line", "every op's key from a range of 262144." in md),
+        # The kernel's two modes are two sides, named by their labels.
+        ("both kernel modes in the table",
+         "| threads | kernel BPF ns/op per thread | kernel BPF +no_common_lru ns/op per "
+         "thread | lru/global ns/op per thread | lru/percpu ns/op per thread |" in md),
+        ("which kernel side each ratio is against",
+         "Each design's ratio is to the kernel's map in the design's mode (its mode "
+         "flags): lru/global to kernel BPF; lru/percpu to kernel BPF +no_common_lru." in md),
+        ("one mode: no such line in the hash section",
+         md.count("Each design's ratio is to the kernel's map") == 1),
+        # The work per op, with spreads; the kernel's evictions alone.
+        ("work table heading",
+         "| side | threads | evictions / op | nodes scanned / op | locks / op | "
+         "evictions / refill |" in md),
+        ("the kernel's row: evictions alone",
+         "| kernel BPF +no_common_lru | 1 | 0.375 (0.370–0.380) | – | – | – |" in md),
+        ("a design's row",
+         "| lru/global | 1 | 0.375 (0.370–0.380) | 0.500 (0.400–0.600) | "
+         "1.625 (1.600–1.700) | 1.000 (1.000–1.000) |" in md),
+        ("one work table: the hash workload counted none", md.count("| side | threads |") == 1),
+    ]
 
 
 def main():
-    root = sys.argv[1]
-    tmp = tempfile.mkdtemp(prefix="maplab-report-lru-")
-    try:
-        with open(os.path.join(tmp, "results.jsonl"), "w") as f:
-            for r in (HOST,
-                      result("kernel", "hash", "kernel BPF", (50.0, 40.0, 60.0)),
-                      result("user", "hash/linux", "hash/linux", (70.0, 60.0, 80.0),
-                             ratio=(1.4, 1.3, 1.5)),
-                      result("kernel", "lru_hash", "kernel BPF", (130.0, 120.0, 140.0),
-                             key_range=262144, work=EVICTING),
-                      result("kernel", "lru_hash", "kernel BPF +no_common_lru",
-                             (110.0, 100.0, 120.0), key_range=262144, map_flags=2,
-                             work=EVICTING),
-                      result("user", "lru/global", "lru/global", (160.0, 150.0, 170.0),
-                             key_range=262144, ratio=(1.23, 1.2, 1.3), work=COUNTED),
-                      result("user", "lru/percpu", "lru/percpu", (120.0, 110.0, 130.0),
-                             key_range=262144, map_flags=2, ratio=(1.09, 1.0, 1.2),
-                             work=COUNTED)):
-                f.write(json.dumps(r) + "\n")
-        run = subprocess.run([sys.executable, os.path.join(root, "kernel-compare", "report.py"),
-                              tmp], capture_output=True, text=True)
-        check(f"report.py exits 0 (got {run.returncode}: {run.stderr.strip()})",
-              run.returncode == 0)
-        md = open(os.path.join(tmp, "report.md")).read()
-
-        # Same mix, two workloads: the eviction one is its own section.
-        check("hash workload section", "## lookup=50,insert=50\n" in md)
-        check("LRU workload section",
-              "## lookup=50,insert=50, keys from 262144 (400 % of 65536 entries)\n" in md)
-        check("the LRU section's map line", "every op's key from a range of 262144." in md)
-        # The kernel's two modes are two sides, named by their labels.
-        check("both kernel modes in the table",
-              "| threads | kernel BPF ns/op per thread | kernel BPF +no_common_lru ns/op per "
-              "thread | lru/global ns/op per thread | lru/percpu ns/op per thread |" in md)
-        check("which kernel side each ratio is against",
-              "Each design's ratio is to the kernel's map in the design's mode (its mode "
-              "flags): lru/global to kernel BPF; lru/percpu to kernel BPF +no_common_lru." in md)
-        check("one mode: no such line in the hash section",
-              md.count("Each design's ratio is to the kernel's map") == 1)
-        # The work per op, with spreads; the kernel's evictions alone.
-        check("work table heading",
-              "| side | threads | evictions / op | nodes scanned / op | locks / op | "
-              "evictions / refill |" in md)
-        check("the kernel's row: evictions alone",
-              "| kernel BPF +no_common_lru | 1 | 0.375 (0.370–0.380) | – | – | – |" in md)
-        check("a design's row",
-              "| lru/global | 1 | 0.375 (0.370–0.380) | 0.500 (0.400–0.600) | "
-              "1.625 (1.600–1.700) | 1.000 (1.000–1.000) |" in md)
-        check("one work table: the hash workload counted none", md.count("| side | threads |") == 1)
-    finally:
-        shutil.rmtree(tmp)
-    for f in failures:
-        print(f"FAIL: {f}")
-    print(f"test_report_lru: {'%d failed' % len(failures) if failures else 'all passed'}")
-    return 1 if failures else 0
+    failed = [what for what, holds in expectations(*report_of(sys.argv[1], RECORDS))
+              if not holds]
+    print("".join(f"FAIL: {what}\n" for what in failed) +
+          f"test_report_lru: {len(failed)} failed" if failed else "test_report_lru: all passed")
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":
