@@ -158,7 +158,8 @@ int opts_count_of(const char *cmd, enum opt_id id, struct opt_count c,
 		  uint64_t whole, uint64_t *out)
 {
 	const struct opt_spec *s = spec_of(id);
-	/* P (at most smax) times whole (at most 2^32) fits 64 bits. */
+	/* P (at most smax) times whole (at most 2^32) fits 64 bits.  An N was
+	 * checked against the range as it was parsed: only a P% fails here. */
 	*out = c.percent ? whole * c.n / 100 : c.n;
 	if (*out >= s->min && *out <= s->max)
 		return 0;
