@@ -53,6 +53,27 @@ struct kbench_result {
 
 enum syscall_mode { SYSCALL_SINGLE, SYSCALL_BATCH };
 
+/*
+ * The kernel map a design stands for: its type, and the creation flags of
+ * its mode (map_ops.mode_flags: lru/linux_percpu stands for the kernel's
+ * LRU hash with BPF_F_NO_COMMON_LRU).
+ */
+struct kbench_mode {
+	uint32_t type;
+	uint32_t flags;
+};
+
+/*
+ * The kernel maps that n maps stand for, each once: map i is designs[i]
+ * (its type and mode flags), or, where designs[i] is NULL, the kernel's
+ * own map of type types[i] (no mode flags).  Writes the distinct modes to
+ * out (room for n) in first-seen order and, when mode_of is not NULL, the
+ * index of map i's mode to mode_of[i].  Returns how many.
+ */
+unsigned kbench_modes(const struct map_ops *const *designs,
+		      const uint32_t *types, unsigned n,
+		      struct kbench_mode *out, unsigned *mode_of);
+
 /* 0, or a negative errno with a one-line reason (see Errors above).
  * ops_per_run: 1 to 2^23 (bpf_loop's limit). */
 int kbench_run(const struct kbench_config *c, struct kbench_result *r,

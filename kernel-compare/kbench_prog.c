@@ -51,10 +51,6 @@ _Static_assert(sizeof(((struct kb_cpu *)0)->ok) ==
 	       OP_COUNT * sizeof(((struct kb_cpu *)0)->ok[0]),
 	       "a kb_cpu counts every op");
 
-/* A worker's room in the stream array: its stream plus the deletes that
- * close it (at most one pool, harness/bench/workload.h). */
-#define STREAM_SLOT (KB_STREAM_LEN + WORKLOAD_POOL)
-
 struct kb_worker {
 	int cpu;                        /* the CPU it is pinned to */
 	int err;                        /* 0, or the first -errno */
@@ -116,7 +112,7 @@ static int configure(struct prog_run *p)
 	bad |= bpf_map__set_max_entries(skel->maps.keys,
 		(uint32_t)workload_key_count(w, c->b.threads));
 	bad |= bpf_map__set_max_entries(skel->maps.stream,
-					c->b.threads * STREAM_SLOT);
+		(uint32_t)(c->b.threads * p->k->stream_slot));
 	bad |= bpf_map__set_max_entries(skel->maps.cpus, map_possible_cpus());
 	bad |= bpf_map__set_value_size(skel->maps.scratch, w->value_size);
 	p->prog = pick_program(skel, p->k);
@@ -188,7 +184,7 @@ static int fill_arrays(const struct prog_run *p)
 	if (smem == MAP_FAILED)
 		return -errno;
 	for (unsigned t = 0; t < c->b.threads; t++)
-		memcpy(&smem[t * STREAM_SLOT], p->k->streams[t].ops,
+		memcpy(&smem[t * p->k->stream_slot], p->k->streams[t].ops,
 		       p->k->streams[t].len * sizeof(struct kb_op));
 	munmap(smem, stream_len);
 	return 0;
@@ -203,7 +199,7 @@ static int place_streams(void *ctx, const struct team *team, char *err,
 
 	for (unsigned t = 0; t < p->k->c->b.threads; t++) {
 		int cpu = team_cpu_of(team, t);
-		struct kb_cpu record = { .base = t * STREAM_SLOT,
+		struct kb_cpu record = { .base = (unsigned)(t * p->k->stream_slot),
 					 .len = (unsigned)p->k->streams[t].len };
 		p->workers[t].cpu = cpu;
 		if ((unsigned)cpu >= records) {
@@ -359,7 +355,7 @@ int kbench_run(const struct kbench_config *c, struct kbench_result *out,
 	struct prog_run p = { .k = &k };
 	struct kb_team_plan plan = {
 		.body = worker_phase, .ctx = &p, .warmup = true,
-		.pinned = place_streams,
+		.pinned = place_streams, .evictions = true,
 	};
 	int rc;
 
@@ -388,8 +384,10 @@ int kbench_run(const struct kbench_config *c, struct kbench_result *out,
 	rc = kb_work_run_team(&k, &plan, err, errlen);
 	if (!rc)
 		rc = describe_worker_error(&p, err, errlen);
-	if (!rc)
+	if (!rc) {
 		collect(&p, out);
+		kb_work_evictions(&k, &out->r);
+	}
 out:
 	kbench__destroy(p.skel);
 	free(p.workers);

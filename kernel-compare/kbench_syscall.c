@@ -233,6 +233,8 @@ int kbench_syscall_run(const struct kbench_config *c, enum syscall_mode mode,
 	struct syscall_run s = { .k = &k, .mode = mode };
 	struct kb_team_plan plan = {
 		.body = worker_phase, .ctx = &s, .warmup = mode == SYSCALL_SINGLE,
+		/* A batch update inserts too, as BPF_ANY: not counted. */
+		.evictions = mode == SYSCALL_SINGLE,
 	};
 	int rc;
 
@@ -255,8 +257,9 @@ int kbench_syscall_run(const struct kbench_config *c, enum syscall_mode mode,
 		return rc;
 	if (!(rc = make_workers(&s, err, errlen)) &&
 	    !(rc = kb_work_create_target(&k, err, errlen)) &&
-	    !(rc = kb_work_run_team(&k, &plan, err, errlen)))
-		rc = collect(&s, r, err, errlen);
+	    !(rc = kb_work_run_team(&k, &plan, err, errlen)) &&
+	    !(rc = collect(&s, r, err, errlen)))
+		kb_work_evictions(&k, r);
 	free_workers(&s);
 	kb_work_free(&k);
 	return rc;

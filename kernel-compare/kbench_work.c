@@ -65,9 +65,12 @@ int kb_work_prepare(struct kb_work *k, const struct kbench_config *c,
 	rc = k->keys && k->streams && k->done && s ? 0 : -ENOMEM;
 	for (unsigned t = 0; t < c->b.threads && !rc; t++)
 		atomic_init(&k->done[t].ops, 0);
+	/* bench's streams, as long as bench's: the same work on both sides
+	 * (workload.h: a shorter loop of a range stops evicting). */
+	size_t len = workload_stream_len(&c->b.w);
+	k->stream_slot = len + WORKLOAD_POOL;
 	for (unsigned t = 0; t < c->b.threads && !rc; t++)
-		rc = workload_make_stream(&c->b.w, s, t, KB_STREAM_LEN,
-					  &k->streams[t]);
+		rc = workload_make_stream(&c->b.w, s, t, len, &k->streams[t]);
 	workload_sampler_free(s);
 	if (rc) {
 		snprintf(err, errlen, "out of memory building key streams");
@@ -142,7 +145,78 @@ static double fraction_done(void *ctx)
 	return (double)ops / ((double)k->quota * k->c->b.threads);
 }
 
-int kb_work_run_team(const struct kb_work *k, const struct kb_team_plan *plan,
+/* The keys a get_next_key walk meets, into *n.  0 or -errno. */
+static int count_keys_walk(int fd, uint32_t key_size, uint64_t *n)
+{
+	uint8_t *key = malloc(key_size), *next = malloc(key_size);
+	int rc = key && next ? 0 : -ENOMEM;
+	*n = 0;
+	for (void *prev = NULL; !rc; prev = key) {
+		rc = bpf_map_get_next_key(fd, prev, next);
+		if (!rc) {
+			memcpy(key, next, key_size);
+			++*n;
+		}
+	}
+	free(key);
+	free(next);
+	return rc == -ENOENT ? 0 : rc;
+}
+
+/*
+ * The keys in the map, into *n: LOOKUP_BATCH walks of up to 1024 keys (or
+ * 1 MiB of values) a call; a get_next_key walk where a bucket holds more
+ * keys than a call takes (-ENOSPC).  0 or -errno.
+ */
+static int count_keys(const struct kb_work *k, uint64_t *n)
+{
+	const struct workload *w = &k->c->b.w;
+	uint32_t chunk = (1u << 20) / w->value_size;
+	chunk = chunk > 1024 ? 1024 : chunk ? chunk : 1;
+	uint8_t *keys = malloc((size_t)chunk * w->key_size);
+	uint8_t *values = malloc((size_t)chunk * w->value_size);
+	uint8_t *cursor = malloc(w->key_size);
+	int rc = keys && values && cursor ? 0 : -ENOMEM;
+	*n = 0;
+	for (bool first = true; !rc; first = false) {
+		uint32_t count = chunk;
+		rc = bpf_map_lookup_batch(k->target_fd, first ? NULL : cursor,
+					  cursor, keys, values, &count, NULL);
+		if (!rc || rc == -ENOENT)
+			*n += count;
+	}
+	free(keys);
+	free(values);
+	free(cursor);
+	if (rc == -ENOSPC)
+		return count_keys_walk(k->target_fd, w->key_size, n);
+	return rc == -ENOENT ? 0 : rc;
+}
+
+/* Count into *n around the timed phase (where asked): 0, or -errno. */
+static int count_for_evictions(struct kb_work *k, const struct kb_team_plan *plan,
+			       uint64_t *n, char *err, size_t errlen)
+{
+	if (!plan->evictions || k->c->map_type != MAP_TYPE_LRU_HASH)
+		return 0;
+	int rc = count_keys(k, n);
+	if (rc)
+		snprintf(err, errlen, "counting the keys of the kernel map: %s",
+			 strerror(-rc));
+	return rc;
+}
+
+void kb_work_evictions(const struct kb_work *k, struct bench_result *r)
+{
+	int64_t kept = (int64_t)k->keys_after - (int64_t)k->keys_before;
+	int64_t added = (int64_t)r->ok[OP_INSERT] - (int64_t)r->ok[OP_DELETE];
+	if (!k->keys_counted || added < kept)
+		return; /* not counted (or not a count to trust) */
+	r->has_evictions = true;
+	r->work.evictions = (uint64_t)(added - kept);
+}
+
+int kb_work_run_team(struct kb_work *k, const struct kb_team_plan *plan,
 		     char *err, size_t errlen)
 {
 	const struct bench_config *b = &k->c->b;
@@ -160,8 +234,40 @@ int kb_work_run_team(const struct kb_work *k, const struct kb_team_plan *plan,
 		rc = plan->pinned(plan->ctx, &team, err, errlen);
 	if (!rc && plan->warmup && b->warmup > 0)
 		team_run_phase(&team, KB_PHASE_WARMUP, b->warmup);
+	/* The workers wait at the gate while the keys are counted. */
+	if (!rc)
+		rc = count_for_evictions(k, plan, &k->keys_before, err, errlen);
 	if (!rc)
 		team_run_phase(&team, KB_PHASE_TIMED, b->seconds);
+	if (!rc)
+		rc = count_for_evictions(k, plan, &k->keys_after, err, errlen);
+	k->keys_counted = !rc && plan->evictions &&
+			  k->c->map_type == MAP_TYPE_LRU_HASH;
 	team_join(&team);
 	return rc;
+}
+
+/* --- the kernel maps designs stand for ------------------------------------- */
+
+unsigned kbench_modes(const struct map_ops *const *designs,
+		      const uint32_t *types, unsigned n,
+		      struct kbench_mode *out, unsigned *mode_of)
+{
+	unsigned n_modes = 0;
+	for (unsigned i = 0; i < n; i++) {
+		struct kbench_mode mode = {
+			.type = designs[i] && designs[i]->type ? designs[i]->type
+							      : types[i],
+			.flags = designs[i] ? designs[i]->mode_flags : 0,
+		};
+		unsigned k = 0;
+		while (k < n_modes && (out[k].type != mode.type ||
+				       out[k].flags != mode.flags))
+			k++;
+		if (k == n_modes)
+			out[n_modes++] = mode;
+		if (mode_of)
+			mode_of[i] = k;
+	}
+	return n_modes;
 }

@@ -12,8 +12,22 @@
  *   kb_work_run_team       the thread team (harness/common/team.h): worker i
  *                          pinned to the i-th CPU this process may use; a
  *                          warm-up phase, then the timed phase (--duration,
- *                          or until every worker has done its quota)
+ *                          or until every worker has done its quota); an
+ *                          LRU map's keys counted around the timed phase
+ *   kb_work_evictions      the timed phase's evictions, from those counts
  *   kb_work_free
+ *
+ * The kernel keeps no count of its LRU's evictions that userspace can
+ * read, but every key that leaves the map without a delete was evicted,
+ * so over the timed phase (no other writer):
+ *
+ *   evictions = inserts that succeeded - deletes that succeeded
+ *               - (keys at the end - keys at the start)
+ *
+ * (an update, successful or not, can evict too: the kernel takes a free
+ * element before it looks the key up, as the userspace designs do).  The
+ * keys are counted while every worker waits at the team's gate, by
+ * BPF_MAP_LOOKUP_BATCH walks (about 17 ms for 64K keys here).
  *
  * One kb_work serves one run; the main thread owns it, and the workers
  * only read it (each writes only to its engine's per-worker record).
@@ -28,10 +42,6 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-/* Ops in each worker's stream (it repeats); bench uses longer ones, but
- * the kernel side copies them all into one BPF array. */
-#define KB_STREAM_LEN (1u << 16)
-
 /* A worker's ops so far in the timed phase, on a line of its own: written
  * by the worker, read (relaxed, for progress only) by the main thread. */
 struct kb_done {
@@ -41,7 +51,13 @@ struct kb_done {
 struct kb_work {
 	const struct kbench_config *c;
 	uint8_t *keys;          /* key i at keys + i * key_size */
-	struct stream *streams; /* one per worker */
+	struct stream *streams; /* one per worker: bench's streams, as long
+				   (workload_stream_len) */
+	size_t stream_slot;     /* room for the longest stream */
+	/* Keys in the map when the timed phase starts and ends, where
+	 * kb_work_run_team counted them (keys_counted). */
+	bool keys_counted;
+	uint64_t keys_before, keys_after;
 	int target_fd;          /* the kernel map, or -1 before it is created */
 	uint64_t quota;         /* map calls per worker when counting ops
 				   (c->b.seconds == 0); else 0 */
@@ -55,6 +71,9 @@ struct kb_team_plan {
 	team_body body;       /* called with phase KB_PHASE_WARMUP or _TIMED */
 	void *ctx;
 	bool warmup;          /* run a warm-up phase (for c->b.warmup s) */
+	/* Count an LRU map's keys around the timed phase, for its evictions
+	 * (an engine whose ok counts are its inserts and deletes). */
+	bool evictions;
 	/* Optional: called once every worker is pinned, before any phase,
 	 * with the team (team_cpu_of gives each worker's CPU id).  0, or
 	 * -errno with a reason in err, which ends the run. */
@@ -72,9 +91,14 @@ int kb_work_prepare(struct kb_work *k, const struct kbench_config *c,
 int kb_work_create_target(struct kb_work *k, char *err, size_t errlen);
 
 /* Start the team, run its phases, join.  0, or -errno with a reason in err
- * (a worker that cannot be started or pinned, or what plan->pinned says). */
-int kb_work_run_team(const struct kb_work *k, const struct kb_team_plan *plan,
+ * (a worker that cannot be started or pinned, what plan->pinned says, a
+ * count of the map's keys that failed). */
+int kb_work_run_team(struct kb_work *k, const struct kb_team_plan *plan,
 		     char *err, size_t errlen);
+
+/* r's evictions (r->has_evictions), from r's ok counts and the keys
+ * counted around the timed phase; nothing where none were counted. */
+void kb_work_evictions(const struct kb_work *k, struct bench_result *r);
 
 void kb_work_free(struct kb_work *k);
 

@@ -9,12 +9,21 @@ holding one), typically runs of the same suite on other hosts, and merges
 them: every host is labelled (its hostname; with the date of the run where
 one host ran more than once), its figures set beside the others'.
 
+A workload is a mix with its map (entries, sizes, prefill, key
+distribution) and, for eviction workloads, its key range: a suite's LRU
+workload (keys from a range 4x the map) is a section of its own.  A side is
+named by its record's label ("kernel BPF", "kernel BPF +no_common_lru" for
+the kernel's map in a design's mode, a design's name).
+
 Writes into RESULTS_DIR:
   report.md                 the hosts (CPUs, mitigations, virtualisation, the
                             reference probe), then per workload and host the
                             ns/op and Mops/s of every side: medians with their
                             min-max over the repeats, ratios to the kernel in
-                            BPF (taken within each repeat), flagged figures
+                            BPF of the side's mode (taken within each
+                            repeat), the work per op where it was counted
+                            (evictions, list nodes scanned, locks, evictions
+                            per refill), flagged figures
   ns_per_op.{png,svg}       ns/op per workload at the fewest threads, min-max
                             as error bars
   ratio.{png,svg}           each side's ns/op over the kernel's in BPF, per
@@ -106,6 +115,9 @@ def spread_text(f, fmt, runs):
 
 
 def series_name(r):
+    """The record's label; records from before labels: by side and map."""
+    if r.get("label"):
+        return r["label"]
     if r["side"] == "kernel":
         return "kernel BPF"
     if r["side"].startswith("syscall"):
@@ -114,16 +126,33 @@ def series_name(r):
 
 
 def ordered(names):
-    rank = {"kernel BPF": 0, "kernel syscall": 1, "kernel syscall batch": 2}
-    return sorted(names, key=lambda n: (rank.get(n, 3), n))
+    """The kernel's sides first (in BPF, through the syscall, in batches;
+    each mode after the common one), then the designs."""
+    def rank(n):
+        if n.startswith("kernel BPF"):
+            return 0
+        if n.startswith("kernel syscall batch"):
+            return 2
+        return 1 if n.startswith("kernel syscall") else 3
+    return sorted(names, key=lambda n: (rank(n), n))
+
+
+def workload_title(r):
+    """A workload's heading: its mix, and the key range of an eviction
+    workload."""
+    if not r.get("key_range"):
+        return r["mix"]
+    return (f"{r['mix']}, keys from {r['key_range']} "
+            f"({100 * r['key_range'] / r['entries']:.0f} % of {r['entries']} entries)")
 
 
 def group(rows):
-    """{mix: {host: {series: {threads: row}}}}, in first-seen order; a later
-    record of the same point replaces an earlier one."""
+    """{workload: {host: {series: {threads: row}}}}, in first-seen order; a
+    later record of the same point replaces an earlier one."""
     out = {}
     for r in rows:
-        (out.setdefault(r["mix"], {}).setdefault(r["_host"], {})
+        r["_workload"] = workload_title(r)
+        (out.setdefault(r["_workload"], {}).setdefault(r["_host"], {})
             .setdefault(series_name(r), {}))[r["threads"]] = r
     return out
 
@@ -183,6 +212,48 @@ def md_tables(by_series):
     return out
 
 
+WORK = (("evictions_per_op", "evictions / op"), ("nodes_scanned_per_op", "nodes scanned / op"),
+        ("locks_per_op", "locks / op"), ("evictions_per_refill", "evictions / refill"))
+
+
+def work_table(by_series):
+    """The work per op of the sides that counted it: a row per side and
+    thread count (the kernel's evictions alone: from its size)."""
+    rows = [(n, t, r) for n in ordered(by_series) for t, r in sorted(by_series[n].items())
+            if "evictions_per_op" in r]
+    if not rows:
+        return []
+    out = ["Work per op (the timed ops' own; docs/bench.md, *Work per op*):", "",
+           "| side | threads | " + " | ".join(title for _, title in WORK) + " |",
+           "|---|---|" + "---|" * len(WORK)]
+    for name, threads, r in rows:
+        cells = [spread_text(fig(r, f), "{:.3f}", r.get("runs", 1)) if f in r else "–"
+                 for f, _ in WORK]
+        out.append(f"| {name} | {threads} | " + " | ".join(cells) + " |")
+    return out + [""]
+
+
+def modes_line(by_series):
+    """With the kernel's map in more than one mode: which kernel side each
+    design's ratio is taken against (the one of its map flags)."""
+    kernels = {r["map_flags"]: n for n, s in by_series.items() if n.startswith("kernel BPF")
+               for r in s.values()}
+    if len(kernels) < 2:
+        return []
+    pairs = [f"{n} to {kernels[r['map_flags']]}" for n, s in by_series.items()
+             if not n.startswith("kernel") for r in list(s.values())[:1]
+             if r.get("map_flags") in kernels]
+    return ["Each design's ratio is to the kernel's map in the design's mode (its mode "
+            "flags): " + "; ".join(pairs) + ".", ""]
+
+
+def map_line(r):
+    return (f"Map: {r['entries']} entries, {r['key_size']}-byte keys, {r['value_size']}-byte "
+            f"values, {r['prefill']} % prefilled, {r['dist']} keys"
+            + (f", every op's key from a range of {r['key_range']}" if r.get("key_range") else "")
+            + ".")
+
+
 def run_probe_line(rows):
     probes = rows[0].get("probe_ns_runs") if rows else None
     if not probes:
@@ -192,7 +263,7 @@ def run_probe_line(rows):
 
 def flag_text(r, host):
     lines = []
-    where = f"{r['_host']}, {r['mix']}, {series_name(r)}, {r['threads']} thread{'s' if r['threads'] != 1 else ''}"
+    where = f"{r['_host']}, {r['_workload']}, {series_name(r)}, {r['threads']} thread{'s' if r['threads'] != 1 else ''}"
     if "superlinear" in r.get("flags", []):
         med, lo, hi = fig(r, "speedup")
         base = r.get("speedup_over_threads", 1)
@@ -214,12 +285,9 @@ def flag_text(r, host):
 
 
 def markdown(hosts, groups, rows, problem, ratios):
-    r0 = rows[0]
     reps = sorted({r.get("runs", 1) for r in rows})
     md = ["# maplab compare: kernel maps and userspace designs", "",
           "## Hosts", "", host_table(hosts), "",
-          f"Map: {r0['entries']} entries, {r0['key_size']}-byte keys, {r0['value_size']}-byte "
-          f"values, {r0['prefill']} % prefilled, {r0['dist']} keys. "
           f"{'/'.join(map(str, reps))} repeats per point, the sides run in turn within each.",
           "",
           "How to read the tables: each figure is the **median over the repeats, with the least "
@@ -235,10 +303,16 @@ def markdown(hosts, groups, rows, problem, ratios):
           "baseline program (the same loop without the map call) subtracted "
           "(docs/kernel-compare.md).",
           "- **kernel syscall**: one bpf(2) call per operation, what a userspace consumer pays.",
-          "- designs: maplab's userspace designs on the same key streams.", ""]
+          "- **+no_common_lru** after a kernel side: the kernel's LRU hash in its per-CPU mode "
+          "(BPF_F_NO_COMMON_LRU), beside a design that stands for that mode.",
+          "- designs: maplab's userspace designs on the same key streams.",
+          "- **work per op**: what a design did to keep room, counted by the design itself: keys "
+          "evicted, list nodes scanned, locks taken (bucket locks included), keys evicted per "
+          "trip to shared state; for the kernel, its evictions alone (from its size).", ""]
     flagged = []
     for mix, by_host in groups.items():
-        md += [f"## {mix}", ""]
+        first = next(r for by in by_host.values() for s in by.values() for r in s.values())
+        md += [f"## {mix}", "", map_line(first), ""]
         for label, by_series in by_host.items():
             mix_rows = [r for s in by_series.values() for r in s.values()]
             if len(by_host) > 1 or len(hosts) > 1:
@@ -246,7 +320,7 @@ def markdown(hosts, groups, rows, problem, ratios):
             probe = run_probe_line(mix_rows)
             if probe:
                 md += [f"Reference probe during this workload: {probe}.", ""]
-            md += md_tables(by_series)
+            md += md_tables(by_series) + modes_line(by_series) + work_table(by_series)
             names = ordered(by_series)
             for r in sorted(mix_rows, key=lambda r: (names.index(series_name(r)), r["threads"])):
                 flagged += flag_text(r, hosts[label]["host"])
@@ -337,10 +411,10 @@ def styles(keys):
     return [{"lc": names.index(n) + 1, "host": hosts.index(h)} for h, n in keys]
 
 
-def bars(outdir, name, keys, several, present, skip=()):
+def bars(outdir, name, keys, several, present):
     plots = []
     for i, (k, st) in enumerate(zip(keys, styles(keys))):
-        if k[1] in skip or not present[name][i]:
+        if not present[name][i]:
             continue
         fill = "fs solid 0.8" if st["host"] == 0 else f"fs pattern {st['host'] + 3}"
         plots.append(f"'{outdir}/{name}.dat' using {3 * i + 2}:{3 * i + 3}:{3 * i + 4}:xtic(1) "
@@ -385,7 +459,7 @@ def gnuplot_script(outdir, mixes, keys, hosts, term, ext, present):
               "set ylabel 'ratio to kernel BPF (log scale; below 1: faster)'",
               "set xlabel 'workload (op mix)'", *common,
               "set arrow from graph 0, first 1 to graph 1, first 1 nohead dt 2 lw 2 front",
-              bars(outdir, "ratio", keys, several, present, skip=("kernel BPF",))]
+              bars(outdir, "ratio", keys, several, present)]
     s += ["reset", f"set terminal {term}", f"set output '{outdir}/mops_vs_threads.{ext}'",
           f'set multiplot layout 1,{len(mixes)} title "Throughput against threads (bars: min to '
           f'max of the repeats; ringed: flagged)\\n{subtitle}" noenhanced']

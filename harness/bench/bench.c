@@ -193,9 +193,7 @@ static void collect(struct bench_shared *s, struct bench_result *r)
 static int setup_workers(struct bench_shared *s, char *err, size_t errlen)
 {
 	const struct bench_config *c = s->c;
-	/* A stream long enough not to repeat in cache-friendly ways, short
-	 * enough to build quickly: 2^18 ops per thread. */
-	size_t len = 1u << 18;
+	size_t len = workload_stream_len(&c->w);
 
 	s->workers = aligned_alloc(64, sizeof(*s->workers) * c->threads);
 	if (!s->workers)
@@ -250,15 +248,32 @@ static int prepare(struct bench_shared *s, struct bench_result *r, char *err,
 	return rc ? rc : prefill(s, &r->prefilled, err, errlen);
 }
 
+/* after - before, member by member. */
+static struct map_work work_since(struct map_work before,
+				  struct map_work after)
+{
+	return (struct map_work){
+		.evictions = after.evictions - before.evictions,
+		.refills = after.refills - before.refills,
+		.nodes_scanned = after.nodes_scanned - before.nodes_scanned,
+		.locks = after.locks - before.locks,
+	};
+}
+
 static void run_team(struct bench_shared *s, struct bench_result *r,
 		     struct team *team)
 {
 	const struct bench_config *c = s->c;
 	if (c->warmup > 0)
 		team_run_phase(team, PHASE_WARMUP, c->warmup);
+	/* The workers wait at the gate: the counts are exact (bench.h). */
+	struct map_work before = map_work_of(s->map, -1);
 	team_run_phase(team, PHASE_TIMED, c->seconds);
 	team_join(team);
 	collect(s, r);
+	r->has_work = s->map->ops->work != NULL;
+	r->has_evictions = r->has_work;
+	r->work = work_since(before, map_work_of(s->map, -1));
 }
 
 int bench_run(const struct bench_config *config, struct bench_result *r,

@@ -16,6 +16,12 @@
  *                                     record its own start and end times
  *   join, merge, destroy map
  *
+ * The design's work (map_ops.work: evictions, refills, list nodes scanned,
+ * locks taken) is read from the map, every slot together, when the timed
+ * phase starts and when it ends: the workers wait at the team's gate
+ * then, so both reads are exact, and the difference is the timed ops'
+ * own work (not the prefill's, not the warm-up's).
+ *
  * A batch is one RCU read section and ends with an RCU quiescent state,
  * as a BPF program runs a loop of map calls under one rcu_read_lock.
  * Throughput comes from whole-run time; latency percentiles from the
@@ -29,6 +35,7 @@
 #include "workload.h"
 #include "maps/common/map.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #define BENCH_BATCH 256
@@ -57,6 +64,11 @@ struct bench_result {
 	struct histogram latency;
 	uint64_t prefilled;
 	uint64_t t_first, t_last; /* ns: first worker's start, last one's end */
+	/* The timed ops' work: has_work when the design counts it (every
+	 * member), has_evictions when only the evictions are known (the
+	 * kernel's map: from its size, kernel-compare/kbench.h). */
+	bool has_work, has_evictions;
+	struct map_work work;
 };
 
 /* 0, or a negative errno with a one-line reason in err.  Keys are made for

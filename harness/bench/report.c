@@ -29,6 +29,11 @@ static const struct field_spec {
 	[RF_BASELINE_NS] = { "baseline_ns_per_op", "%.3f" },
 	[RF_SPEEDUP] = { "speedup", "%.4f" },
 	[RF_KERNEL_RATIO] = { "kernel_ratio", "%.4f" },
+	[RF_EVICTIONS] = { "evictions", "%.0f" },
+	[RF_EVICTIONS_PER_OP] = { "evictions_per_op", "%.4f" },
+	[RF_NODES_SCANNED_PER_OP] = { "nodes_scanned_per_op", "%.4f" },
+	[RF_LOCKS_PER_OP] = { "locks_per_op", "%.4f" },
+	[RF_EVICTIONS_PER_REFILL] = { "evictions_per_refill", "%.4f" },
 	[RF_PROBE_NS] = { "probe_ns", "%.3f" },
 };
 
@@ -65,6 +70,28 @@ struct spread spread_of(const double *values, unsigned n)
 	return (struct spread){ median, sorted[0], sorted[m - 1] };
 }
 
+/* count / per, NaN where nothing was done to divide by. */
+static double per(uint64_t count, uint64_t per)
+{
+	return per ? (double)count / (double)per : NAN;
+}
+
+/* The work figures r has: the evictions alone, or every one. */
+static void report_run_work(struct report_run *run,
+			    const struct bench_result *r)
+{
+	const struct map_work *w = &r->work;
+	if (!r->has_evictions && !r->has_work)
+		return;
+	run->v[RF_EVICTIONS] = (double)w->evictions;
+	run->v[RF_EVICTIONS_PER_OP] = per(w->evictions, r->ops);
+	if (!r->has_work)
+		return;
+	run->v[RF_NODES_SCANNED_PER_OP] = per(w->nodes_scanned, r->ops);
+	run->v[RF_LOCKS_PER_OP] = per(w->locks, r->ops);
+	run->v[RF_EVICTIONS_PER_REFILL] = per(w->evictions, w->refills);
+}
+
 void report_run_from(struct report_run *run, const struct bench_result *r,
 		     bool latency)
 {
@@ -79,6 +106,7 @@ void report_run_from(struct report_run *run, const struct bench_result *r,
 							   quantiles[q]);
 	memcpy(run->ok, r->ok, sizeof(run->ok));
 	memcpy(run->fail, r->fail, sizeof(run->fail));
+	report_run_work(run, r);
 }
 
 bool report_is_superlinear(double speedup, unsigned threads,
@@ -235,21 +263,32 @@ static void table_figures(FILE *f, const struct report_point *p,
 			fprintf(f, " %7.0f", spread_part(&s[RF_P50 + q], which));
 }
 
+typedef void (*row_figures)(FILE *f, const struct report_point *p,
+			    enum spread_part which);
+
+/* A point's row (name, threads, its medians, then `tail`) and, when it has
+ * repeats, rows of its minima and maxima under it. */
+static void spread_rows(FILE *f, const struct report_point *p, int width,
+			row_figures figures, const char *tail)
+{
+	fprintf(f, "%-*s %7u", width, p->label, p->config->threads);
+	figures(f, p, SPREAD_MEDIAN);
+	fprintf(f, "%s\n", tail);
+	for (int part = SPREAD_MIN; part <= SPREAD_MAX && p->runs > 1; part++) {
+		fprintf(f, "%-*s %7s", width, "", part == SPREAD_MIN ? "min" : "max");
+		figures(f, p, (enum spread_part)part);
+		fputc('\n', f);
+	}
+}
+
 static void row_table(FILE *f, const struct report_point *p, int width)
 {
-	char succeeded[160], flags[64];
+	char succeeded[160], flags[64], tail[256];
 	format_succeeded(p, succeeded, sizeof(succeeded));
 	format_flags(p->flags, ", ", flags, sizeof(flags));
-	fprintf(f, "%-*s %7u", width, p->label, p->config->threads);
-	table_figures(f, p, SPREAD_MEDIAN);
-	fprintf(f, "  %s%s%s\n", succeeded, p->flags ? "   ! " : "", flags);
-	if (p->runs < 2)
-		return;
-	fprintf(f, "%-*s %7s", width, "", "min");
-	table_figures(f, p, SPREAD_MIN);
-	fprintf(f, "\n%-*s %7s", width, "", "max");
-	table_figures(f, p, SPREAD_MAX);
-	fputc('\n', f);
+	snprintf(tail, sizeof(tail), "  %s%s%s", succeeded,
+		 p->flags ? "   ! " : "", flags);
+	spread_rows(f, p, width, table_figures, tail);
 }
 
 static void note_superlinear(FILE *f, const struct report_point *p)
@@ -306,6 +345,52 @@ void report_write_notes(FILE *f, const struct report_point *points,
 	}
 }
 
+/* --- the work table ------------------------------------------------------------ */
+
+static const enum report_field work_fields[] = {
+	RF_EVICTIONS_PER_OP, RF_NODES_SCANNED_PER_OP, RF_LOCKS_PER_OP,
+	RF_EVICTIONS_PER_REFILL,
+};
+#define N_WORK_FIELDS (sizeof(work_fields) / sizeof(work_fields[0]))
+#define WORK_CELL 13
+
+static bool has_work_figures(const struct report_point *p)
+{
+	return p->runs && !isnan(p->field[RF_EVICTIONS_PER_OP].median);
+}
+
+static void work_figures(FILE *f, const struct report_point *p,
+			 enum spread_part which)
+{
+	for (size_t i = 0; i < N_WORK_FIELDS; i++) {
+		const struct spread *s = &p->field[work_fields[i]];
+		if (isnan(spread_part(s, which)))
+			fprintf(f, " %*s", WORK_CELL, "-");
+		else
+			fprintf(f, " %*.3f", WORK_CELL, spread_part(s, which));
+	}
+}
+
+void report_write_work(FILE *f, const struct report_point *points,
+		       unsigned n)
+{
+	bool any = false;
+	int width = name_width(points, n);
+	for (unsigned i = 0; i < n; i++) {
+		const struct report_point *p = &points[i];
+		if (!has_work_figures(p))
+			continue;
+		if (!any)
+			fprintf(f, "\nwork per op (the timed ops' own; "
+				"docs/bench.md, \"Work per op\")\n%-*s %7s %*s "
+				"%*s %*s %*s\n", width, "map", "threads",
+				WORK_CELL, "evictions", WORK_CELL, "nodes scanned",
+				WORK_CELL, "locks", WORK_CELL, "evict/refill");
+		any = true;
+		spread_rows(f, p, width, work_figures, "");
+	}
+}
+
 static const struct report_point *first_measured(
 	const struct report_point *points, unsigned n)
 {
@@ -339,6 +424,7 @@ static void write_table(FILE *f, const struct host_record *host,
 		if (points[i].runs)
 			row_table(f, &points[i], width);
 	report_write_notes(f, points, n);
+	report_write_work(f, points, n);
 	fputs("\nlatency columns in ns (sampled ops, each including one clock "
 	      "read); with repeats, each figure is its median, min and max\n", f);
 	host_record_line(f, host);
@@ -390,10 +476,14 @@ static void row_jsonl(FILE *f, const struct report_point *p)
 	workload_format_dist(&c->w, dist, sizeof(dist));
 	fprintf(f, "{\"record\":\"result\",\"side\":\"%s\",\"map\":", p->side);
 	json_string(f, p->map);
+	fputs(",\"label\":", f);
+	json_string(f, p->label);
 	fprintf(f, ",\"mix\":\"%s\",\"dist\":\"%s\",\"threads\":%u,"
-		"\"entries\":%u,\"key_size\":%u,\"value_size\":%u,"
-		"\"prefill\":%u,\"map_flags\":%u,\"runs\":%u", mix, dist,
-		c->threads, c->w.entries, c->w.key_size, c->w.value_size,
+		"\"entries\":%u", mix, dist, c->threads, c->w.entries);
+	if (c->w.key_range)
+		fprintf(f, ",\"key_range\":%u", c->w.key_range);
+	fprintf(f, ",\"key_size\":%u,\"value_size\":%u,\"prefill\":%u,"
+		"\"map_flags\":%u,\"runs\":%u", c->w.key_size, c->w.value_size,
 		c->w.prefill_pct, c->map_flags, p->runs);
 	for (int field = 0; field < RF_COUNT; field++)
 		if (!isnan(p->field[field].median))
@@ -416,8 +506,8 @@ static void row_jsonl(FILE *f, const struct report_point *p)
 
 static void csv_header(FILE *f)
 {
-	fputs("side,map,mix,dist,threads,entries,key_size,value_size,prefill,"
-	      "map_flags,runs", f);
+	fputs("side,map,label,mix,dist,threads,entries,key_range,key_size,"
+	      "value_size,prefill,map_flags,runs", f);
 	for (int i = 0; i < RF_COUNT; i++)
 		fprintf(f, ",%s,%s_min,%s_max", fields[i].name, fields[i].name,
 			fields[i].name);
@@ -431,13 +521,16 @@ static void csv_header(FILE *f)
 static void row_csv(FILE *f, const struct report_point *p)
 {
 	const struct bench_config *c = p->config;
-	char mix[96], dist[48], flags[64];
+	char mix[96], dist[48], flags[64], range[16] = "";
 
 	workload_format_mix(c->w.mix, mix, sizeof(mix));
 	workload_format_dist(&c->w, dist, sizeof(dist));
-	fprintf(f, "%s,%s,\"%s\",%s,%u,%u,%u,%u,%u,%u,%u", p->side, p->map, mix,
-		dist, c->threads, c->w.entries, c->w.key_size, c->w.value_size,
-		c->w.prefill_pct, c->map_flags, p->runs);
+	if (c->w.key_range)
+		snprintf(range, sizeof(range), "%u", c->w.key_range);
+	fprintf(f, "%s,%s,\"%s\",\"%s\",%s,%u,%u,%s,%u,%u,%u,%u,%u", p->side,
+		p->map, p->label, mix, dist, c->threads, c->w.entries, range,
+		c->w.key_size, c->w.value_size, c->w.prefill_pct, c->map_flags,
+		p->runs);
 	for (int i = 0; i < RF_COUNT; i++) {
 		const struct spread *s = &p->field[i];
 		const double values[] = { s->median, s->min, s->max };

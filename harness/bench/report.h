@@ -14,15 +14,19 @@
  * measured side by side mean anything.
  *
  * jsonl: a first line {"record":"host",...} (docs/design.md's host record), then
- * one {"record":"result",...} per point: side, map, mix, dist, threads,
- * entries, key_size, value_size, prefill, map_flags, runs, then each figure
- * F measured (ops, seconds, mops, ns_per_op, p50_ns, p90_ns, p99_ns, p999_ns;
+ * one {"record":"result",...} per point: side, map, label (its name in
+ * tables), mix, dist, threads, entries, key_range (range workloads only),
+ * key_size, value_size, prefill, map_flags, runs, then each figure F
+ * measured (ops, seconds, mops, ns_per_op, p50_ns, p90_ns, p99_ns, p999_ns;
  * program_ns_per_op and baseline_ns_per_op on the kernel side; speedup and
- * kernel_ratio where derived; probe_ns) as F, F_min and F_max, then
- * speedup_over_threads (where there is a speedup), mops_runs and
+ * kernel_ratio where derived; the work of designs that count it:
+ * evictions (a count per run), evictions_per_op, nodes_scanned_per_op,
+ * locks_per_op, evictions_per_refill; probe_ns) as F, F_min and F_max,
+ * then speedup_over_threads (where there is a speedup), mops_runs and
  * probe_ns_runs (every repeat's value, in order), flags, and the ok and
  * fail counts of every op summed over the repeats.  csv has the same
- * figures and counts, a figure not measured left empty.
+ * figures and counts (key_range empty for the pool model), a figure not
+ * measured left empty.
  */
 #ifndef MAPLAB_REPORT_H
 #define MAPLAB_REPORT_H
@@ -42,6 +46,12 @@ enum report_field {
 	RF_PROGRAM_NS, RF_BASELINE_NS,    /* side kernel: the two programs */
 	RF_SPEEDUP,      /* Mops/s over the same side's at its fewest threads */
 	RF_KERNEL_RATIO, /* ns/op over the kernel's in BPF (compare) */
+	/* The timed ops' work (bench.h), where the map's side counts it. */
+	RF_EVICTIONS,              /* keys evicted in the run */
+	RF_EVICTIONS_PER_OP,
+	RF_NODES_SCANNED_PER_OP,   /* list nodes visited */
+	RF_LOCKS_PER_OP,           /* locks taken, bucket locks included */
+	RF_EVICTIONS_PER_REFILL,   /* keys evicted per trip to shared state */
 	RF_PROBE_NS,     /* the reference probe before the repeat (probe.h) */
 	RF_COUNT
 };
@@ -69,7 +79,8 @@ struct report_run {
 	uint64_t ok[OP_COUNT], fail[OP_COUNT];
 };
 
-/* A run's figures from its bench_result: latencies only if `latency`. */
+/* A run's figures from its bench_result: latencies only if `latency`;
+ * the work figures that r has (has_work, has_evictions). */
 void report_run_from(struct report_run *run, const struct bench_result *r,
 		     bool latency);
 
@@ -137,16 +148,21 @@ int report_parse_format(const char *name, enum report_format *out);
 /*
  * The points measured (runs > 0) as one report: jsonl and csv as above;
  * a table has a row per point, with rows of minima and maxima when there
- * were repeats, then a note on each flagged point, the host and the probe.
+ * were repeats, then a note on each flagged point, the work per op of the
+ * points that count it (a second table, so the first stays readable), the
+ * host and the probe.
  */
 void report_write(FILE *out, enum report_format format,
 		  const struct host_record *host,
 		  const struct report_point *points, unsigned n);
 
 /* Pieces of the table that compare's own table shares: the notes on the
- * flagged points (nothing if none), and the probe's line. */
+ * flagged points (nothing if none), the table of work per op (the points
+ * with work figures, nothing if none), and the probe's line. */
 void report_write_notes(FILE *f, const struct report_point *points,
 			unsigned n);
+void report_write_work(FILE *f, const struct report_point *points,
+		       unsigned n);
 void report_write_probe(FILE *f, const struct report_point *points,
 			unsigned n);
 

@@ -178,7 +178,16 @@ uint64_t workload_prefill_count(const struct workload *w)
 
 uint64_t workload_key_count(const struct workload *w, unsigned threads)
 {
+	uint64_t prefilled = workload_prefill_count(w);
+	if (w->key_range)
+		return w->key_range > prefilled ? w->key_range : prefilled;
 	return (uint64_t)w->entries + (uint64_t)threads * WORKLOAD_POOL;
+}
+
+/* The keys lookups and updates draw from: 0..n-1. */
+static uint32_t sample_space(const struct workload *w)
+{
+	return w->key_range ? w->key_range : w->entries;
 }
 
 uint8_t *workload_make_keys(const struct workload *w, unsigned threads)
@@ -215,25 +224,26 @@ struct key_sampler *workload_sampler_new(const struct workload *w)
 	struct key_sampler *s = calloc(1, sizeof(*s));
 	if (!s)
 		return NULL;
+	const uint32_t n = sample_space(w);
 	s->w = w;
 	if (w->dist == DIST_UNIFORM)
 		return s;
-	s->rank_to_key = random_permutation(w->entries, w->seed);
+	s->rank_to_key = random_permutation(n, w->seed);
 	if (!s->rank_to_key)
 		goto fail;
 	if (w->dist == DIST_HOTSET) {
-		uint64_t hot = (uint64_t)w->entries * w->hot_keys_pct / 100;
+		uint64_t hot = (uint64_t)n * w->hot_keys_pct / 100;
 		s->hot_keys = hot ? (uint32_t)hot : 1;
 		return s;
 	}
-	s->zipf_cdf = malloc((size_t)w->entries * sizeof(double));
+	s->zipf_cdf = malloc((size_t)n * sizeof(double));
 	if (!s->zipf_cdf)
 		goto fail;
 	double sum = 0;
-	for (uint32_t r = 0; r < w->entries; r++)
+	for (uint32_t r = 0; r < n; r++)
 		sum += pow((double)(r + 1), -w->zipf_s);
 	double acc = 0;
-	for (uint32_t r = 0; r < w->entries; r++) {
+	for (uint32_t r = 0; r < n; r++) {
 		acc += pow((double)(r + 1), -w->zipf_s) / sum;
 		s->zipf_cdf[r] = acc;
 	}
@@ -255,10 +265,11 @@ void workload_sampler_free(struct key_sampler *s)
 static uint32_t sample_key(const struct key_sampler *s, struct rng *r)
 {
 	const struct workload *w = s->w;
+	const uint32_t n = sample_space(w);
 	switch (w->dist) {
 	case DIST_ZIPF: {
 		double u = (double)(rng_next(r) >> 11) / 9007199254740992.0;
-		uint32_t lo = 0, hi = w->entries - 1;
+		uint32_t lo = 0, hi = n - 1;
 		while (lo < hi) { /* first rank whose cdf >= u */
 			uint32_t mid = lo + (hi - lo) / 2;
 			if (s->zipf_cdf[mid] < u)
@@ -270,13 +281,13 @@ static uint32_t sample_key(const struct key_sampler *s, struct rng *r)
 	}
 	case DIST_HOTSET: {
 		int hot = rng_below(r, 100) < w->hot_pct;
-		uint32_t cold = w->entries - s->hot_keys;
+		uint32_t cold = n - s->hot_keys;
 		if (hot || cold == 0)
 			return s->rank_to_key[rng_below(r, s->hot_keys)];
 		return s->rank_to_key[s->hot_keys + rng_below(r, cold)];
 	}
 	default:
-		return (uint32_t)rng_below(r, w->entries);
+		return (uint32_t)rng_below(r, n);
 	}
 }
 
@@ -291,9 +302,41 @@ static int pick_op(const struct workload *w, struct rng *r)
 	return OP_LOOKUP;
 }
 
-int workload_make_stream(const struct workload *w,
-			 const struct key_sampler *s, unsigned tid,
-			 size_t len, struct stream *out)
+size_t workload_stream_len(const struct workload *w)
+{
+	uint64_t len = (uint64_t)w->key_range * 4;
+	if (len < WORKLOAD_STREAM_MIN)
+		return WORKLOAD_STREAM_MIN;
+	return len > WORKLOAD_STREAM_MAX ? WORKLOAD_STREAM_MAX : (size_t)len;
+}
+
+static void seed_stream(const struct workload *w, unsigned tid, struct rng *r)
+{
+	rng_seed(r, w->seed * 7919 + tid + 1);
+}
+
+/* The range model: every op's key from the whole range. */
+static int make_range_stream(const struct workload *w,
+			     const struct key_sampler *s, unsigned tid,
+			     size_t len, struct stream *out)
+{
+	struct rng r;
+	out->ops = malloc(len * sizeof(*out->ops));
+	if (!out->ops)
+		return -ENOMEM;
+	seed_stream(w, tid, &r);
+	for (size_t n = 0; n < len; n++) {
+		out->ops[n].op = (uint32_t)pick_op(w, &r);
+		out->ops[n].key = sample_key(s, &r);
+	}
+	out->len = len;
+	return 0;
+}
+
+/* The pool model: inserts and deletes on the worker's own pool. */
+static int make_pool_stream(const struct workload *w,
+			    const struct key_sampler *s, unsigned tid,
+			    size_t len, struct stream *out)
 {
 	uint32_t pool_base = w->entries + tid * WORKLOAD_POOL;
 	uint32_t next_insert = 0, oldest = 0, outstanding = 0;
@@ -303,7 +346,7 @@ int workload_make_stream(const struct workload *w,
 	out->ops = malloc((len + WORKLOAD_POOL) * sizeof(*out->ops));
 	if (!out->ops)
 		return -ENOMEM;
-	rng_seed(&r, w->seed * 7919 + tid + 1);
+	seed_stream(w, tid, &r);
 	size_t n = 0;
 	for (; n < len; n++) {
 		int op = pick_op(w, &r);
@@ -335,6 +378,14 @@ int workload_make_stream(const struct workload *w,
 	}
 	out->len = n;
 	return 0;
+}
+
+int workload_make_stream(const struct workload *w,
+			 const struct key_sampler *s, unsigned tid,
+			 size_t len, struct stream *out)
+{
+	return w->key_range ? make_range_stream(w, s, tid, len, out)
+			    : make_pool_stream(w, s, tid, len, out);
 }
 
 void workload_stream_free(struct stream *s)

@@ -4,14 +4,25 @@
  * of operations each worker replays, so that choosing keys costs nothing
  * while the clock runs.
  *
- * Keys are numbered.  0..entries-1 are the map's keys: the first
- * prefill % of them are inserted before timing, and lookups and updates
- * draw from all of them (so prefill < 100 gives lookup misses).  Each
- * worker also owns a private pool of fresh keys above entries: its inserts
- * take the next pool key (update with BPF_NOEXIST) and its deletes remove
- * the oldest key it inserted, so insert + delete pairs keep the map's size
+ * Keys are numbered, and the first prefill % of entries (keys 0, 1, ...)
+ * are inserted before timing.  Two models choose the keys of the ops:
+ *
+ * The pool model (no key range).  0..entries-1 are the map's keys: lookups
+ * and updates draw from all of them (so prefill < 100 gives lookup
+ * misses).  Each worker also owns a private pool of fresh keys above
+ * entries: its inserts take the next pool key and its deletes remove the
+ * oldest key it inserted, so insert + delete pairs keep the map's size
  * steady, and every stream ends with as many deletes as inserts, so it can
- * be replayed in a loop.
+ * be replayed in a loop.  Nothing is evicted unless inserts find the map
+ * full.
+ *
+ * The range model (key_range > 0): every op, of every worker, draws its
+ * key from 0..key_range-1 by the distribution.  With a range larger than
+ * max_entries the map cannot hold every key, so an LRU map keeps evicting:
+ * an insert of an absent key evicts when the map is full, an insert of a
+ * present one is EEXIST, an update of a key evicted meanwhile is ENOENT,
+ * and a lookup misses as often as its key was evicted.  Streams need no
+ * closing deletes: they loop as they are.
  *
  *   op        map call                        counts as ok when
  *   lookup    lookup (program-style, in RCU)  the key is found
@@ -35,6 +46,8 @@ struct workload {
 	uint32_t type;           /* map type: how key numbers become key bytes
 				    (harness/common/keys.h) */
 	uint32_t key_size, value_size, entries;
+	uint32_t key_range;      /* the range model's keys: 0..key_range-1;
+				    0: the pool model */
 	unsigned prefill_pct;
 	unsigned mix[OP_COUNT];  /* percent, summing to 100 */
 	enum key_dist dist;
@@ -58,6 +71,17 @@ struct stream {
 /* Keys worker pools hold (each). */
 #define WORKLOAD_POOL 64
 
+/* Ops in a worker's stream (bench's and kbench's alike), before the pool
+ * model's closing deletes: WORKLOAD_STREAM_MIN, long enough not to repeat
+ * in cache-friendly ways and short enough to build quickly; in the range
+ * model at least 4 times the range, up to WORKLOAD_STREAM_MAX.  A stream
+ * loops, and a loop that met fewer distinct keys than the map holds would
+ * stop evicting once they were all in: 4 passes' worth of draws meet
+ * about 98 % of a uniform range. */
+#define WORKLOAD_STREAM_MIN (1u << 18)
+#define WORKLOAD_STREAM_MAX (1u << 22)
+size_t workload_stream_len(const struct workload *w);
+
 /*
  * Parse "lookup=90,update=10" (names: lookup, update, insert, delete; any
  * left out are 0; they must sum to 100).  0, or -1 with a message in err.
@@ -74,7 +98,8 @@ void workload_format_dist(const struct workload *w, char *buf, size_t len);
 /* Keys inserted before timing: prefill % of entries. */
 uint64_t workload_prefill_count(const struct workload *w);
 
-/* Number of distinct keys a run with this many threads uses. */
+/* Number of distinct keys a run with this many threads uses: the range
+ * (and the prefilled keys, if more), or entries and every worker's pool. */
 uint64_t workload_key_count(const struct workload *w, unsigned threads);
 
 /* The key table: key number k's bytes at keys + k * key_size.  NULL on
@@ -82,7 +107,8 @@ uint64_t workload_key_count(const struct workload *w, unsigned threads);
 uint8_t *workload_make_keys(const struct workload *w, unsigned threads);
 
 /*
- * Worker tid's stream of about len ops.  The sampler for lookup and update
+ * Worker tid's stream of len ops (and, in the pool model, up to
+ * WORKLOAD_POOL deletes that close the loop).  The sampler for lookup and update
  * keys is built once per workload (zipf needs a table) and shared.
  */
 struct key_sampler;
@@ -95,9 +121,10 @@ void workload_stream_free(struct stream *s);
 
 /*
  * The share of each op (percent) in the streams this workload really
- * makes, which is not always the asked mix: a worker deletes only keys it
- * inserted, and holds inserts back while its whole pool is in the map.
- * 0, or -ENOMEM.
+ * makes, which is not always the asked mix in the pool model: a worker
+ * deletes only keys it inserted, and holds inserts back while its whole
+ * pool is in the map.  (The range model makes the mix as asked.)  0, or
+ * -ENOMEM.
  */
 int workload_stream_mix(const struct workload *w, double share[OP_COUNT]);
 

@@ -29,6 +29,12 @@ int cmd_bench(int argc, char **argv);
 int cmd_stress(int argc, char **argv);
 int cmd_kbench(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
+int cmd_dump(int argc, char **argv);
+
+struct trace;
+/* Parse the trace in file ("-": stdin) into t.  0, or EXIT_USAGE after
+ * one line (a file that cannot be opened, a malformed line). */
+int cli_read_trace(const char *cmd, const char *file, struct trace *t);
 
 /* "maplab <cmd>: <message>" on stderr; returns EXIT_USAGE. */
 int cli_error(const char *cmd, const char *fmt, ...)

@@ -8,6 +8,7 @@
  */
 #include "cli.h"
 #include "measure.h"
+#include "kernel-compare/kbench.h"
 
 #include <stdlib.h>
 
@@ -36,35 +37,50 @@ static const char usage_kbench[] =
 	"           (lookup=100: BPF_MAP_LOOKUP_BATCH walks; update=100:\n"
 	"           BPF_MAP_UPDATE_BATCH)\n"
 	"--map takes a kernel map type (hash, lru_hash, lpm_trie) or a design\n"
-	"name, meaning the kernel map of its type.  Threads: at most one per CPU.\n";
+	"name, meaning the kernel map of its type in the design's mode (a design\n"
+	"with mode flags, as lru/linux_percpu's BPF_F_NO_COMMON_LRU, adds them);\n"
+	"each kernel map is run once.  Threads: at most one per CPU.\n";
 
 /* bench's sides: each design of --map, in userspace. */
 static int add_user_sides(const struct bench_cli *cli, struct measurement *m)
 {
 	int rc = 0;
-	for (unsigned i = 0; i < cli->n_maps && !rc; i++)
-		rc = measure_add_side(m, cli->cmd, &side_user, cli->maps[i],
-				      cli->map_types[i], cli->maps[i]->name);
+	for (unsigned i = 0; i < cli->n_maps && !rc; i++) {
+		struct side s = { .kind = &side_user, .design = cli->maps[i],
+				  .map_type = cli->map_types[i],
+				  .mode_flags = cli->maps[i]->mode_flags,
+				  .reference = -1 };
+		snprintf(s.label, sizeof(s.label), "%s", cli->maps[i]->name);
+		rc = measure_add_side(m, cli->cmd, &s);
+	}
 	return rc;
 }
 
-/* kbench's sides: each map type of --map, in BPF, through bpf(2) and (for
- * lookup=100 and update=100, the batches the kernel offers) in batches. */
+/* kbench's sides: each kernel map --map stands for (a type in a mode), in
+ * BPF, through bpf(2) and (for lookup=100 and update=100, the batches the
+ * kernel offers) in batches. */
 static int add_kernel_sides(const struct bench_cli *cli, struct measurement *m)
 {
 	bool batch = cli->w.mix[OP_LOOKUP] == 100 || cli->w.mix[OP_UPDATE] == 100;
 	const struct side_kind *kinds[] = { &side_kernel, &side_syscall,
 					    &side_syscall_batch };
 	unsigned n_kinds = cli->no_syscall ? 1 : batch ? 3 : 2;
+	struct kbench_mode modes[BENCH_MAX_MAPS];
+	unsigned n_modes = kbench_modes(cli->maps, cli->map_types, cli->n_maps,
+					modes, NULL);
 	int rc = 0;
 
-	for (unsigned i = 0; i < cli->n_maps && !rc; i++)
+	for (unsigned i = 0; i < n_modes && !rc; i++)
 		for (unsigned k = 0; k < n_kinds && !rc; k++) {
-			char label[48];
-			snprintf(label, sizeof(label), "%s %s",
-				 map_type_name(cli->map_types[i]), kinds[k]->name);
-			rc = measure_add_side(m, cli->cmd, kinds[k], NULL,
-					      cli->map_types[i], label);
+			struct side s = { .kind = kinds[k], .map_type = modes[i].type,
+					  .mode_flags = modes[i].flags,
+					  .reference = -1 };
+			char suffix[64];
+			measure_mode_suffix(modes[i].flags, suffix, sizeof(suffix));
+			snprintf(s.label, sizeof(s.label), "%s %s%s",
+				 map_type_name(modes[i].type), kinds[k]->name,
+				 suffix);
+			rc = measure_add_side(m, cli->cmd, &s);
 		}
 	return rc;
 }
@@ -72,7 +88,7 @@ static int add_kernel_sides(const struct bench_cli *cli, struct measurement *m)
 /* Measure the sides and write them: 0, or EXIT_USAGE (message printed). */
 static int bench_sides(struct bench_cli *cli, bool kernel)
 {
-	struct measurement m = { .reference = -1 };
+	struct measurement m = { 0 };
 	struct host_record host;
 	struct outputs out;
 	int rc = kernel ? add_kernel_sides(cli, &m) : add_user_sides(cli, &m);

@@ -3,34 +3,47 @@
  * maplab compare: the kernel's map (in BPF, and through bpf(2)) and the
  * designs of --map, all of one map type, measured as sides of one
  * interleaved run (measure.h), so every ratio to the kernel is taken
- * within a repeat between runs made side by side.  The table puts the
- * sides in columns; jsonl and csv write every point, ratios included.
+ * within a repeat between runs made side by side.  A design stands for the
+ * kernel's map in its mode (map_ops.mode_flags: lru/linux_percpu for the
+ * LRU hash with BPF_F_NO_COMMON_LRU), so there is one kernel side per
+ * distinct mode among the designs, and each design's ratio is to the
+ * kernel side of its own mode.  The table puts the sides in columns, then
+ * the work per op of the designs that count it; jsonl and csv write every
+ * point, ratios included.
  */
 #include "cli.h"
 #include "measure.h"
 
+#include "kernel-compare/kbench.h"
+
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <string.h>
 
 static const char usage_compare[] =
 	"usage: maplab compare [options]\n\n"
 	"bench on the named designs and kbench on the kernel map of their type,\n"
 	"on identical work, in one table: for each thread count, the kernel's\n"
 	"ns/op (in BPF and through the syscall), each design's ns/op and its\n"
-	"ratio to the kernel's, and Mops/s.  With --repeat N the sides run in\n"
-	"turn within each repeat; each figure is the median of the N, with its\n"
-	"min and max, and each ratio is taken within a repeat.  --format jsonl\n"
-	"writes every record.  Without BPF here, it says so and runs the\n"
-	"userspace side alone.\n";
+	"ratio to the kernel's, and Mops/s.  A design with mode flags (as\n"
+	"lru/linux_percpu's BPF_F_NO_COMMON_LRU) is compared with the kernel's\n"
+	"map in that mode: one kernel side per mode among the designs.  With\n"
+	"--repeat N the sides run in turn within each repeat; each figure is the\n"
+	"median of the N, with its min and max, and each ratio is taken within a\n"
+	"repeat.  --format jsonl writes every record.  Without BPF here, it says\n"
+	"so and runs the userspace side alone.\n";
 static const char after_compare[] =
-	"example:\n  maplab compare --map hash/linux,hash/rculfhash --entries 65536 "
-	"--mix lookup=100 --threads 1,2 --repeat 5\n";
+	"examples:\n  maplab compare --map hash/linux,hash/rculfhash --entries 65536 "
+	"--mix lookup=100 --threads 1,2 --repeat 5\n"
+	"  maplab compare --map lru/global --key-range 400% --mix "
+	"insert=50,lookup=50 --threads 1,2 --repeat 5\n";
 
-#define CELL 22
+#define CELL 22 /* the narrowest column */
 
 /* A figure with its ratio to the kernel where there is one, and a mark
- * on a flagged point's median. */
-static void print_cell(FILE *f, const struct report_point *p,
+ * on a flagged point's median, in a column `width` wide. */
+static void print_cell(FILE *f, int width, const struct report_point *p,
 		       enum report_field field, const char *format,
 		       enum spread_part part)
 {
@@ -45,7 +58,17 @@ static void print_cell(FILE *f, const struct report_point *p,
 		snprintf(cell + len, sizeof(cell) - (size_t)len, "%s%s", ratio,
 			 part == SPREAD_MEDIAN && p->flags ? " !" : "");
 	}
-	fprintf(f, " %*s", CELL, cell);
+	fprintf(f, " %*s", width, cell);
+}
+
+/* The columns: wide enough for the longest label. */
+static int cell_width(const struct measurement *m)
+{
+	size_t width = CELL;
+	for (unsigned s = 0; s < m->n_sides; s++)
+		if (strlen(m->sides[s].label) > width)
+			width = strlen(m->sides[s].label);
+	return (int)width;
 }
 
 /* One figure of every side: a line per thread count, and under it lines
@@ -56,9 +79,10 @@ static void print_figure(FILE *f, const struct bench_cli *cli,
 {
 	static const char *const part_names[] = { "", "  min", "  max" };
 	unsigned parts = cli->repeat > 1 ? 3 : 1;
+	int width = cell_width(m);
 	fprintf(f, "%-8s", "threads");
 	for (unsigned s = 0; s < m->n_sides; s++)
-		fprintf(f, " %*s", CELL, m->sides[s].label);
+		fprintf(f, " %*s", width, m->sides[s].label);
 	fputc('\n', f);
 	for (unsigned t = 0; t < m->n_threads; t++)
 		for (unsigned part = 0; part < parts; part++) {
@@ -67,60 +91,137 @@ static void print_figure(FILE *f, const struct bench_cli *cli,
 			else
 				fprintf(f, "%-8s", part_names[part]);
 			for (unsigned s = 0; s < m->n_sides; s++)
-				print_cell(f, measure_point(m, s, t), field, format,
-					   (enum spread_part)part);
+				print_cell(f, width, measure_point(m, s, t), field,
+					   format, (enum spread_part)part);
 			fputc('\n', f);
 		}
+}
+
+/* Whether some side's ns/op is divided by another's. */
+static bool has_ratios(const struct measurement *m)
+{
+	for (unsigned s = 0; s < m->n_sides; s++)
+		if (m->sides[s].reference >= 0)
+			return true;
+	return false;
+}
+
+/* With kernel sides of several modes: which designs each one is the
+ * reference of. */
+static void print_modes(FILE *f, const struct measurement *m)
+{
+	unsigned kernels = 0;
+	for (unsigned s = 0; s < m->n_sides; s++)
+		kernels += m->sides[s].kind == &side_kernel;
+	if (kernels < 2)
+		return;
+	fputs("each design's ratio is to the kernel's map in the design's mode "
+	      "(its mode flags):", f);
+	for (unsigned k = 0; k < m->n_sides; k++) {
+		if (m->sides[k].kind != &side_kernel)
+			continue;
+		const char *sep = " ";
+		for (unsigned s = 0; s < m->n_sides; s++)
+			if (m->sides[s].reference == (int)k &&
+			    m->sides[s].kind == &side_user) {
+				fprintf(f, "%s%s", sep, m->sides[s].label);
+				sep = ", ";
+			}
+		fprintf(f, " to %s;", m->sides[k].label);
+	}
+	fputc('\n', f);
+}
+
+/* The workload's line: its mix, keys and map. */
+static void print_workload(FILE *f, const struct bench_cli *cli)
+{
+	char mix[96], dist[48], range[96] = "";
+	const struct workload *w = &cli->w;
+	workload_format_mix(w->mix, mix, sizeof(mix));
+	workload_format_dist(w, dist, sizeof(dist));
+	if (w->key_range)
+		snprintf(range, sizeof(range), " from a range of %u (%.0f%% of the "
+			 "entries)", w->key_range,
+			 100.0 * w->key_range / w->entries);
+	fprintf(f, "workload: %s, %s keys%s, %u entries (%u%% prefilled), key %u "
+		"B, value %u B\n", mix, dist, range, w->entries, w->prefill_pct,
+		w->key_size, w->value_size);
 }
 
 static void print_compare_table(FILE *f, const struct bench_cli *cli,
 				const struct host_record *host,
 				const struct measurement *m)
 {
-	char mix[96], dist[48];
-	workload_format_mix(cli->w.mix, mix, sizeof(mix));
-	workload_format_dist(&cli->w, dist, sizeof(dist));
-	fprintf(f, "workload: %s, %s keys, %u entries (%u%% prefilled), key %u B, "
-		"value %u B\n", mix, dist, cli->w.entries, cli->w.prefill_pct,
-		cli->w.key_size, cli->w.value_size);
+	bool ratios = has_ratios(m);
+	print_workload(f, cli);
 	if (cli->repeat > 1)
 		fprintf(f, "%u repeats, sides in turn: each figure is the median, "
 			"its min and max below it\n", cli->repeat);
-	fprintf(f, "\nns/op per thread%s\n", m->reference >= 0
+	fprintf(f, "\nns/op per thread%s\n", ratios
 		? " (ratio: side / kernel BPF, within each repeat)" : "");
 	print_figure(f, cli, m, RF_NS_PER_OP, "%.1f");
 	fprintf(f, "\nMops/s, all threads\n");
 	print_figure(f, cli, m, RF_MOPS, "%.2f");
 	report_write_notes(f, m->points, m->n_sides * m->n_threads);
+	report_write_work(f, m->points, m->n_sides * m->n_threads);
 	fputc('\n', f);
-	if (m->reference >= 0)
+	if (ratios) {
 		fprintf(f, "kernel BPF: the map calls inside BPF programs via "
-			"BPF_PROG_TEST_RUN, baseline subtracted; kernel syscall: one "
-			"bpf(2) call per op.\n");
-	else
+			"BPF_PROG_TEST_RUN, baseline subtracted%s\n",
+			cli->no_syscall ? "." : "; kernel syscall: one bpf(2) call "
+			"per op.");
+		print_modes(f, m);
+	} else {
 		fprintf(f, "no kernel side on this machine: userspace only.\n");
+	}
 	host_record_line(f, host);
 	report_write_probe(f, m->points, m->n_sides * m->n_threads);
 }
 
-/* compare's sides: the kernel in BPF (the reference) and through bpf(2),
- * where the kernel side can run, then each design. */
+/* One kernel side of a mode: "kernel BPF", "kernel syscall +no_common_lru",
+ * with its ns/op divided by side `reference`'s (-1: none). */
+static int add_kernel_side(const struct bench_cli *cli, struct measurement *m,
+			   const struct side_kind *kind, const char *name,
+			   const struct kbench_mode *mode, int reference)
+{
+	struct side s = { .kind = kind, .map_type = mode->type,
+			  .mode_flags = mode->flags, .reference = reference };
+	char suffix[64];
+	measure_mode_suffix(mode->flags, suffix, sizeof(suffix));
+	snprintf(s.label, sizeof(s.label), "kernel %s%s", name, suffix);
+	return measure_add_side(m, cli->cmd, &s);
+}
+
+/* compare's sides: for each mode among the designs, the kernel in BPF (the
+ * reference of that mode's other sides) and through bpf(2), where the
+ * kernel side can run; then each design. */
 static int add_sides(const struct bench_cli *cli, bool kernel,
 		     struct measurement *m)
 {
-	uint32_t type = cli->map_types[0];
+	struct kbench_mode modes[BENCH_MAX_MAPS];
+	unsigned mode_of[BENCH_MAX_MAPS];
+	int bpf_side[BENCH_MAX_MAPS];
+	unsigned n_modes = kbench_modes(cli->maps, cli->map_types, cli->n_maps,
+					modes, mode_of);
 	int rc = 0;
-	if (kernel) {
-		m->reference = (int)m->n_sides;
-		rc = measure_add_side(m, cli->cmd, &side_kernel, NULL, type,
-				      "kernel BPF");
+
+	for (unsigned k = 0; k < n_modes && kernel && !rc; k++) {
+		bpf_side[k] = (int)m->n_sides;
+		rc = add_kernel_side(cli, m, &side_kernel, "BPF", &modes[k], -1);
 		if (!rc && !cli->no_syscall)
-			rc = measure_add_side(m, cli->cmd, &side_syscall, NULL, type,
-					      "kernel syscall");
+			rc = add_kernel_side(cli, m, &side_syscall, "syscall",
+					     &modes[k], bpf_side[k]);
 	}
-	for (unsigned i = 0; i < cli->n_maps && !rc; i++)
-		rc = measure_add_side(m, cli->cmd, &side_user, cli->maps[i], type,
-				      cli->maps[i]->name);
+	for (unsigned i = 0; i < cli->n_maps && !rc; i++) {
+		struct side s = {
+			.kind = &side_user, .design = cli->maps[i],
+			.map_type = cli->map_types[i],
+			.mode_flags = cli->maps[i]->mode_flags,
+			.reference = kernel ? bpf_side[mode_of[i]] : -1,
+		};
+		snprintf(s.label, sizeof(s.label), "%s", cli->maps[i]->name);
+		rc = measure_add_side(m, cli->cmd, &s);
+	}
 	return rc;
 }
 
@@ -140,7 +241,7 @@ static int one_map_type(const struct bench_cli *cli)
 int cmd_compare(int argc, char **argv)
 {
 	struct bench_cli cli = { .cmd = "compare" };
-	struct measurement m = { .reference = -1 };
+	struct measurement m = { 0 };
 	struct host_record host;
 	struct outputs out;
 	int rc = measure_parse_kernel_cmd(&cli, argc, argv, usage_compare,

@@ -9,7 +9,8 @@
 static const char usage_list[] =
 	"usage: maplab list\n\n"
 	"Every map design maplab holds: its name (for --map), its map type,\n"
-	"whether it matches the kernel op for op (*), and what it is.\n";
+	"whether it matches the kernel op for op (*) and the kernel version\n"
+	"whose behaviour it models, and what it is.\n";
 
 static int no_options(void *ctx, enum opt_id id, const struct opt_value *v)
 {
@@ -24,14 +25,17 @@ int cmd_list(int argc, char **argv)
 	if (rc)
 		return rc == 1 ? EXIT_OK : rc;
 
-	printf("%-22s %-9s %s\n", "design", "type", "description");
+	printf("%-22s %-9s %-12s %s\n", "design", "type", "models",
+	       "description");
 	for (size_t i = 0; map_registry[i]; i++) {
 		const struct map_ops *o = map_registry[i];
-		char name[40];
+		char name[40], models[24] = "";
 		snprintf(name, sizeof(name), "%s%s", o->name,
 			 o->faithful ? " *" : "");
-		printf("%-22s %-9s %s\n", name, map_type_name(o->type),
-		       o->description);
+		if (o->faithful && o->models)
+			snprintf(models, sizeof(models), "kernel %s", o->models);
+		printf("%-22s %-9s %-12s %s\n", name, map_type_name(o->type),
+		       models, o->description);
 	}
 	puts("\n* kernel-faithful: matches the kernel's map op for op "
 	     "(maplab validate checks it)");

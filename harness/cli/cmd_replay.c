@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 
 /* Options of replay, validate and gentrace. */
 struct trace_cmd {
@@ -132,36 +133,39 @@ static int parse_trace_cmd(struct trace_cmd *c, int argc, char **argv,
 			  usage, NULL);
 }
 
+int cli_read_trace(const char *cmd, const char *file, struct trace *t)
+{
+	char err[512];
+	int rc;
+	if (strcmp(file, "-") == 0) {
+		rc = trace_parse(stdin, "stdin", t, err, sizeof(err));
+	} else {
+		FILE *f = fopen(file, "r");
+		if (!f)
+			return cli_error(cmd, "cannot open %s: %s", file,
+					 strerror(errno));
+		rc = trace_parse(f, file, t, err, sizeof(err));
+		fclose(f);
+	}
+	return rc ? cli_error(cmd, "%s", err) : 0;
+}
+
 /* Parse --trace FILE, or generate with --random.  0 or EXIT_USAGE. */
 static int load_trace(struct trace_cmd *c, struct trace *t)
 {
 	char err[512];
-	int rc;
 
 	if (!c->file == !c->random)
 		return cli_error(c->cmd, "give exactly one of --trace FILE and "
 				 "--random (try --help)");
-	if (c->random) {
-		char *text = tracegen_string(&c->gen);
-		if (!text)
-			return cli_error(c->cmd, "out of memory");
-		rc = trace_parse_string(text, "random", t, err, sizeof(err));
-		free(text);
-	} else if (strcmp(c->file, "-") == 0) {
-		rc = trace_parse(stdin, "stdin", t, err, sizeof(err));
-	} else {
-		FILE *f = fopen(c->file, "r");
-		if (!f)
-			return cli_error(c->cmd, "cannot open %s: %s", c->file,
-					 strerror(errno));
-		rc = trace_parse(f, c->file, t, err, sizeof(err));
-		fclose(f);
-	}
-	if (rc) {
-		fprintf(stderr, "maplab %s: %s\n", c->cmd, err);
-		return EXIT_USAGE;
-	}
-	return 0;
+	if (!c->random)
+		return cli_read_trace(c->cmd, c->file, t);
+	char *text = tracegen_string(&c->gen);
+	if (!text)
+		return cli_error(c->cmd, "out of memory");
+	int rc = trace_parse_string(text, "random", t, err, sizeof(err));
+	free(text);
+	return rc ? cli_error(c->cmd, "%s", err) : 0;
 }
 
 static struct replay_side kernel_side(void)
@@ -299,6 +303,46 @@ static int summarise(const struct trace_cmd *c, const struct diff_report *r,
 	return cmp->stop ? EXIT_USAGE : EXIT_OK;
 }
 
+/* Whether release ("6.18.44-fc") is of version `models` ("6.18"). */
+static bool release_is(const char *release, const char *models)
+{
+	size_t n = strlen(models);
+	return strncmp(release, models, n) == 0 &&
+	       !(release[n] >= '0' && release[n] <= '9');
+}
+
+/*
+ * A faithful design matches the kernel whose behaviour it models
+ * (map_ops.models): on another kernel a difference may be the kernel's
+ * own change.  One warning line per such design the trace's map lines
+ * use; the exit status stays the comparison's.
+ */
+static void warn_other_kernel(const struct trace_cmd *c,
+			      const struct replay_side *side,
+			      const struct trace *t)
+{
+	const struct map_ops *warned[16];
+	unsigned n_warned = 0;
+	struct utsname u;
+	if (uname(&u) != 0)
+		return;
+	for (size_t i = 0; i < t->n && n_warned < 16; i++) {
+		const struct map_attr *a = &t->lines[i].attr;
+		const struct map_ops *o = t->lines[i].op == TRACE_MAP
+			? side->choose(a->type, a->flags, side->ctx) : NULL;
+		bool seen = false;
+		for (unsigned k = 0; k < n_warned; k++)
+			seen = seen || warned[k] == o;
+		if (!o || seen || !o->faithful || !o->models ||
+		    release_is(u.release, o->models))
+			continue;
+		warned[n_warned++] = o;
+		fprintf(stderr, "maplab %s: warning: %s models kernel %s, and this "
+			"kernel is %s: a difference may be the kernel's own change\n",
+			c->cmd, o->name, o->models, u.release);
+	}
+}
+
 int cmd_validate(int argc, char **argv)
 {
 	struct trace_cmd c = { .cmd = "validate" };
@@ -312,6 +356,7 @@ int cmd_validate(int argc, char **argv)
 	if ((rc = pick_side(&c, false, &side)) || (rc = kernel_ready(&c)) ||
 	    (rc = load_trace(&c, &t)))
 		return rc;
+	warn_other_kernel(&c, &side, &t);
 
 	struct replay_side kside = kernel_side();
 	struct diff_report report = { .label = side.label, .max_diffs = c.max_diffs };

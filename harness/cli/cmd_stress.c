@@ -43,6 +43,7 @@ struct stress_cmd {
 	unsigned threads[16], n_threads;
 	uint32_t type;      /* --type, or 0 */
 	bool key_size_given;
+	struct opt_count key_range; /* --key-range N or P% of --entries */
 };
 
 static int apply_stress(void *ctx, enum opt_id id, const struct opt_value *v)
@@ -64,7 +65,9 @@ static int apply_stress(void *ctx, enum opt_id id, const struct opt_value *v)
 	case OPT_DURATION: o->seconds = v->seconds; o->max_ops = 0; return 0;
 	case OPT_OPS: o->max_ops = v->u; o->seconds = 0; return 0;
 	case OPT_ENTRIES: o->attr.max_entries = (uint32_t)v->u; return 0;
-	case OPT_KEY_RANGE: o->key_range = (uint32_t)v->u; return 0;
+	case OPT_KEY_RANGE:
+		c->key_range = (struct opt_count){ v->u, v->percent };
+		return 0;
 	case OPT_KEY_SIZE:
 		o->attr.key_size = (uint32_t)v->u;
 		c->key_size_given = true;
@@ -129,6 +132,12 @@ int cmd_stress(int argc, char **argv)
 			    apply_stress, &c, usage_stress, NULL);
 	if (rc)
 		return rc == 1 ? EXIT_OK : rc;
+	uint64_t range = 0;
+	if (c.key_range.n && (rc = opts_count_of("stress", OPT_KEY_RANGE,
+						 c.key_range,
+						 c.o.attr.max_entries, &range)))
+		return rc;
+	c.o.key_range = (uint32_t)range;
 	if (c.n_designs == 0)
 		default_designs(&c);
 	for (unsigned i = 0; i < c.n_designs; i++)

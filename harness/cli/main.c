@@ -23,6 +23,8 @@ static const struct cli_command commands[] = {
 	  cmd_validate },
 	{ "gentrace", "write a random trace (for validate and tests)",
 	  cmd_gentrace },
+	{ "dump", "a design's inner state (its lists, ref bits) after a trace",
+	  cmd_dump },
 };
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
 

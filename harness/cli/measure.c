@@ -11,6 +11,7 @@
 #include "harness/bench/probe.h"
 #include "kernel-compare/kbench.h"
 #include "kernel-compare/kmap.h"
+#include "harness/common/parse.h"
 #include "maps/common/cpu.h"
 
 #include <errno.h>
@@ -90,18 +91,23 @@ const struct side_kind side_syscall_batch = { "syscall-batch",
 					      run_syscall_batch };
 
 int measure_add_side(struct measurement *m, const char *cmd,
-		     const struct side_kind *kind, const struct map_ops *design,
-		     uint32_t map_type, const char *label)
+		     const struct side *side)
 {
 	if (m->n_sides == MEASURE_MAX_SIDES)
 		return cli_error(cmd, "at most %d sides at once", MEASURE_MAX_SIDES);
 	struct side *s = &m->sides[m->n_sides++];
-	*s = (struct side){
-		.kind = kind, .design = design, .map_type = map_type,
-		.map = design ? design->name : map_type_name(map_type),
-	};
-	snprintf(s->label, sizeof(s->label), "%s", label);
+	*s = *side;
+	s->map = s->design ? s->design->name : map_type_name(s->map_type);
 	return 0;
+}
+
+void measure_mode_suffix(uint32_t mode_flags, char *buf, size_t len)
+{
+	char names[128];
+	buf[0] = '\0';
+	if (mode_flags)
+		snprintf(buf, len, " +%s",
+			 format_map_flags(mode_flags, names, sizeof(names)));
 }
 
 /* --- the run -------------------------------------------------------------------- */
@@ -123,7 +129,8 @@ static int lay_out(const struct bench_cli *cli, struct measurement *m,
 			const struct side *side = &m->sides[s];
 			m->configs[i] = (struct bench_config){
 				.design = side->design, /* NULL: a kernel side */
-				.w = cli->w, .map_flags = cli->map_flags,
+				.w = cli->w,
+				.map_flags = cli->map_flags | side->mode_flags,
 				.threads = cli->threads[t],
 				.seconds = cli->seconds, .ops = cli->ops,
 				.warmup = cli->warmup, .progress = progress_update,
@@ -209,17 +216,19 @@ static int run_all(const struct bench_cli *cli, struct measurement *m,
 	return rc;
 }
 
-/* Speed-ups within each side, ratios to the reference, then summaries. */
+/* Speed-ups within each side, ratios to the references, then summaries. */
 static void sum_up(struct measurement *m)
 {
 	unsigned nt = m->n_threads;
 	unsigned cpus = map_cpu_allowed_count();
 	for (unsigned s = 0; s < m->n_sides; s++)
 		report_derive_speedups(measure_point(m, s, 0), nt, cpus);
-	for (unsigned s = 0; m->reference >= 0 && s < m->n_sides; s++)
-		for (unsigned t = 0; t < nt && s != (unsigned)m->reference; t++)
+	for (unsigned s = 0; s < m->n_sides; s++) {
+		int ref = m->sides[s].reference;
+		for (unsigned t = 0; t < nt && ref >= 0; t++)
 			report_derive_ratio(measure_point(m, s, t),
-					    measure_point(m, m->reference, t));
+					    measure_point(m, (unsigned)ref, t));
+	}
 	for (size_t i = 0; i < (size_t)m->n_sides * nt; i++)
 		report_summarise(&m->points[i]);
 }

@@ -46,8 +46,14 @@ struct side {
 	const struct side_kind *kind;
 	const struct map_ops *design; /* side_user's design */
 	uint32_t map_type;            /* the kernel sides' map type */
+	/* Flags the side's maps get beyond --flags: a design's mode_flags, or
+	 * those of the kernel's mode it runs (BPF_F_NO_COMMON_LRU). */
+	uint32_t mode_flags;
+	int reference;                /* the side this one's ns/op is divided
+					 by (compare: the kernel in BPF of its
+					 mode); -1: none */
 	const char *map;              /* the record's map */
-	char label[48];               /* its name in tables */
+	char label[96];               /* its name in tables */
 };
 
 #define MEASURE_MAX_SIDES (BENCH_MAX_MAPS * 3)
@@ -55,7 +61,6 @@ struct side {
 struct measurement {
 	struct side sides[MEASURE_MAX_SIDES];
 	unsigned n_sides;
-	int reference;   /* the side others' ns/op is divided by; -1: none */
 	/* Filled by measure_run; freed by measure_free. */
 	unsigned n_threads;
 	struct bench_config *configs; /* [side][thread count] */
@@ -63,16 +68,19 @@ struct measurement {
 	struct report_run *runs;      /* [side][thread count][repeat] */
 };
 
-/* Add a side (label is copied): 0, or EXIT_USAGE (message printed) when
- * the table is full. */
+/* Add a copy of side (its map is set here, from its design or map type):
+ * 0, or EXIT_USAGE (message printed) when the table is full. */
 int measure_add_side(struct measurement *m, const char *cmd,
-		     const struct side_kind *kind, const struct map_ops *design,
-		     uint32_t map_type, const char *label);
+		     const struct side *side);
+
+/* " +no_common_lru" for mode flags (the names of map_flag_names), "" for
+ * none: what a kernel side's label adds to say which mode it runs. */
+void measure_mode_suffix(uint32_t mode_flags, char *buf, size_t len);
 
 /*
  * Run every side at every thread count of cli, cli->repeat times,
- * interleaved as above; then each side's speed-ups, the ratios to the
- * reference side, and every point summed up with its flags.  0, or
+ * interleaved as above; then each side's speed-ups, each side's ratios to
+ * its reference side, and every point summed up with its flags.  0, or
  * EXIT_USAGE after one line on stderr.
  */
 int measure_run(const struct bench_cli *cli, struct measurement *m);

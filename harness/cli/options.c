@@ -13,14 +13,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum opt_kind { TAKES_NOTHING, TAKES_TEXT, TAKES_NUMBER, TAKES_SECONDS };
+enum opt_kind {
+	TAKES_NOTHING, TAKES_TEXT, TAKES_NUMBER, TAKES_SECONDS,
+	TAKES_COUNT_OR_PERCENT, /* "N" as TAKES_NUMBER, or "P%" of another
+				   figure, P a whole number in smin..smax */
+};
 
 struct opt_spec {
 	enum opt_id id;
 	const char *name;
 	enum opt_kind kind;
-	uint64_t min, max;   /* TAKES_NUMBER */
-	double smin, smax;   /* TAKES_SECONDS */
+	uint64_t min, max;   /* TAKES_NUMBER, TAKES_COUNT_OR_PERCENT's N and
+				the count P% comes to */
+	double smin, smax;   /* TAKES_SECONDS; TAKES_COUNT_OR_PERCENT's P */
 	const char *arg;     /* in help: "--name ARG" */
 	const char *help;
 };
@@ -64,7 +69,7 @@ static const struct opt_spec specs[] = {
 	  "random seed" },
 	{ OPT_RCU, "rcu", TAKES_TEXT, 0, 0, 0, 0, "memb|qsbr",
 	  "liburcu flavour" },
-	{ OPT_FORMAT, "format", TAKES_TEXT, 0, 0, 0, 0, "table|jsonl|csv",
+	{ OPT_FORMAT, "format", TAKES_TEXT, 0, 0, 0, 0, "F",
 	  "output format" },
 	{ OPT_OUT, "out", TAKES_TEXT, 0, 0, 0, 0, "FILE",
 	  "write results there instead of stdout" },
@@ -80,8 +85,9 @@ static const struct opt_spec specs[] = {
 	  "BPF_PROG_TEST_RUN repeat count" },
 	{ OPT_NO_SYSCALL, "no-syscall", TAKES_NOTHING, 0, 0, 0, 0, NULL,
 	  "the kernel side in BPF only, no bpf(2) sides" },
-	{ OPT_KEY_RANGE, "key-range", TAKES_NUMBER, 1, 1ULL << 31, 0, 0, "N",
-	  "keys drawn from 0..N-1 (2 x entries)" },
+	{ OPT_KEY_RANGE, "key-range", TAKES_COUNT_OR_PERCENT, 1, 1ULL << 31, 1,
+	  100000, "N|P%", "keys drawn from 0..N-1, N or P % of --entries\n"
+	  "(200%)" },
 	{ OPT_TRACE, "trace", TAKES_TEXT, 0, 0, 0, 0, "FILE",
 	  "the trace to run (- reads stdin)" },
 	{ OPT_RANDOM, "random", TAKES_NOTHING, 0, 0, 0, 0, NULL,
@@ -120,11 +126,56 @@ void opts_print_help(FILE *f, const struct cmd_option *opts, size_t n_opts)
 	fprintf(f, "  %-22s %s\n", "--help", "this text");
 }
 
+/* "P%": P into v->u.  0, or -1 when text is not a whole percent in range. */
+static int parse_percent(const struct opt_spec *s, const char *text,
+			 struct opt_value *v)
+{
+	size_t len = strlen(text);
+	char number[32];
+	if (len < 2 || len >= sizeof(number) || text[len - 1] != '%')
+		return -1;
+	snprintf(number, sizeof(number), "%.*s", (int)(len - 1), text);
+	v->percent = true;
+	return parse_u64(number, (uint64_t)s->smin, (uint64_t)s->smax, &v->u);
+}
+
+static int check_count_or_percent(const char *cmd, const struct opt_spec *s,
+				  const char *text, struct opt_value *v)
+{
+	char shown[80];
+	bool percent = strchr(text, '%') != NULL;
+	if (percent ? parse_percent(s, text, v) == 0
+		    : parse_u64(text, s->min, s->max, &v->u) == 0)
+		return 0;
+	return cli_error(cmd, "--%s wants a whole number from %llu to %llu, or "
+			 "a whole percent from %g%% to %g%%, got '%s'", s->name,
+			 (unsigned long long)s->min, (unsigned long long)s->max,
+			 s->smin, s->smax,
+			 parse_printable(text, shown, sizeof(shown)));
+}
+
+int opts_count_of(const char *cmd, enum opt_id id, struct opt_count c,
+		  uint64_t whole, uint64_t *out)
+{
+	const struct opt_spec *s = spec_of(id);
+	/* P (at most smax) times whole (at most 2^32) fits 64 bits.  An N was
+	 * checked against the range as it was parsed: only a P% fails here. */
+	*out = c.percent ? whole * c.n / 100 : c.n;
+	if (*out >= s->min && *out <= s->max)
+		return 0;
+	return cli_error(cmd, "--%s %llu%% of %llu is %llu, outside 1 to %llu",
+			 s->name, (unsigned long long)c.n,
+			 (unsigned long long)whole, (unsigned long long)*out,
+			 (unsigned long long)s->max);
+}
+
 static int check_value(const char *cmd, const struct opt_spec *s,
 		       const char *text, struct opt_value *v)
 {
 	char shown[80];
 	v->text = text;
+	if (s->kind == TAKES_COUNT_OR_PERCENT)
+		return check_count_or_percent(cmd, s, text, v);
 	if (s->kind == TAKES_NUMBER && parse_u64(text, s->min, s->max, &v->u))
 		return cli_error(cmd, "--%s wants a whole number from %llu to %llu "
 				 "(decimal), got '%s'", s->name,
@@ -268,6 +319,10 @@ const struct cmd_option bench_options[] = {
 	{ OPT_VALUE_SIZE, "value bytes (8)" },
 	{ OPT_ENTRIES, "max_entries (65536)" },
 	{ OPT_PREFILL, "percent of the entries inserted before timing (100)" },
+	{ OPT_KEY_RANGE, "every op draws its key from 0..N-1 (N or P % of\n"
+			 "--entries): a range beyond the entries makes LRU maps\n"
+			 "evict (none: lookups and updates on the entries,\n"
+			 "inserts and deletes on each thread's own keys)" },
 	{ OPT_MIX, "lookup, update (existing keys), insert (new keys), delete;\n"
 		   "percents summing to 100 (lookup=100)" },
 	{ OPT_DIST, "uniform | zipf:S | hotset:P,F (P % of ops on F % of the\n"
@@ -281,7 +336,7 @@ const struct cmd_option bench_options[] = {
 		      "and max (1)" },
 	{ OPT_SEED, "key streams (1)" },
 	{ OPT_RCU, "liburcu flavour (memb)" },
-	{ OPT_FORMAT, "(table)" },
+	{ OPT_FORMAT, "table, jsonl or csv (table)" },
 	{ OPT_OUT, NULL },
 	{ OPT_SAVE, NULL },
 	{ OPT_QUIET, NULL },
@@ -395,6 +450,9 @@ static int apply_bench(void *ctx, enum opt_id id, const struct opt_value *v)
 	case OPT_VALUE_SIZE: c->w.value_size = (uint32_t)v->u; return 0;
 	case OPT_ENTRIES: c->w.entries = (uint32_t)v->u; return 0;
 	case OPT_PREFILL: c->w.prefill_pct = (unsigned)v->u; return 0;
+	case OPT_KEY_RANGE:
+		c->key_range = (struct opt_count){ v->u, v->percent };
+		return 0;
 	case OPT_MIX:
 		return workload_parse_mix(v->text, c->w.mix, err, sizeof(err))
 			? cli_error(c->cmd, "%s", err) : 0;
@@ -477,6 +535,25 @@ static int check_designs_accept(struct bench_cli *c)
 	return rc;
 }
 
+/* --key-range as a number of keys; the prefilled keys are its first. */
+static int resolve_key_range(struct bench_cli *c)
+{
+	uint64_t range, prefilled = workload_prefill_count(&c->w);
+	if (!c->key_range.n)
+		return 0;
+	int rc = opts_count_of(c->cmd, OPT_KEY_RANGE, c->key_range,
+			       c->w.entries, &range);
+	if (rc)
+		return rc;
+	if (range < prefilled)
+		return cli_error(c->cmd, "--key-range gives %llu keys, fewer than "
+				 "the %llu prefilled, which are the range's first",
+				 (unsigned long long)range,
+				 (unsigned long long)prefilled);
+	c->w.key_range = (uint32_t)range;
+	return 0;
+}
+
 /* Every key number the run uses must have its own key bytes. */
 static int check_keys_fit(struct bench_cli *c)
 {
@@ -484,13 +561,18 @@ static int check_keys_fit(struct bench_cli *c)
 	for (unsigned t = 0; t < c->n_threads; t++)
 		most = c->threads[t] > most ? c->threads[t] : most;
 	uint64_t keys = workload_key_count(&c->w, most);
+	char which[64];
+	if (c->w.key_range)
+		snprintf(which, sizeof(which), "the key range");
+	else
+		snprintf(which, sizeof(which), "entries and each thread's pool "
+			 "of %d", WORKLOAD_POOL);
 	for (unsigned m = 0; m < c->n_maps; m++) {
 		uint64_t fits = key_capacity(c->map_types[m], c->w.key_size);
 		if (keys > fits)
-			return cli_error(c->cmd, "%llu distinct keys (entries and "
-					 "each thread's pool of %d) do not fit in "
-					 "%u-byte %s keys",
-					 (unsigned long long)keys, WORKLOAD_POOL,
+			return cli_error(c->cmd, "%llu distinct keys (%s) do not "
+					 "fit in %u-byte %s keys",
+					 (unsigned long long)keys, which,
 					 c->w.key_size,
 					 map_type_name(c->map_types[m]));
 	}
@@ -521,11 +603,11 @@ static bool some_map_refuses_when_full(const struct bench_cli *c)
 }
 
 /*
- * A workload that cannot run as asked is refused, or runs with a warning
- * that says what will really run: no silent lookups in place of deletes,
- * no run of failures that looks like a measurement.
+ * The pool model's streams (workload.h) hold back deletes with nothing to
+ * delete and inserts with the whole pool in: refuse a mix that cannot run
+ * at all, and say what really runs where it differs from the mix asked.
  */
-static int check_mix_runs_as_asked(struct bench_cli *c)
+static int check_pool_mix(struct bench_cli *c)
 {
 	const unsigned *mix = c->w.mix;
 	double share[OP_COUNT];
@@ -534,7 +616,7 @@ static int check_mix_runs_as_asked(struct bench_cli *c)
 	if (mix[OP_DELETE] && !mix[OP_INSERT])
 		return cli_error(c->cmd, "--mix: delete=%u has nothing to delete: a "
 				 "worker deletes only keys it inserted itself; give "
-				 "insert= a share too", mix[OP_DELETE]);
+				 "insert= a share too, or --key-range", mix[OP_DELETE]);
 	if (workload_stream_mix(&c->w, share))
 		return cli_error(c->cmd, "out of memory");
 	workload_format_mix(mix, asked, sizeof(asked));
@@ -548,12 +630,42 @@ static int check_mix_runs_as_asked(struct bench_cli *c)
 			     asked, WORKLOAD_POOL);
 			break;
 		}
-	if (mix[OP_INSERT] && c->w.prefill_pct == 100 &&
-	    some_map_refuses_when_full(c))
+	return 0;
+}
+
+/* Inserts that a map which does not evict (a hash, a trie) must refuse. */
+static void warn_inserts_refused(const struct bench_cli *c)
+{
+	const struct workload *w = &c->w;
+	if (!w->mix[OP_INSERT] || !some_map_refuses_when_full(c))
+		return;
+	if (!w->key_range && w->prefill_pct == 100)
 		warn(c, "the map is full (--prefill 100) and inserts add new keys: "
 		     "every insert will fail (E2BIG), and so will the deletes of "
 		     "their keys; lower --prefill to leave room");
-	if (mix[OP_UPDATE] && c->w.prefill_pct == 0)
+	else if (w->key_range > w->entries)
+		warn(c, "the key range (%u keys) is larger than the map (%u "
+		     "entries), and only an LRU map evicts: once the others are "
+		     "full, every insert of a key not in them fails (E2BIG)",
+		     w->key_range, w->entries);
+}
+
+/*
+ * A workload that cannot run as asked is refused, or runs with a warning
+ * that says what will really run: no silent lookups in place of deletes,
+ * no run of failures that looks like a measurement.  The range model
+ * makes the mix as asked; its inserts can fill a map that does not evict.
+ */
+static int check_mix_runs_as_asked(struct bench_cli *c)
+{
+	const struct workload *w = &c->w;
+	int rc = w->key_range ? 0 : check_pool_mix(c);
+	if (rc)
+		return rc;
+	warn_inserts_refused(c);
+	/* In the range model, inserts put in keys that updates can find. */
+	if (w->mix[OP_UPDATE] && w->prefill_pct == 0 &&
+	    !(w->key_range && w->mix[OP_INSERT]))
 		warn(c, "no key is prefilled (--prefill 0): every update of an "
 		     "existing key will fail (ENOENT)");
 	return 0;
@@ -571,7 +683,8 @@ int bench_cli_parse(struct bench_cli *c, int argc, char **argv,
 	if (c->n_maps == 0)
 		return cli_error(c->cmd, "hash/linux, the default design, is not "
 				 "built: give --map");
-	if ((rc = check_keys_fit(c)) || (rc = check_mix_runs_as_asked(c)))
+	if ((rc = resolve_key_range(c)) || (rc = check_keys_fit(c)) ||
+	    (rc = check_mix_runs_as_asked(c)))
 		return rc;
 	return check_designs_accept(c);
 }

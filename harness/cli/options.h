@@ -39,9 +39,24 @@ struct cmd_option {
 /* A value as the table checked it. */
 struct opt_value {
 	const char *text; /* as given */
-	uint64_t u;       /* whole-number options */
+	uint64_t u;       /* whole-number options: the number, or P of "P%" */
+	bool percent;     /* a count given as "P%" (--key-range) */
 	double seconds;   /* seconds options */
 };
+
+/*
+ * A count that may be given as a share of another figure, as --key-range
+ * N or P% (of --entries): kept as given until that figure is known.
+ */
+struct opt_count {
+	uint64_t n;   /* 0: not given */
+	bool percent;
+};
+
+/* The count, P% taken of `whole` (rounded down): 0, or EXIT_USAGE after
+ * one line when that falls outside the option's range. */
+int opts_count_of(const char *cmd, enum opt_id id, struct opt_count c,
+		  uint64_t whole, uint64_t *out);
 
 typedef int (*opt_apply)(void *ctx, enum opt_id id, const struct opt_value *v);
 
@@ -73,6 +88,7 @@ struct bench_cli {
 	unsigned threads[BENCH_MAX_THREAD_COUNTS];
 	unsigned n_threads;
 	struct workload w;
+	struct opt_count key_range; /* --key-range, resolved into w */
 	uint32_t map_flags;
 	double seconds;
 	uint64_t ops;
@@ -91,8 +107,9 @@ struct bench_cli {
 /*
  * Parse a bench-style command line into cli (cli->cmd and kernel_types set
  * by the caller): its defaults, then argv, then the checks that the
- * workload is possible (keys fit, the designs accept the map, the mix can
- * run as asked).  Same returns as opts_parse.
+ * workload is possible (the key range holds the prefilled keys, keys fit,
+ * the designs accept the map, the mix can run as asked).  Same returns as
+ * opts_parse.
  */
 int bench_cli_parse(struct bench_cli *cli, int argc, char **argv,
 		    const struct cmd_option *opts, size_t n_opts,

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "harness/bench/bench.h"
+#include "kernel-compare/kbench.h"
 #include "maps/common/cpu.h"
 #include "maps/common/rcu.h"
 #include "tests/common/designs.h"
@@ -219,4 +220,123 @@ Test(bench, a_workload_too_big_for_memory_is_enomem, .timeout = 60)
 	limit_address_space(512u << 20);
 	cr_expect_eq(bench_run(&c, &r, err, sizeof(err)), -ENOMEM, "%s", err);
 	cr_expect(strstr(err, "prefill") != NULL, "%s", err);
+}
+
+/* --- eviction workloads: the range model on maps that evict ----------------- */
+
+/* keys from 4x the entries, prefilled full, `mix`, 0.15 s after a 0.1 s
+ * warm-up that evicts too. */
+static struct bench_result run_range(const struct map_ops *ops,
+				     const char *mix, unsigned threads)
+{
+	struct bench_config c = {
+		.design = ops,
+		.w = { .key_size = 4, .value_size = 8, .entries = 4096,
+		       .key_range = 4 * 4096, .prefill_pct = 100,
+		       .dist = DIST_UNIFORM, .seed = 3 },
+		.threads = threads, .seconds = 0.15, .warmup = 0.1,
+	};
+	char err[256];
+	struct bench_result r;
+	cr_assert_eq(workload_parse_mix(mix, c.w.mix, err, sizeof(err)), 0);
+	cr_assert_eq(bench_run(&c, &r, err, sizeof(err)), 0, "%s: %s",
+		     ops->name, err);
+	return r;
+}
+
+/*
+ * Every LRU design keeps evicting on a range 4x its size, and counts it:
+ * inserts of absent keys succeed (and evict, the map being full), inserts
+ * of present ones are EEXIST, and every key an insert added beyond what
+ * the map holds was evicted (so at least ok inserts - 2 x entries
+ * evictions: a design may hold a few more than max_entries, rounded to
+ * its cpus).
+ */
+Test(bench, lru_designs_evict_on_a_range_beyond_their_size, .timeout = 120)
+{
+	const struct map_ops *designs[MAX_TEST_DESIGNS];
+	size_t n = designs_of_type(MAP_TYPE_LRU_HASH, designs);
+	for (size_t i = 0; i < n; i++) {
+		const char *name = designs[i]->name;
+		struct bench_result r = run_range(designs[i], "lookup=50,insert=50",
+						  2);
+		cr_expect(r.has_work && r.has_evictions, "%s counts no work",
+			  name);
+		cr_expect_gt(r.ok[OP_INSERT], 2 * 4096, "%s: %lu inserts", name,
+			     r.ok[OP_INSERT]);
+		cr_expect_gt(r.fail[OP_INSERT], 0, "%s: no insert met its key",
+			     name);
+		cr_expect_geq(r.work.evictions + 2 * 4096, r.ok[OP_INSERT],
+			      "%s: %lu evictions for %lu inserts", name,
+			      r.work.evictions, r.ok[OP_INSERT]);
+		cr_expect_gt(r.work.locks, 0, "%s: no lock counted", name);
+		cr_expect(r.ok[OP_LOOKUP] && r.fail[OP_LOOKUP],
+			  "%s: lookups %lu hit, %lu missed", name,
+			  r.ok[OP_LOOKUP], r.fail[OP_LOOKUP]);
+	}
+}
+
+/*
+ * The work counted is the timed ops' own.  lru/global evicts exactly the
+ * oldest key, one per pop of a full map, and each insert pops once.  A
+ * failed insert (EEXIST) pops before it finds its key, so it may evict
+ * and leave that element free; the next insert takes it without evicting.
+ * So with one thread at most one element is free when the timed phase
+ * starts (the map was prefilled full), and ok inserts - 1 <= evictions <=
+ * all inserts: counting the prefill or the warm-up (which evicts as much
+ * again) would break it, as would counting nothing.
+ */
+Test(bench, the_work_counted_is_the_timed_ops_own, .timeout = 60)
+{
+	struct bench_result r = run_range(map_find("lru/global"), "insert=100", 1);
+	uint64_t inserts = r.ok[OP_INSERT] + r.fail[OP_INSERT];
+	cr_expect_geq(r.work.evictions + 1, r.ok[OP_INSERT], "%lu evictions, "
+		      "%lu inserts went in", r.work.evictions, r.ok[OP_INSERT]);
+	cr_expect_leq(r.work.evictions, inserts, "%lu evictions for %lu "
+		      "inserts", r.work.evictions, inserts);
+	/* One refill (a trip to the list's tail) per eviction. */
+	cr_expect_eq(r.work.refills, r.work.evictions);
+}
+
+/* A design that counts no work reports none, not zeroes. */
+Test(bench, a_design_without_work_counts_reports_none, .timeout = 60)
+{
+	struct bench_result r = run(map_find("hash/linux"), "lookup=100", 100, 1);
+	cr_expect_not(r.has_work || r.has_evictions);
+}
+
+/* --- the kernel maps a comparison needs --------------------------------------- */
+
+/*
+ * One kernel side per distinct (type, mode flags): a design with
+ * BPF_F_NO_COMMON_LRU stands for the kernel's LRU hash in that mode, and
+ * a kernel type named outright for its map without mode flags.
+ */
+Test(bench, each_kernel_mode_among_the_designs_once)
+{
+	const struct map_ops common = { .name = "t/common",
+					.type = MAP_TYPE_LRU_HASH };
+	const struct map_ops percpu = { .name = "t/percpu",
+					.type = MAP_TYPE_LRU_HASH,
+					.mode_flags = MAP_F_NO_COMMON_LRU };
+	const struct map_ops other = { .name = "t/other",
+				       .type = MAP_TYPE_LRU_HASH };
+	const struct map_ops *designs[] = { &common, &percpu, &other, NULL };
+	const uint32_t types[] = { MAP_TYPE_LRU_HASH, MAP_TYPE_LRU_HASH,
+				   MAP_TYPE_LRU_HASH, MAP_TYPE_LRU_HASH };
+	struct kbench_mode modes[4];
+	unsigned mode_of[4];
+	unsigned n = kbench_modes(designs, types, 4, modes, mode_of);
+	cr_assert_eq(n, 2, "%u kernel maps", n);
+	cr_expect(modes[0].type == MAP_TYPE_LRU_HASH && modes[0].flags == 0);
+	cr_expect(modes[1].type == MAP_TYPE_LRU_HASH &&
+		  modes[1].flags == MAP_F_NO_COMMON_LRU);
+	cr_expect(mode_of[0] == 0 && mode_of[1] == 1 && mode_of[2] == 0 &&
+		  mode_of[3] == 0, "%u %u %u %u", mode_of[0], mode_of[1],
+		  mode_of[2], mode_of[3]);
+	/* The noop design (type 0) stands for the type it was given. */
+	const struct map_ops *noop[] = { &bench_noop_ops };
+	const uint32_t hash[] = { MAP_TYPE_HASH };
+	cr_expect_eq(kbench_modes(noop, hash, 1, modes, NULL), 1);
+	cr_expect_eq(modes[0].type, MAP_TYPE_HASH);
 }

@@ -304,11 +304,135 @@ Test(report, csv_has_a_min_and_max_column_beside_each_figure)
 		",mops,mops_min,mops_max,ns_per_op,ns_per_op_min,ns_per_op_max,",
 		",p50_ns,p50_ns_min,p50_ns_max,",
 		",speedup,speedup_min,speedup_max,kernel_ratio,kernel_ratio_min,"
-		"kernel_ratio_max,probe_ns,probe_ns_min,probe_ns_max,flags,",
+		"kernel_ratio_max,evictions,evictions_min,evictions_max,",
+		",locks_per_op,locks_per_op_min,locks_per_op_max,"
+		"evictions_per_refill,evictions_per_refill_min,"
+		"evictions_per_refill_max,probe_ns,probe_ns_min,probe_ns_max,flags,",
+		/* The label, and an empty key_range: the pool model. */
+		"user,hash/linux,\"hash/linux\",\"lookup=100\",uniform,1,0,,",
 		",10.0000,5.0000,20.0000,100.000,50.000,200.000,,,,",
 		",21.000,20.000,22.000,wide_spread,600,3,",
 	};
 	expect_written(REPORT_CSV, want, N_WANT(want));
+}
+
+/* --- work per op ------------------------------------------------------------------- */
+
+/* A run of 1000 ops whose design did 250 evictions in 50 refills, scanned
+ * 400 nodes and took 2500 locks: 0.25 evictions, 0.4 nodes and 2.5 locks
+ * an op, 5 evictions a refill. */
+static struct bench_result worked_run(void)
+{
+	struct bench_result r = { .ops = 1000, .has_work = true,
+				  .has_evictions = true };
+	r.ok[OP_INSERT] = 1000;
+	r.work = (struct map_work){ .evictions = 250, .refills = 50,
+				    .nodes_scanned = 400, .locks = 2500 };
+	return r;
+}
+
+Test(report, work_figures_are_per_op_and_per_refill)
+{
+	struct bench_result r = worked_run();
+	struct report_run run;
+	report_run_from(&run, &r, false);
+	cr_expect_float_eq(run.v[RF_EVICTIONS], 250, EPS);
+	cr_expect_float_eq(run.v[RF_EVICTIONS_PER_OP], 0.25, EPS);
+	cr_expect_float_eq(run.v[RF_NODES_SCANNED_PER_OP], 0.4, EPS);
+	cr_expect_float_eq(run.v[RF_LOCKS_PER_OP], 2.5, EPS);
+	cr_expect_float_eq(run.v[RF_EVICTIONS_PER_REFILL], 5, EPS);
+	/* No refill: no figure per refill (not a division by zero). */
+	r.work.refills = 0;
+	report_run_from(&run, &r, false);
+	cr_expect(isnan(run.v[RF_EVICTIONS_PER_REFILL]));
+}
+
+Test(report, the_kernel_has_evictions_alone_and_hash_no_work)
+{
+	struct bench_result r = worked_run();
+	struct report_run run;
+	r.has_work = false; /* the kernel: evictions from its size */
+	report_run_from(&run, &r, false);
+	cr_expect_float_eq(run.v[RF_EVICTIONS_PER_OP], 0.25, EPS);
+	cr_expect(isnan(run.v[RF_NODES_SCANNED_PER_OP]) &&
+		  isnan(run.v[RF_LOCKS_PER_OP]) &&
+		  isnan(run.v[RF_EVICTIONS_PER_REFILL]),
+		  "the kernel's scans, locks and refills are not counted");
+	r.has_evictions = false; /* a design without map_ops.work */
+	report_run_from(&run, &r, false);
+	cr_expect(isnan(run.v[RF_EVICTIONS]) &&
+		  isnan(run.v[RF_EVICTIONS_PER_OP]),
+		  "no work counted is not zero work");
+}
+
+/* The first point: RUNS runs of worked_run, run r with r + 1 times its ops
+ * and evictions (the other counts as they are): 0.25 evictions an op
+ * throughout, evictions 250, 500, 750, evictions a refill 5, 10, 15.  The
+ * second point: no work figures. */
+static void make_worked_point(struct fixture *fx)
+{
+	make_side(fx, &speedup_side);
+	for (int r = 0; r < RUNS; r++) {
+		struct bench_result b = worked_run();
+		b.ops *= (uint64_t)r + 1;
+		b.work.evictions *= (uint64_t)r + 1;
+		report_run_from(&fx->runs[0][r], &b, false);
+		fx->runs[0][r].v[RF_MOPS] = speedup_side.mops[0][r];
+	}
+	fx->config[0].w.key_range = 4000;
+	report_summarise(&fx->points[0]);
+	report_summarise(&fx->points[1]);
+}
+
+Test(report, jsonl_carries_the_work_with_its_spread_and_the_key_range)
+{
+	struct fixture fx;
+	struct host_record host;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	make_worked_point(&fx);
+	host_record_read(&host);
+	report_write(f, REPORT_JSONL, &host, fx.points, 1);
+	fclose(f);
+	static const char *const want[] = {
+		"\"label\":\"hash/linux\",",
+		"\"entries\":0,\"key_range\":4000,\"key_size\":",
+		"\"evictions\":500,\"evictions_min\":250,\"evictions_max\":750",
+		"\"evictions_per_op\":0.2500,\"evictions_per_op_min\":0.2500,"
+		"\"evictions_per_op_max\":0.2500",
+		"\"nodes_scanned_per_op\":",
+		"\"locks_per_op\":",
+		"\"evictions_per_refill\":",
+	};
+	for (size_t i = 0; i < N_WANT(want); i++)
+		cr_expect(strstr(text, want[i]), "no '%s' in:\n%s", want[i], text);
+	free(text);
+}
+
+Test(report, the_table_adds_work_per_op_only_where_counted)
+{
+	struct fixture fx;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	make_worked_point(&fx);
+	report_write_work(f, fx.points, 2); /* the second point has none */
+	fclose(f);
+	cr_expect(strstr(text, "work per op"), "%s", text);
+	/* Medians: 0.25 evictions; 0.4 nodes scanned / 1, / 2, / 3: 0.2;
+	 * 2.5 locks / 1, / 2, / 3: 1.25; 5, 10, 15 evictions a refill: 10. */
+	cr_expect(strstr(text, "hash/linux             1         0.250         "
+			       "0.200         1.250        10.000"), "%s", text);
+	cr_expect(strstr(text, "                     min         0.250"),
+		  "%s", text);
+	cr_expect_null(strstr(text, "hash/linux             2"),
+		       "a point without work figures has no row: %s", text);
+	free(text);
+	text = written(REPORT_TABLE);
+	cr_expect_null(strstr(text, "work per op"),
+		       "no work table when no point counts work: %s", text);
+	free(text);
 }
 
 Test(report, table_shows_the_spread_and_the_flag)

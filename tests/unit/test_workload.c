@@ -4,6 +4,7 @@
  * the latency histogram.
  */
 #include <criterion/criterion.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "harness/bench/histogram.h"
@@ -148,4 +149,124 @@ Test(histogram, quantiles_within_a_bucket)
 	cr_expect_eq(h.total, 1001);
 	for (uint64_t v = 1; v < 100000; v = v * 3 + 1)
 		cr_expect_lt(hist_bucket(v), hist_bucket(v * 2), "%lu", v);
+}
+
+/* --- the range model ------------------------------------------------------------ */
+
+static struct workload range_workload(uint32_t entries, uint32_t range,
+				      const char *mix)
+{
+	struct workload w = { .key_size = 4, .value_size = 8, .entries = entries,
+			      .key_range = range, .prefill_pct = 100,
+			      .dist = DIST_UNIFORM, .seed = 7 };
+	char err[64];
+	cr_assert_eq(workload_parse_mix(mix, w.mix, err, sizeof(err)), 0, "%s",
+		     err);
+	return w;
+}
+
+/* Every op, deletes included, draws from the whole range (beyond the
+ * entries), the streams hold the mix asked, and none ends with deletes
+ * to close a pool: the pool model's keys above the entries never appear
+ * as such. */
+Test(workload, range_streams_draw_every_op_from_the_range)
+{
+	struct workload w = range_workload(1000, 4000,
+					   "lookup=40,update=20,insert=30,"
+					   "delete=10");
+	struct key_sampler *s = workload_sampler_new(&w);
+	struct stream st;
+	cr_assert_eq(workload_make_stream(&w, s, 1, 20000, &st), 0);
+	cr_expect_eq(st.len, 20000, "no closing deletes: %zu ops", st.len);
+	unsigned counts[OP_COUNT] = { 0 }, beyond[OP_COUNT] = { 0 };
+	for (size_t i = 0; i < st.len; i++) {
+		cr_assert_lt(st.ops[i].key, 4000, "op %zu: key %u", i,
+			     st.ops[i].key);
+		counts[st.ops[i].op]++;
+		beyond[st.ops[i].op] += st.ops[i].key >= w.entries;
+	}
+	for (int op = 0; op < OP_COUNT; op++) {
+		/* 3/4 of a uniform range lies beyond the entries. */
+		cr_expect(beyond[op] > counts[op] * 6 / 10, "%s: %u of %u beyond",
+			  bench_op_names[op], beyond[op], counts[op]);
+		double share = 100.0 * counts[op] / (double)st.len;
+		cr_expect(share > w.mix[op] - 2.0 && share < w.mix[op] + 2.0,
+			  "%s: %.1f%% of the stream, asked %u%%",
+			  bench_op_names[op], share, w.mix[op]);
+	}
+	double share[OP_COUNT];
+	cr_assert_eq(workload_stream_mix(&w, share), 0);
+	cr_expect(share[OP_DELETE] > 9 && share[OP_DELETE] < 11,
+		  "deletes with no insert of their own run as asked: %.1f%%",
+		  share[OP_DELETE]);
+	cr_expect_eq(workload_key_count(&w, 8), 4000,
+		     "the range's keys, and no worker pools");
+	workload_stream_free(&st);
+	workload_sampler_free(s);
+}
+
+/* A range narrower than the prefilled keys still has a key for each. */
+Test(workload, the_key_table_holds_the_prefilled_keys_and_the_range)
+{
+	struct workload w = range_workload(1000, 300, "lookup=100");
+	cr_expect_eq(workload_key_count(&w, 2), 1000);
+	w.key_range = 0;
+	cr_expect_eq(workload_key_count(&w, 2), 1000 + 2 * WORKLOAD_POOL);
+}
+
+/*
+ * A stream loops.  A loop of a range that met no more distinct keys than
+ * the map holds would stop evicting once they were all in (kbench's
+ * 2^16-op streams did: 32K inserts met about 29K keys of a 256K range,
+ * fewer than 64K entries, and its kernel side's inserts all failed EEXIST
+ * after the first pass).  One pass of the stream meets far more inserted
+ * keys than the map holds.
+ */
+Test(workload, one_pass_of_a_range_stream_inserts_more_keys_than_fit)
+{
+	struct workload w = range_workload(65536, 4 * 65536,
+					   "lookup=50,insert=50");
+	size_t len = workload_stream_len(&w);
+	cr_expect_geq(len, 4ull * w.key_range, "%zu ops", len);
+	struct key_sampler *s = workload_sampler_new(&w);
+	struct stream st;
+	cr_assert_eq(workload_make_stream(&w, s, 0, len, &st), 0);
+	uint8_t *seen = calloc(w.key_range, 1);
+	size_t distinct = 0;
+	for (size_t i = 0; i < st.len; i++)
+		if (st.ops[i].op == OP_INSERT && !seen[st.ops[i].key]++)
+			distinct++;
+	cr_expect_gt(distinct, 3 * (size_t)w.entries,
+		     "one pass inserts %zu distinct keys into %u entries",
+		     distinct, w.entries);
+	free(seen);
+	workload_stream_free(&st);
+	workload_sampler_free(s);
+	/* The pool model keeps bench's 2^18, and a huge range is capped. */
+	w.key_range = 0;
+	cr_expect_eq(workload_stream_len(&w), WORKLOAD_STREAM_MIN);
+	w.key_range = 1u << 31;
+	cr_expect_eq(workload_stream_len(&w), WORKLOAD_STREAM_MAX);
+}
+
+/* zipf and hotset rank the whole range, not only the entries. */
+Test(workload, skewed_draws_cover_the_range)
+{
+	struct workload w = range_workload(1000, 8000, "lookup=100");
+	w.dist = DIST_HOTSET;
+	w.hot_pct = 90;
+	w.hot_keys_pct = 10; /* 800 hot keys of the 8000 */
+	struct key_sampler *s = workload_sampler_new(&w);
+	struct stream st;
+	cr_assert_eq(workload_make_stream(&w, s, 0, 40000, &st), 0);
+	unsigned *hits = calloc(w.key_range, sizeof(*hits));
+	unsigned hot = 0;
+	for (size_t i = 0; i < st.len; i++)
+		hits[st.ops[i].key]++;
+	for (uint32_t k = 0; k < w.key_range; k++)
+		hot += hits[k] > 20; /* a hot key: about 45 draws; cold: 0.6 */
+	cr_expect_eq(hot, 800, "%u hot keys", hot);
+	free(hits);
+	workload_stream_free(&st);
+	workload_sampler_free(s);
 }
