@@ -20,7 +20,7 @@
  *
  *   use (a program's lookup) on partition q: nothing, and no lock, if the
  *       key is hot or deleted there; else, under q's lock, to the tail of
- *       q's hot list with q's generation and a new last-use time.  A hot
+ *       q's hot list with q's generation and the time now.  A hot
  *       list that then holds more than hot_limit keys is spliced onto the
  *       cold list's tail and q's generation advances: every key on it is
  *       cold at once, without a write to any of them (that is what the
@@ -34,10 +34,20 @@
  *       newest use (the latest last-use time over all partitions) is not
  *       this partition's is stale here: it leaves this cold list (absent
  *       here from now on) and the pass moves on.  Of the others, the
- *       oldest by newest use goes; passes repeat until one is found or
- *       every cold list is empty.  One key per try.  A hot key is never a
- *       candidate: it is on no cold list of its own partition, and in any
- *       other its link there is stale.
+ *       oldest by newest use goes (a tie to the lowest partition); passes
+ *       repeat until one is found or every cold list is empty.  One key
+ *       per try.  A hot key is not a candidate: it is on no cold list of
+ *       the partition it is hot in, and in any other its link is stale,
+ *       unless the two uses fell in one tick of the clock (below).
+ *
+ * Time is Windows's too: ebpf_query_time_since_boot_approximate reads a
+ * time that advances once a clock tick, without a write to anything
+ * shared; here CLOCK_MONOTONIC_COARSE (4 ms a tick on a kernel of HZ=250;
+ * Windows's tick is 0.5 to 15.6 ms).  Uses within one tick tie: a key
+ * inserted on one cpu and used on another within the tick keeps a live
+ * link in both, and a cold one of them can be reaped although the key is
+ * hot in the other, as in Windows.  On one thread only one partition is in
+ * use, where the lists alone decide, so a replay does not depend on time.
  *
  * Where this differs from Windows, and why:
  *  - Order of work.  Windows inserts first and reaps only when the insert
@@ -49,12 +59,6 @@
  *    kernel's order), so a replace, or a BPF_NOEXIST of a present key, in a
  *    full map reaps a key here; in Windows a replace needs no room and a
  *    refused insert reaps nothing.
- *  - Time.  Windows stamps a use with ebpf_query_time_since_boot_approximate,
- *    a coarse clock: keys used within one tick tie, and the reaper then
- *    takes the lowest partition's head.  We stamp with a counter shared by
- *    the map, so the order is exact and a replay deterministic; it costs a
- *    shared cache line written per move to a hot list (a key already hot
- *    costs nothing).
  *  - Eviction of the element.  Windows deletes the reaped entry's key from
  *    the table with no partition lock held: a key deleted and inserted
  *    again meanwhile loses its new entry.  Here the reaper checks, under
@@ -81,8 +85,9 @@
  * lookup that found it in its earlier life is still to mark it gets that
  * mark on its new key, which is harmless: a free element is deleted in
  * every partition, and a use of a deleted key does nothing.  Last-use
- * times are never reset: those of an element's earlier life are older
- * than any of its new one, so they never win the newest-use maximum.
+ * times are never reset: those of an element's earlier life are no newer
+ * than any of its new one (which is stamped after it was reaped or freed),
+ * so they cannot make a link of the new life stale.
  */
 #include "maps/common/area.h"
 #include "maps/common/lock.h"
@@ -92,6 +97,7 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define MAX_PARTITIONS 8     /* EBPF_LRU_MAXIMUM_PARTITIONS */
 #define GENERATION_COUNT 10  /* EBPF_LRU_GENERATION_COUNT */
@@ -106,7 +112,7 @@ enum { ON_FREE, IN_USE }; /* lru_node.type */
 struct part_link {
 	struct dlist link;           /* on the partition's hot or cold list */
 	_Atomic uint64_t generation; /* the partition's, when last used there */
-	_Atomic uint64_t last_used;  /* the map's clock then */
+	_Atomic uint64_t last_used;  /* approximate_now() then; 0: never */
 };
 
 struct partition {
@@ -122,7 +128,7 @@ struct partition {
 struct partitioned_lru {
 	struct partition parts[MAX_PARTITIONS];
 	unsigned nparts;
-	_Atomic uint64_t clock;  /* last-use times; 0: never */
+	uint64_t born;           /* approximate_now() at create, for dumps */
 	struct part_link *links; /* element i's link in q: links[i * nparts + q] */
 };
 
@@ -149,6 +155,15 @@ static struct lru_node *node_of_link(struct lru_htab *h, struct dlist *p)
 	struct partitioned_lru *s = state(h);
 	size_t i = (size_t)(dlist_entry(p, struct part_link, link) - s->links);
 	return lru_htab_node(h, (uint32_t)(i / s->nparts));
+}
+
+/* Nanoseconds, advancing once a tick; a read of the vDSO's clock page,
+ * which only the kernel's timekeeping writes. */
+static uint64_t approximate_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 static uint64_t load(_Atomic uint64_t *v)
@@ -202,6 +217,7 @@ static int partitioned_init(struct lru_htab *h)
 	if (!s)
 		return -ENOMEM;
 	memset(s, 0, sizeof(*s));
+	s->born = approximate_now();
 	s->nparts = h->map.attr.ncpus < MAX_PARTITIONS ? h->map.attr.ncpus
 						      : MAX_PARTITIONS;
 	s->links = map_area_alloc_array((size_t)h->n_elems * s->nparts,
@@ -256,16 +272,15 @@ static void start_generation(struct partition *p)
 }
 
 /* l (absent or cold here) to the hot tail, used now. */
-static void make_hot(struct partitioned_lru *s, struct partition *p,
-		     struct part_link *l, enum key_state st)
+static void make_hot(struct partition *p, struct part_link *l,
+		     enum key_state st)
 {
 	if (st == KEY_COLD) {
 		dlist_del(&l->link);
 		add_size(&p->cold_size, -1);
 	}
 	store(&l->generation, load(&p->generation));
-	store(&l->last_used, atomic_fetch_add_explicit(&s->clock, 1,
-				memory_order_relaxed) + 1);
+	store(&l->last_used, approximate_now());
 	dlist_add_tail(&l->link, &p->hot);
 	if (++p->hot_size > p->hot_limit)
 		start_generation(p);
@@ -301,7 +316,7 @@ static void start_life(struct lru_htab *h, unsigned cpu, struct lru_node *n,
 	lock_part(h, cpu, &s->parts[own]);
 	lru_node_set_hash(n, hash);
 	n->type = IN_USE;
-	make_hot(s, &s->parts[own], &links[own], KEY_ABSENT);
+	make_hot(&s->parts[own], &links[own], KEY_ABSENT);
 	map_spin_unlock(&s->parts[own].lock);
 }
 
@@ -492,7 +507,7 @@ static void partitioned_referenced(struct lru_htab *h, unsigned cpu,
 	lock_part(h, cpu, p);
 	st = key_state(p, l);
 	if (st == KEY_ABSENT || st == KEY_COLD)
-		make_hot(s, p, l, st);
+		make_hot(p, l, st);
 	map_spin_unlock(&p->lock);
 }
 
@@ -511,8 +526,8 @@ static void print_key_at(struct lru_htab *h, FILE *f, struct dlist *p)
 	const uint8_t *k = lru_node_key(node_of_link(h, p));
 	for (uint32_t i = 0; i < h->map.attr.key_size; i++)
 		fprintf(f, "%02x", k[i]);
-	fprintf(f, "@%llu", (unsigned long long)load(
-			&dlist_entry(p, struct part_link, link)->last_used));
+	uint64_t used = load(&dlist_entry(p, struct part_link, link)->last_used);
+	fprintf(f, "@%llu", (unsigned long long)(used - state(h)->born) / 1000);
 }
 
 /* One list, newest first: "  name: key@time ..." or a dot chain. */
@@ -546,11 +561,11 @@ static int partitioned_dump(struct lru_htab *h, FILE *f,
 {
 	struct partitioned_lru *s = state(h);
 	lru_dump_begin(f, fmt, "lru/partitioned: each partition's hot and "
-			       "cold lists, newest first, key@last use");
+			       "cold lists, newest first, key@last use (us)");
 	if (fmt == MAP_DUMP_TEXT)
-		fprintf(f, "lru/partitioned: %u partitions, hot limit %u, "
-			"clock %llu\n", s->nparts, s->parts[0].hot_limit,
-			(unsigned long long)load(&s->clock));
+		fprintf(f, "lru/partitioned: %u partitions, hot limit %u; "
+			"key@last use, in us since the map was made\n",
+			s->nparts, s->parts[0].hot_limit);
 	for (unsigned q = 0; q < s->nparts; q++) {
 		struct partition *p = &s->parts[q];
 		map_spin_lock(&p->lock);
