@@ -190,6 +190,14 @@ static void next_tick(void)
 
 /* --- lru/clock ------------------------------------------------------------------ */
 
+/* A request string on a fresh lru/clock of capacity 3. */
+static void expect_clock_evictions(const char *seq, const char *want)
+{
+	struct map *m = make("lru/clock", 3, 1);
+	cr_expect_str_eq(replay(m, seq), want, "requests %s", seq);
+	map_destroy(m);
+}
+
 /*
  * Capacity 3, "ABCADEBDFBG".  Clock's queue, head first:
  *   A B C  misses         [C B A]
@@ -205,9 +213,7 @@ static void next_tick(void)
  */
 Test(lru_clock, evicts_what_libcachesims_clock_evicts)
 {
-	struct map *m = make("lru/clock", 3, 1);
-	cr_expect_str_eq(replay(m, "ABCADEBDFBG"), "---.BCA.E.D");
-	map_destroy(m);
+	expect_clock_evictions("ABCADEBDFBG", "---.BCA.E.D");
 }
 
 /*
@@ -219,9 +225,7 @@ Test(lru_clock, evicts_what_libcachesims_clock_evicts)
  */
 Test(lru_clock, a_hit_sets_one_bit_however_often)
 {
-	struct map *m = make("lru/clock", 3, 1);
-	cr_expect_str_eq(replay(m, "ABCAADEF"), "---..BCA");
-	map_destroy(m);
+	expect_clock_evictions("ABCAADEF", "---..BCA");
 }
 
 /*
@@ -267,9 +271,7 @@ Test(lru_clock, the_hand_keeps_its_place_between_evictions)
  */
 Test(lru_clock, an_insert_goes_just_behind_the_hand)
 {
-	struct map *m = make("lru/clock", 3, 1);
-	cr_expect_str_eq(replay(m, "ABCADaEFG"), "---.Bx-CD");
-	map_destroy(m);
+	expect_clock_evictions("ABCADaEFG", "---.Bx-CD");
 }
 
 /*
@@ -280,9 +282,7 @@ Test(lru_clock, an_insert_goes_just_behind_the_hand)
  */
 Test(lru_clock, a_delete_under_the_hand_moves_it_on)
 {
-	struct map *m = make("lru/clock", 3, 1);
-	cr_expect_str_eq(replay(m, "ABCADcEFG"), "---.Bx-AD");
-	map_destroy(m);
+	expect_clock_evictions("ABCADcEFG", "---.Bx-AD");
 }
 
 /* A syscall lookup is no hit: after "ABC" and a lookup_copy of A, D
