@@ -40,10 +40,10 @@
  *       the partition it is hot in, and in any other its link is stale,
  *       unless the two uses fell in one tick of the clock (below).
  *
- * Time is Windows's too: ebpf_query_time_since_boot_approximate reads a
- * time that advances once a clock tick, without a write to anything
- * shared; here CLOCK_MONOTONIC_COARSE (4 ms a tick on a kernel of HZ=250;
- * Windows's tick is 0.5 to 15.6 ms).  Uses within one tick tie: a key
+ * Time is Windows's kind too: ebpf_query_time_since_boot_approximate
+ * reads the interrupt time (KeQueryInterruptTime), which advances once a
+ * clock tick (15.6 ms by default), without a write to anything shared;
+ * here CLOCK_MONOTONIC_COARSE (4 ms a tick on a kernel of HZ=250).  Uses within one tick tie: a key
  * inserted on one cpu and used on another within the tick keeps a live
  * link in both, and a cold one of them can be reaped although the key is
  * hot in the other, as in Windows.  On one thread only one partition is in
