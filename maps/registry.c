@@ -14,11 +14,15 @@
 extern const struct map_ops hash_linux_ops;
 extern const struct map_ops hash_rculfhash_ops;
 extern const struct map_ops lru_global_ops;
+extern const struct map_ops lru_clock_ops;
+extern const struct map_ops lru_partitioned_ops;
 
 const struct map_ops *const map_registry[] = {
 	&hash_linux_ops,
 	&hash_rculfhash_ops,
 	&lru_global_ops,
+	&lru_clock_ops,
+	&lru_partitioned_ops,
 	NULL,
 };
 
