@@ -93,6 +93,8 @@ int lru_htab_create(const struct lru_policy *policy,
 	int err = map_check_hash_attr(attr);
 	if (err)
 		return err;
+	if ((attr->flags & MAP_F_NO_COMMON_LRU) && !policy->per_cpu_mode)
+		return -EINVAL;
 	struct lru_htab *h = calloc(1, sizeof(*h));
 	if (!h)
 		return -ENOMEM;

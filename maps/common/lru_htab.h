@@ -100,6 +100,11 @@ struct lru_policy {
 
 	/* Optional: the inner state (map_ops.dump_state). */
 	int (*dump)(struct lru_htab *h, FILE *f, enum map_dump_format fmt);
+
+	/* The policy is the kernel's per-CPU LRU mode (BPF_F_NO_COMMON_LRU);
+	 * every other policy refuses that flag with -EINVAL, after the
+	 * kernel's own attribute checks (docs/design-notes.md). */
+	bool per_cpu_mode;
 };
 
 struct lru_work_slot {

@@ -254,8 +254,6 @@ static const struct lru_policy clock_policy = {
 
 static int clock_create(const struct map_attr *attr, struct map **out)
 {
-	if (attr->flags & MAP_F_NO_COMMON_LRU)
-		return -EINVAL; /* one ring: it has no per-CPU mode */
 	return lru_htab_create(&clock_policy, attr, out);
 }
 

@@ -154,8 +154,6 @@ static const struct lru_policy global_policy = {
 
 static int global_create(const struct map_attr *attr, struct map **out)
 {
-	if (attr->flags & MAP_F_NO_COMMON_LRU)
-		return -EINVAL; /* one list: it has no per-CPU mode */
 	return lru_htab_create(&global_policy, attr, out);
 }
 

@@ -601,8 +601,6 @@ static const struct lru_policy partitioned_policy = {
 
 static int partitioned_create(const struct map_attr *attr, struct map **out)
 {
-	if (attr->flags & MAP_F_NO_COMMON_LRU)
-		return -EINVAL; /* partitioned already: it has no per-CPU mode */
 	return lru_htab_create(&partitioned_policy, attr, out);
 }
 

@@ -92,6 +92,9 @@ static const struct attr_case bad_attrs[] = {
 	{ "NO_PREALLOC", 4, 8, 16, MAP_F_NO_PREALLOC, -ENOTSUPP },
 	{ "NO_PREALLOC before zero sizes", 0, 0, 0, MAP_F_NO_PREALLOC,
 	  -ENOTSUPP },
+	/* the kernel's checks first, then a design's refusal of a mode flag */
+	{ "NO_PREALLOC with NO_COMMON_LRU", 4, 8, 16,
+	  MAP_F_NO_PREALLOC | MAP_F_NO_COMMON_LRU, -ENOTSUPP },
 	{ "unknown flag 1<<20", 4, 8, 16, 1u << 20, -EINVAL },
 	{ "unknown flag before NO_PREALLOC", 4, 8, 16,
 	  (1u << 20) | MAP_F_NO_PREALLOC, -EINVAL },
