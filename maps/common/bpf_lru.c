@@ -7,6 +7,7 @@
  */
 #include "bpf_lru.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 
 void bpf_lru_list_init(struct bpf_lru_list *l, unsigned nr_scans)
@@ -18,6 +19,13 @@ void bpf_lru_list_init(struct bpf_lru_list *l, unsigned nr_scans)
 		l->counts[i] = 0;
 	l->next_inactive_rotation = &l->lists[BPF_LRU_INACTIVE];
 	l->nr_scans = nr_scans;
+}
+
+void bpf_lru_list_add_free(struct bpf_lru_list *l, struct lru_node *n)
+{
+	bpf_lru_set_type(n, BPF_LRU_FREE);
+	lru_node_clear_ref(n);
+	dlist_add(&n->link, &l->lists[BPF_LRU_FREE]);
 }
 
 static void count_in(struct bpf_lru_list *l, uint8_t type)
@@ -203,7 +211,20 @@ unsigned bpf_lru_list_shrink(struct lru_htab *h, unsigned cpu,
 	return force_shrink(h, cpu, l, free_list, free_type);
 }
 
-/* --- dumps ------------------------------------------------------------------ */
+/* --- dumps ---------------------------------------------------------------- */
+
+void bpf_lru_dump_begin(FILE *f, enum map_dump_format fmt,
+			const char *fmt_title, ...)
+{
+	char title[160];
+	va_list ap;
+	va_start(ap, fmt_title);
+	vsnprintf(title, sizeof(title), fmt_title, ap);
+	va_end(ap);
+	lru_dump_begin(f, fmt, title);
+	if (fmt == MAP_DUMP_TEXT)
+		fprintf(f, "%s\n", title);
+}
 
 void bpf_lru_dump_named(struct lru_htab *h, FILE *f, enum map_dump_format fmt,
 			const char *prefix, const char *what,

@@ -6,24 +6,24 @@
  * shrink.  lru/linux_common has one such list for the whole map (plus
  * per-cpu local lists of its own); lru/linux_percpu has one per cpu.
  *
- *                 rotate_active (when inactive is the shorter)
- *        +---------------------------------------------+
- *        v                                             |
- *   active:   head -> newest ... oldest <- tail -------+--> ref'd: back to
- *                                                           active's head
- *   inactive: head -> newest ... [hand] ... oldest <- tail
- *                     rotate_inactive walks from the hand toward the head,
- *                     wrapping to the tail: ref'd nodes go to active, the
- *                     others stay; shrink walks from the tail: ref'd nodes
- *                     go to active, the others are evicted onto a free list
- *   free:     head -> ...                    (pop from the head)
+ *   active:   head -> newest ........... oldest
+ *               rotate_active (only when the inactive list is the shorter):
+ *               from the tail, ref'd nodes back to the active head, the
+ *               others to the inactive head
+ *   inactive: head -> newest ... [hand] ... oldest
+ *               rotate_inactive: from the hand toward the head, wrapping
+ *               past it to the tail; ref'd nodes to the active head, the
+ *               others stay.  shrink: from the tail; ref'd nodes to the
+ *               active head, the others evicted onto a free list
+ *   free:     head -> ...                 (popped from the head)
  *
  * Every move puts the node at the head of its new list (the kernel's
- * list_move).  Moving a node off the list clears its ref bit, except onto
- * a free list (the kernel's __bpf_lru_node_move_to_free leaves it; the pop
- * clears it).  The hand (the kernel's next_inactive_rotation) always
- * points at a node of the inactive list or at its head: a move of the node
- * under it steps it to that node's predecessor (the next newer node).
+ * list_move) and clears its ref bit, except a shrink's move of an evicted
+ * node onto a free list (the kernel's __bpf_lru_node_move_to_free leaves
+ * it; the pop clears it).  The hand (the kernel's next_inactive_rotation)
+ * always points at a node of the inactive list or at its head: a move of
+ * the node under it steps it to that node's predecessor (the next newer
+ * node).
  *
  * Everything here runs with the list's lock held; an eviction takes a
  * bucket lock under it (lru_htab_evict: lock order list, then bucket).
@@ -86,6 +86,10 @@ static inline void bpf_lru_lock(struct lru_htab *h, unsigned cpu,
 /* Empty lists, the hand at the inactive head. */
 void bpf_lru_list_init(struct bpf_lru_list *l, unsigned nr_scans);
 
+/* n, an element never used, at the head of l's free list (the kernel's
+ * populate). */
+void bpf_lru_list_add_free(struct bpf_lru_list *l, struct lru_node *n);
+
 /* n (on one of l's lists) to the head of l's list tgt, ref cleared: the
  * kernel's __bpf_lru_node_move. */
 void bpf_lru_list_move(struct bpf_lru_list *l, struct lru_node *n,
@@ -120,6 +124,12 @@ void bpf_lru_list_rotate(struct lru_htab *h, unsigned cpu,
 unsigned bpf_lru_list_shrink(struct lru_htab *h, unsigned cpu,
 			     struct bpf_lru_list *l, unsigned want,
 			     struct dlist *free_list, uint8_t free_type);
+
+/* A dump's opening (lru_dump_begin) with its title, which a text dump
+ * also prints as its first line. */
+void bpf_lru_dump_begin(FILE *f, enum map_dump_format fmt,
+			const char *fmt_title, ...)
+	__attribute__((format(printf, 3, 4)));
 
 /* Dump l's active, inactive (with the hand) and free lists; `prefix`
  * starts each list's dot id and name ("" or "cpu1 "). */

@@ -57,7 +57,7 @@ struct common_lru {
 	struct bpf_lru_list global;
 	unsigned target_free;
 	unsigned ncpus;
-	struct local_list *local; /* [ncpus] */
+	struct local_list local[]; /* [ncpus] */
 };
 
 static struct common_lru *state(struct lru_htab *h)
@@ -77,15 +77,11 @@ static unsigned clamp_target(uint32_t per_cpu_half)
  * the head (the kernel's bpf_common_lru_populate). */
 static int common_init(struct lru_htab *h)
 {
-	struct common_lru *c = calloc(1, sizeof(*c));
 	unsigned ncpus = h->map.attr.ncpus;
+	struct common_lru *c = map_area_alloc(sizeof(*c) + ncpus *
+					      sizeof(c->local[0]), 64);
 	if (!c)
 		return -ENOMEM;
-	c->local = map_area_alloc_array(ncpus, sizeof(*c->local), 64);
-	if (!c->local) {
-		free(c);
-		return -ENOMEM;
-	}
 	bpf_lru_list_init(&c->global, LOCAL_NR_SCANS);
 	c->ncpus = ncpus;
 	c->target_free = clamp_target(h->n_elems / ncpus / 2);
@@ -96,18 +92,14 @@ static int common_init(struct lru_htab *h)
 		dlist_init(&loc->pending);
 		loc->next_steal = cpu;
 	}
-	for (uint32_t i = 0; i < h->n_elems; i++) {
-		struct lru_node *n = lru_htab_node(h, i);
-		bpf_lru_set_type(n, BPF_LRU_FREE);
-		dlist_add(&n->link, &c->global.lists[BPF_LRU_FREE]);
-	}
+	for (uint32_t i = 0; i < h->n_elems; i++)
+		bpf_lru_list_add_free(&c->global, lru_htab_node(h, i));
 	h->policy_state = c;
 	return 0;
 }
 
 static void common_fini(struct lru_htab *h)
 {
-	free(state(h)->local);
 	free(state(h));
 }
 
@@ -165,8 +157,8 @@ static void flush_pending(struct lru_htab *h, unsigned cpu,
 		struct lru_node *n = bpf_lru_node_of(p);
 		newer = p->prev;
 		lru_count(&lru_work(h, cpu)->nodes_scanned, 1);
-		bpf_lru_list_move_in(l, n, lru_node_is_ref(n) ? BPF_LRU_ACTIVE
-							      : BPF_LRU_INACTIVE);
+		bpf_lru_list_move_in(l, n, lru_node_is_ref(n)
+					   ? BPF_LRU_ACTIVE : BPF_LRU_INACTIVE);
 	}
 }
 
@@ -196,7 +188,7 @@ static void refill_local(struct lru_htab *h, unsigned cpu,
 	map_spin_unlock(&l->lock);
 }
 
-/* --- the policy ------------------------------------------------------------ */
+/* --- the policy ----------------------------------------------------------- */
 
 /* Round-robin over every cpu's local lists from next_steal, which then
  * names the cpu after the last one tried. */
@@ -273,19 +265,17 @@ static void common_push_free(struct lru_htab *h, unsigned cpu,
 static int common_dump(struct lru_htab *h, FILE *f, enum map_dump_format fmt)
 {
 	struct common_lru *c = state(h);
-	char title[128], prefix[32];
-	snprintf(title, sizeof(title), "lru/linux_common: target_free %u, "
-		 "scan limit %u, newest first", c->target_free,
-		 c->global.nr_scans);
-	lru_dump_begin(f, fmt, title);
-	if (fmt == MAP_DUMP_TEXT)
-		fprintf(f, "%s\n", title);
+	char prefix[32];
+	bpf_lru_dump_begin(f, fmt, "lru/linux_common: target_free %u, scan "
+			   "limit %u, newest first", c->target_free,
+			   c->global.nr_scans);
 	bpf_lru_list_dump(h, f, fmt, "", &c->global);
 	for (unsigned cpu = 0; cpu < c->ncpus; cpu++) {
 		struct local_list *loc = &c->local[cpu];
 		snprintf(prefix, sizeof(prefix), "cpu%u ", cpu);
 		if (fmt == MAP_DUMP_TEXT)
-			fprintf(f, "cpu%u: next_steal %u\n", cpu, loc->next_steal);
+			fprintf(f, "cpu%u: next_steal %u\n", cpu,
+				loc->next_steal);
 		bpf_lru_dump_named(h, f, fmt, prefix, "local free", &loc->free,
 				   NULL);
 		bpf_lru_dump_named(h, f, fmt, prefix, "pending", &loc->pending,

@@ -33,7 +33,7 @@
 
 struct percpu_lru {
 	unsigned ncpus;
-	struct bpf_lru_list *lists; /* [ncpus] */
+	struct bpf_lru_list lists[]; /* [ncpus] */
 };
 
 static struct percpu_lru *state(struct lru_htab *h)
@@ -54,15 +54,11 @@ static uint32_t percpu_capacity(const struct map_attr *a)
 /* The kernel's bpf_percpu_lru_populate. */
 static int percpu_init(struct lru_htab *h)
 {
-	struct percpu_lru *p = calloc(1, sizeof(*p));
 	unsigned ncpus = h->map.attr.ncpus;
+	struct percpu_lru *p = map_area_alloc(sizeof(*p) + ncpus *
+					      sizeof(p->lists[0]), 64);
 	if (!p)
 		return -ENOMEM;
-	p->lists = map_area_alloc_array(ncpus, sizeof(*p->lists), 64);
-	if (!p->lists) {
-		free(p);
-		return -ENOMEM;
-	}
 	p->ncpus = ncpus;
 	uint32_t share = h->n_elems / ncpus;
 	for (unsigned cpu = 0; cpu < ncpus; cpu++) {
@@ -71,8 +67,7 @@ static int percpu_init(struct lru_htab *h)
 		for (uint32_t i = cpu * share; i < (cpu + 1) * share; i++) {
 			struct lru_node *n = lru_htab_node(h, i);
 			n->cpu = (uint16_t)cpu;
-			bpf_lru_set_type(n, BPF_LRU_FREE);
-			dlist_add(&n->link, &l->lists[BPF_LRU_FREE]);
+			bpf_lru_list_add_free(l, n);
 		}
 	}
 	h->policy_state = p;
@@ -81,7 +76,6 @@ static int percpu_init(struct lru_htab *h)
 
 static void percpu_fini(struct lru_htab *h)
 {
-	free(state(h)->lists);
 	free(state(h));
 }
 
@@ -121,13 +115,10 @@ static void percpu_push_free(struct lru_htab *h, unsigned cpu,
 static int percpu_dump(struct lru_htab *h, FILE *f, enum map_dump_format fmt)
 {
 	struct percpu_lru *p = state(h);
-	char title[128], prefix[32];
-	snprintf(title, sizeof(title), "lru/linux_percpu: %u cpus x %u "
-		 "elements, scan limit %u, newest first", p->ncpus,
-		 h->n_elems / p->ncpus, PERCPU_NR_SCANS);
-	lru_dump_begin(f, fmt, title);
-	if (fmt == MAP_DUMP_TEXT)
-		fprintf(f, "%s\n", title);
+	char prefix[32];
+	bpf_lru_dump_begin(f, fmt, "lru/linux_percpu: %u cpus x %u elements, "
+			   "scan limit %u, newest first", p->ncpus,
+			   h->n_elems / p->ncpus, PERCPU_NR_SCANS);
 	for (unsigned cpu = 0; cpu < p->ncpus; cpu++) {
 		snprintf(prefix, sizeof(prefix), "cpu%u ", cpu);
 		bpf_lru_list_dump(h, f, fmt, prefix, &p->lists[cpu]);
@@ -153,8 +144,8 @@ static int percpu_create(const struct map_attr *attr, struct map **out)
 const struct map_ops lru_linux_percpu_ops = {
 	.name = "lru/linux_percpu",
 	.description = "kernel-faithful BPF_MAP_TYPE_LRU_HASH with "
-		       "BPF_F_NO_COMMON_LRU: a list per cpu, each cpu its share "
-		       "of the elements, no stealing",
+		       "BPF_F_NO_COMMON_LRU: a list per cpu, each cpu its "
+		       "share of the elements, no stealing",
 	LRU_HTAB_MAP_OPS,
 	.faithful = 1,
 	.evicts_early = 1,

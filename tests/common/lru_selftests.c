@@ -148,7 +148,7 @@ static void expect_contents(struct scenario *s)
 		     (unsigned long long)want);
 }
 
-/* --- sanity0, 7, 8: which of two keys a third insert evicts ------------- */
+/* --- sanity0, 7, 8: which of two keys a third insert evicts --------------- */
 
 enum lookup_kind { NOT_LOOKED_UP, SYSCALL_LOOKUP, PROGRAM_LOOKUP };
 
@@ -223,7 +223,7 @@ void lru_sanity8(const struct lru_target *t, uint32_t flags)
 	two_slots(t, "sanity8", flags, SYSCALL_LOOKUP, PROGRAM_LOOKUP, false);
 }
 
-/* --- sanity1: unreferenced keys are recycled before referenced ones ------ */
+/* --- sanity1: unreferenced keys are recycled before referenced ones ------- */
 
 /*
  * map_size = 256N + 64, so target_free = 128.  Inserting 256N keys takes
@@ -252,7 +252,7 @@ void lru_sanity1(const struct lru_target *t)
 	end(&s);
 }
 
-/* --- sanity2: an update evicts before it looks at its key ---------------- */
+/* --- sanity2: an update evicts before it looks at its key ----------------- */
 
 /*
  * The same map, filled the same way.  An update of key 1 with BPF_EXIST
@@ -317,7 +317,7 @@ void lru_sanity3(const struct lru_target *t)
 	end(&s);
 }
 
-/* --- sanity4: deletes ------------------------------------------------------ */
+/* --- sanity4: deletes ----------------------------------------------------- */
 
 /*
  * A map three times what is used (common: 3 x 256N; per-CPU: 12 per cpu),
@@ -350,7 +350,7 @@ void lru_sanity4(const struct lru_target *t, uint32_t flags)
 	end(&s);
 }
 
-/* --- sanity5: one element, every cpu in turn ------------------------------- */
+/* --- sanity5: one element, every cpu in turn ------------------------------ */
 
 /*
  * A map of one element.  Key 0 is inserted on cpu 0; then on each cpu c in

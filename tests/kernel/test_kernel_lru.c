@@ -35,7 +35,7 @@
 #include "need_kernel.h"
 #include "tests/common/lru_selftests.h"
 
-/* --- our side, counting what it evicted ----------------------------------------- */
+/* --- our side, counting what it evicted ----------------------------------- */
 
 /*
  * Copies of the two designs whose destroy first adds the map's evictions
@@ -71,31 +71,21 @@ static void set_up(void)
 
 TestSuite(kernel_lru, .init = set_up, .timeout = 300);
 
-/* --- trace comparison --------------------------------------------------------------- */
+/* --- trace comparison ----------------------------------------------------- */
 
-struct mismatch {
-	size_t count;
-	char where[1536];
-};
-
+/* ctx: a stream over the failure message, which holds the first
+ * difference only. */
 static void note_mismatch(void *ctx, const struct trace *t, size_t i,
 			  const struct replay_answer *kern,
 			  const struct replay_answer *ours)
 {
-	struct mismatch *d = ctx;
-	if (d->count++)
+	FILE *f = ctx;
+	if (ftell(f) > 0)
 		return;
-	char *line = NULL;
-	size_t len;
-	FILE *f = open_memstream(&line, &len);
-	if (f) {
-		trace_print_line(f, t, i);
-		fclose(f);
-	}
-	snprintf(d->where, sizeof(d->where), "line %u (%s):\n  kernel: %.*s  "
-		 "maplab: %.*s", t->lines[i].lineno, line ? line : "?",
-		 (int)kern->len, kern->text, (int)ours->len, ours->text);
-	free(line);
+	fprintf(f, "line %u (", t->lines[i].lineno);
+	trace_print_line(f, t, i);
+	fprintf(f, "):\n  kernel: %.*s  maplab: %.*s", (int)kern->len,
+		kern->text, (int)ours->len, ours->text);
 }
 
 /* Replay text on both sides; fail at the first difference. */
@@ -108,17 +98,20 @@ static void expect_same(const char *text, const char *what)
 	struct replay_side kern = replay_fixed_side("kernel", &kmap_ops,
 						    kmap_prog_lookup);
 	struct replay_side ours = { .label = "maplab", .choose = choose_counted };
-	struct mismatch d = { 0 };
+	char first[1536] = "";
+	FILE *f = fmemopen(first, sizeof(first), "w");
+	cr_assert_not_null(f);
 	struct replay_comparison cmp;
-	replay_compare(&t, what, &kern, &ours, note_mismatch, &d, &cmp);
+	replay_compare(&t, what, &kern, &ours, note_mismatch, f, &cmp);
+	fclose(f);
 	cr_assert_eq(cmp.differences, 0, "%s: %zu lines differ, first at %s",
-		     what, cmp.differences, d.where);
+		     what, cmp.differences, first);
 	cr_assert_eq(cmp.stop, REPLAY_DONE, "%s: %s", what, cmp.why);
 	cr_assert_eq(cmp.unordered, 0, "%s: next lines left uncompared", what);
 	trace_free(&t);
 }
 
-/* --- random traces on cpu 0 ----------------------------------------------------------- */
+/* --- random traces on cpu 0 ----------------------------------------------- */
 
 static void random_traces(uint32_t mode, unsigned key_space_factor)
 {
@@ -171,7 +164,7 @@ Test(kernel_lru, random_traces_percpu)
 	random_traces(MAP_F_NO_COMMON_LRU, 1);
 }
 
-/* --- focused traces ------------------------------------------------------------------- */
+/* --- focused traces ------------------------------------------------------- */
 
 /* A trace written a line at a time; key k is 4 bytes, little-endian. */
 struct trace_text {
@@ -293,7 +286,7 @@ Test(kernel_lru, creation)
 		    "creation errors");
 }
 
-/* --- the kernel's selftests, on the kernel --------------------------------------------- */
+/* --- the kernel's selftests, on the kernel -------------------------------- */
 
 static const struct lru_target kernel_target = {
 	.label = "kernel", .ops = &kmap_ops, .prog_lookup = kmap_prog_lookup,
@@ -331,7 +324,7 @@ Test(kernel_lru, selftests_percpu)
 	map_thread_offline();
 }
 
-/* --- two cpus ------------------------------------------------------------------------- */
+/* --- two cpus ------------------------------------------------------------- */
 
 /* The same map on both sides, and the buffers one operation needs. */
 struct twin {

@@ -49,7 +49,7 @@ static void tear_down(void)
 TestSuite(lru_selftests, .init = set_up, .fini = tear_down, .timeout = 60);
 TestSuite(lru_linux, .init = set_up, .fini = tear_down, .timeout = 60);
 
-/* --- the kernel's selftests --------------------------------------------------- */
+/* --- the kernel's selftests ----------------------------------------------- */
 
 Test(lru_selftests, sanity0_7_8_common)
 {
@@ -96,7 +96,7 @@ Test(lru_selftests, sanity6_sticky_refs_percpu)
 	lru_sanity6(&percpu_target);
 }
 
-/* --- helpers ------------------------------------------------------------------ */
+/* --- helpers -------------------------------------------------------------- */
 
 static struct map *make(const struct map_ops *ops, uint32_t max_entries,
 			uint32_t ncpus)
@@ -229,7 +229,7 @@ static struct map_work work_of(struct map *m, int slot)
 	return map_work_of(m, slot);
 }
 
-/* --- the common LRU -------------------------------------------------------------- */
+/* --- the common LRU ------------------------------------------------------- */
 
 /*
  * target_free = clamp((max_entries / ncpus) / 2, 1, 128): the first insert
@@ -380,7 +380,7 @@ Test(lru_linux, steal_round_robin_from_next_steal)
 	map_destroy(m);
 }
 
-/* --- the per-CPU LRU --------------------------------------------------------------- */
+/* --- the per-CPU LRU ------------------------------------------------------ */
 
 /*
  * 2 cpus x 8 (scan limit 4).  Each pop rotates the inactive list from the
@@ -430,16 +430,38 @@ Test(lru_linux, force_shrink_ignores_the_ref_bit)
 	map_destroy(m);
 }
 
+/* max_entries rounded up to a multiple of ncpus, each cpu an equal share. */
+Test(lru_linux, percpu_capacity_rounds_up)
+{
+	static const struct { uint32_t max, ncpus, want; } cases[] = {
+		{ 3, 2, 4 }, { 4, 2, 4 }, { 7, 3, 9 }, { 1, 4, 4 },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct map *m = make(percpu_ops, cases[i].max, cases[i].ncpus);
+		cr_expect_eq(m->attr.max_entries, cases[i].want,
+			     "%u on %u cpus", cases[i].max, cases[i].ncpus);
+		char want[32];
+		snprintf(want, sizeof(want), "cpu%u free (%u):",
+			 cases[i].ncpus - 1, cases[i].want / cases[i].ncpus);
+		expect_line_starts(m, want, want);
+		map_destroy(m);
+	}
+}
+
 /*
  * 2 cpus x 4.  An update of an existing key (1) gives the new node a ref
- * bit: the next pop's rotation moves it to the active list, and the
- * shrink for 5 evicts 2, 3 and 4 only.  Without the ref 1 would go too.
+ * bit (the old one goes to the free list): the next pop's rotation moves
+ * it to the active list, and the shrink for 5 evicts 2, 3 and 4 only.
+ * Without the ref 1 would go too.
  */
 Test(lru_linux, a_replace_sets_the_ref_bit)
 {
 	struct map *m = make(percpu_ops, 8, 2);
 	put_range(m, 0, 1, 3);
 	put(m, 0, 1);
+	expect_line(m, "cpu0 inactive", "cpu0 inactive (3): [hand] 01000000* "
+		    "03000000 02000000");
+	expect_line(m, "cpu0 free", "cpu0 free (1): 01000000");
 	put(m, 0, 4);
 	put(m, 0, 5);
 	expect_keys(m, (uint32_t[]){ 1, 5 }, 2);
@@ -464,25 +486,7 @@ Test(lru_linux, shares_no_stealing_owner_gets_it_back)
 	map_destroy(m);
 }
 
-/* max_entries rounded up to a multiple of ncpus, each cpu an equal share. */
-Test(lru_linux, percpu_capacity_rounds_up)
-{
-	static const struct { uint32_t max, ncpus, want; } cases[] = {
-		{ 3, 2, 4 }, { 4, 2, 4 }, { 7, 3, 9 }, { 1, 4, 4 },
-	};
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct map *m = make(percpu_ops, cases[i].max, cases[i].ncpus);
-		cr_expect_eq(m->attr.max_entries, cases[i].want,
-			     "%u on %u cpus", cases[i].max, cases[i].ncpus);
-		char want[32];
-		snprintf(want, sizeof(want), "cpu%u free (%u):",
-			 cases[i].ncpus - 1, cases[i].want / cases[i].ncpus);
-		expect_line_starts(m, want, want);
-		map_destroy(m);
-	}
-}
-
-/* --- modes, flags, dumps ---------------------------------------------------------- */
+/* --- modes, flags, dumps -------------------------------------------------- */
 
 Test(lru_linux, modes)
 {
