@@ -13,6 +13,8 @@
 
 extern const struct map_ops hash_linux_ops;
 extern const struct map_ops hash_rculfhash_ops;
+extern const struct map_ops lru_linux_common_ops;
+extern const struct map_ops lru_linux_percpu_ops;
 extern const struct map_ops lru_global_ops;
 extern const struct map_ops lru_clock_ops;
 extern const struct map_ops lru_partitioned_ops;
@@ -20,6 +22,8 @@ extern const struct map_ops lru_partitioned_ops;
 const struct map_ops *const map_registry[] = {
 	&hash_linux_ops,
 	&hash_rculfhash_ops,
+	&lru_linux_common_ops,
+	&lru_linux_percpu_ops,
 	&lru_global_ops,
 	&lru_clock_ops,
 	&lru_partitioned_ops,

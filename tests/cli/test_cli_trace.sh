@@ -21,8 +21,11 @@ expect 2 'zero.trace:2: the map line above has key_size=0' "$maplab" replay --tr
 expect 0 '^err EINVAL' "$maplab" replay --trace "$root/examples/hash_basics.trace"
 
 # Map types with no userspace design yet: the map line answers EOPNOTSUPP.
-printf 'map lru_hash key_size=4 value_size=4 max_entries=8\n' >"$tmp/lru.trace"
-expect 0 '^err EOPNOTSUPP$' "$maplab" replay --trace "$tmp/lru.trace"
+printf 'map lpm_trie key_size=8 value_size=4 max_entries=8 flags=no_prealloc\n' >"$tmp/lpm.trace"
+expect 0 '^err EOPNOTSUPP$' "$maplab" replay --trace "$tmp/lpm.trace"
+# An LRU map line finds its mode's kernel-faithful design.
+printf 'map lru_hash key_size=4 value_size=4 max_entries=8 flags=no_common_lru\n' >"$tmp/lru.trace"
+expect 0 '^ok$' "$maplab" replay --trace "$tmp/lru.trace"
 
 # A generated trace replays, and replays the same twice (deterministic).
 "$maplab" gentrace --entries 20 --ops 300 --seed 9 >"$tmp/g.trace"
