@@ -359,6 +359,9 @@ int cmd_validate(int argc, char **argv)
 	warn_other_kernel(&c, &side, &t);
 
 	struct replay_side kside = kernel_side();
+	const struct map_ops *design = c.map ? map_find(c.map) : NULL;
+	if (design) /* the kernel makes the design's kind of map */
+		kside.add_flags = design->mode_flags;
 	struct diff_report report = { .label = side.label, .max_diffs = c.max_diffs };
 	struct replay_comparison cmp;
 	replay_compare(&t, c.file ? c.file : "random", &kside, &side,

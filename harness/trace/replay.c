@@ -146,9 +146,11 @@ static void print_bytes_or_err(FILE *out, int err, const uint8_t *bytes,
 
 static enum replay_stop do_map(struct replay *r, size_t i, FILE *out)
 {
-	const struct map_attr *a = &r->t->lines[i].attr;
+	struct map_attr attr = r->t->lines[i].attr;
+	const struct map_attr *a = &attr;
 	close_map(r);
 	r->map_index = i;
+	attr.flags |= r->side->add_flags;
 	const struct map_ops *ops = r->side->choose(a->type, a->flags,
 						    r->side->ctx);
 	r->map_err = ops ? map_create(ops, a, &r->map) : -EOPNOTSUPP;

@@ -41,6 +41,13 @@ struct replay_side {
 	 * the replay (REPLAY_FAILED).  NULL: map_lookup in an RCU read section.
 	 */
 	int (*prog_lookup)(struct map *map, const void *key);
+	/*
+	 * Creation flags added to every map line on this side: validate's
+	 * kernel side takes the compared design's mode flags (lru/linux_percpu
+	 * is the kernel's LRU with BPF_F_NO_COMMON_LRU), so both sides make
+	 * the same kind of map from the same line.
+	 */
+	uint32_t add_flags;
 };
 
 /* How a replay ended. */

@@ -101,10 +101,14 @@ int lru_htab_create(const struct lru_policy *policy,
 	h->map.attr = *attr;
 	h->policy = policy;
 	if (policy->capacity) {
+		/* The kernel sizes the table after rounding, and checks that
+		 * size again (a rounded-up max_entries can be E2BIG). */
 		h->map.attr.max_entries = policy->capacity(attr);
-		if (!h->map.attr.max_entries) {
+		err = h->map.attr.max_entries ? map_check_hash_attr(&h->map.attr)
+					      : -EINVAL;
+		if (err) {
 			free(h);
-			return -EINVAL;
+			return err;
 		}
 	}
 	err = htab_table_init(&h->table, h->map.attr.max_entries,

@@ -295,8 +295,6 @@ static const struct lru_policy common_policy = {
 
 static int common_create(const struct map_attr *attr, struct map **out)
 {
-	if (attr->flags & MAP_F_NO_COMMON_LRU)
-		return -EINVAL; /* that mode is lru/linux_percpu */
 	return lru_htab_create(&common_policy, attr, out);
 }
 

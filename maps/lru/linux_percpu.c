@@ -134,6 +134,7 @@ static const struct lru_policy percpu_policy = {
 	.push_free = percpu_push_free,
 	.capacity = percpu_capacity,
 	.dump = percpu_dump,
+	.per_cpu_mode = true,
 };
 
 static int percpu_create(const struct map_attr *attr, struct map **out)

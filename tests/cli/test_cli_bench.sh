@@ -165,8 +165,8 @@ if is_root; then
     if "$maplab" list | grep -q '^lru/linux_percpu'; then
         "${c[@]}" --map lru/global,lru/linux_percpu "${lru[@]}" --no-syscall --format jsonl \
             --out "$tmp/modes.jsonl"
-        expect 0 '"label":"kernel BPF","mix".*"map_flags":0,' sed -n 2p "$tmp/modes.jsonl"
-        expect 0 '"label":"kernel BPF \+no_common_lru",.*"map_flags":2,' sed -n 4p "$tmp/modes.jsonl"
+        expect 0 '"label":"kernel BPF","mix".*"map_flags":0,' grep -F '"label":"kernel BPF","mix"' "$tmp/modes.jsonl"
+        expect 0 '"label":"kernel BPF \+no_common_lru",.*"map_flags":2,' grep -F '"label":"kernel BPF +no_common_lru"' "$tmp/modes.jsonl"
         "${c[@]}" --map lru/global,lru/linux_percpu "${lru[@]}" --no-syscall >"$tmp/modes.txt"
         expect 0 'lru/global to kernel BPF; lru/linux_percpu to kernel BPF \+no_common_lru;' \
             cat "$tmp/modes.txt"

@@ -89,4 +89,12 @@ if is_root; then
         with_fds 5 "$maplab" replay --verbose --map kernel --trace "$tmp/rdonly.trace"
 fi
 
+# validate --map D compares D with the kernel's map of D's own mode: the
+# per-CPU LRU design is the kernel's LRU with BPF_F_NO_COMMON_LRU, whether
+# or not the trace's map line asks for it.
+if is_root; then
+    expect 0 'lru/linux_percpu matches the kernel' "$maplab" validate --random \
+        --type lru_hash --entries 100 --ops 3000 --map lru/linux_percpu
+fi
+
 finish
