@@ -297,6 +297,7 @@ const struct map_ops hash_linux_ops = {
 		       "RCU readers, prealloc per-cpu free lists",
 	.type = MAP_TYPE_HASH,
 	.faithful = 1,
+	.models = "6.18",
 	.create = htab_create,
 	.destroy = htab_destroy,
 	.lookup = htab_lookup,
