@@ -98,7 +98,7 @@ static void rotate_active(struct lru_htab *h, unsigned cpu,
 	unsigned i = 0;
 
 	for (p = active->prev; p != active; p = older) {
-		struct lru_node *n = bpf_lru_node_of(p);
+		struct lru_node *n = lru_node_of(p);
 		older = p->prev;
 		count_scanned(h, cpu);
 		bpf_lru_list_move(l, n, lru_node_is_ref(n) ? BPF_LRU_ACTIVE
@@ -133,7 +133,7 @@ static void rotate_inactive(struct lru_htab *h, unsigned cpu,
 			cur = cur->prev;
 			continue;
 		}
-		struct lru_node *n = bpf_lru_node_of(cur);
+		struct lru_node *n = lru_node_of(cur);
 		next = cur->prev;
 		count_scanned(h, cpu);
 		if (lru_node_is_ref(n))
@@ -164,7 +164,7 @@ static unsigned shrink_inactive(struct lru_htab *h, unsigned cpu,
 	unsigned evicted = 0, i = 0;
 
 	for (p = inactive->prev; p != inactive; p = newer) {
-		struct lru_node *n = bpf_lru_node_of(p);
+		struct lru_node *n = lru_node_of(p);
 		newer = p->prev;
 		count_scanned(h, cpu);
 		if (lru_node_is_ref(n)) {
@@ -190,7 +190,7 @@ static unsigned force_shrink(struct lru_htab *h, unsigned cpu,
 	if (dlist_empty(list))
 		list = &l->lists[BPF_LRU_ACTIVE];
 	for (p = list->prev; p != list; p = p->prev) {
-		struct lru_node *n = bpf_lru_node_of(p);
+		struct lru_node *n = lru_node_of(p);
 		count_scanned(h, cpu);
 		if (lru_htab_evict(h, cpu, n)) {
 			bpf_lru_list_move_to_free(l, n, free_list, free_type);

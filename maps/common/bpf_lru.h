@@ -18,9 +18,10 @@
  *   free:     head -> ...                 (popped from the head)
  *
  * Every move puts the node at the head of its new list (the kernel's
- * list_move) and clears its ref bit, except a shrink's move of an evicted
- * node onto a free list (the kernel's __bpf_lru_node_move_to_free leaves
- * it; the pop clears it).  The hand (the kernel's next_inactive_rotation)
+ * list_move) and clears its ref bit, except a move onto a free list by a
+ * shrink (an evicted node) or a refill (a node off the global free list
+ * to a cpu's local one): the kernel's __bpf_lru_node_move_to_free leaves
+ * the bit, and the pop clears it.  The hand (the kernel's next_inactive_rotation)
  * always points at a node of the inactive list or at its head: a move of
  * the node under it steps it to that node's predecessor (the next newer
  * node).
@@ -70,19 +71,6 @@ static inline void bpf_lru_set_type(struct lru_node *n, uint8_t type)
 	__atomic_store_n(&n->type, type, __ATOMIC_RELAXED);
 }
 
-static inline struct lru_node *bpf_lru_node_of(struct dlist *p)
-{
-	return dlist_entry(p, struct lru_node, link);
-}
-
-/* Take a lock on behalf of slot cpu, counting it. */
-static inline void bpf_lru_lock(struct lru_htab *h, unsigned cpu,
-				struct map_spinlock *lock)
-{
-	map_spin_lock(lock);
-	lru_count(&lru_work(h, cpu)->locks, 1);
-}
-
 /* Empty lists, the hand at the inactive head. */
 void bpf_lru_list_init(struct bpf_lru_list *l, unsigned nr_scans);
 
@@ -100,8 +88,9 @@ void bpf_lru_list_move(struct bpf_lru_list *l, struct lru_node *n,
 void bpf_lru_list_move_in(struct bpf_lru_list *l, struct lru_node *n,
 			  enum bpf_lru_type tgt);
 
-/* n, off l's active or inactive list, to the head of free_list as type
- * free_type, ref left as it is: the kernel's __bpf_lru_node_move_to_free. */
+/* n, off one of l's lists (active or inactive by a shrink, free by a
+ * refill), to the head of free_list as type free_type, ref left as it is:
+ * the kernel's __bpf_lru_node_move_to_free. */
 void bpf_lru_list_move_to_free(struct bpf_lru_list *l, struct lru_node *n,
 			       struct dlist *free_list, uint8_t free_type);
 

@@ -86,7 +86,14 @@ static struct htab_node *lookup_locked(struct htab_table *t,
 int htab_update_begin(struct htab_table *t, const void *key, uint64_t flags,
 		      struct htab_update *u)
 {
-	u->hash = htab_hash(t, key);
+	return htab_update_begin_hashed(t, key, htab_hash(t, key), flags, u);
+}
+
+int htab_update_begin_hashed(struct htab_table *t, const void *key,
+			     uint32_t hash, uint64_t flags,
+			     struct htab_update *u)
+{
+	u->hash = hash;
 	u->bucket = htab_bucket_of(t, u->hash);
 	map_spin_lock(&u->bucket->lock);
 	u->old = lookup_locked(t, u->bucket, u->hash, key);
@@ -100,7 +107,8 @@ void htab_update_commit(struct htab_table *t, struct htab_update *u,
 			struct htab_node *n, const void *key,
 			const void *value, uint32_t value_size)
 {
-	n->hash = u->hash;
+	if (n->hash != u->hash)
+		n->hash = u->hash;
 	memcpy(htab_node_key(n), key, t->key_size);
 	memcpy(htab_node_value(n, t->key_size), value, value_size);
 	nulls_add_head_rcu(&n->chain, &u->bucket->head);

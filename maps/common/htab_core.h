@@ -117,8 +117,11 @@ struct htab_node *htab_lookup_rcu(struct htab_table *t, uint32_t hash,
  *
  *   htab_update_begin   lock the key's bucket, find its node, check flags
  *   (the design picks or fills an element: a spare, a free-list pop, ...)
- *   htab_update_commit  fill hash, key and value; link the new node at the
- *                       head; unlink the old one; unlock
+ *   htab_update_commit  fill hash (unless the node has it already: an LRU
+ *                       stores it when it pops the element, under its own
+ *                       lock, and an eviction may be reading it), key and
+ *                       value; link the new node at the head; unlink the
+ *                       old one; unlock
  *   or htab_update_abort  unlock, nothing changed
  *
  * New before old out, as the kernel does: a reader that starts after the
@@ -139,6 +142,10 @@ struct htab_update {
  * nothing locked.  flags must already be valid (map_update_flags_valid). */
 int htab_update_begin(struct htab_table *t, const void *key, uint64_t flags,
 		      struct htab_update *u);
+/* The same for a key whose hash the caller has (htab_hash). */
+int htab_update_begin_hashed(struct htab_table *t, const void *key,
+			     uint32_t hash, uint64_t flags,
+			     struct htab_update *u);
 void htab_update_commit(struct htab_table *t, struct htab_update *u,
 			struct htab_node *n, const void *key,
 			const void *value, uint32_t value_size);

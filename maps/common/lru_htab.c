@@ -78,10 +78,13 @@ static int make_elements(struct lru_htab *h)
 	h->work = map_area_alloc_array(a->ncpus, sizeof(*h->work), 64);
 	if (!h->elems || !h->work)
 		return -ENOMEM;
+	/* Zeroed, as the kernel's elements are: a free element that never
+	 * held a key shows zeroes in a dump, not old heap bytes. */
+	memset(h->elems, 0, (size_t)h->n_elems * h->elem_size);
 	memset(h->work, 0, a->ncpus * sizeof(*h->work));
 	for (uint32_t i = 0; i < h->n_elems; i++) {
 		struct lru_node *n = lru_htab_node(h, i);
-		memset(n, 0, sizeof(*n));
+		n->index = i;
 		dlist_init(&n->link);
 	}
 	return 0;
@@ -104,8 +107,7 @@ int lru_htab_create(const struct lru_policy *policy,
 		/* The kernel sizes the table after rounding, and checks that
 		 * size again (a rounded-up max_entries can be E2BIG). */
 		h->map.attr.max_entries = policy->capacity(attr);
-		err = h->map.attr.max_entries ? map_check_hash_attr(&h->map.attr)
-					      : -EINVAL;
+		err = map_check_hash_attr(&h->map.attr);
 		if (err) {
 			free(h);
 			return err;
@@ -170,23 +172,27 @@ int lru_htab_update(struct map *m, const void *key, const void *value,
 
 	/* Pop first, with no bucket lock held: it may evict, and evicting
 	 * takes bucket locks (lock order: policy, then bucket). */
-	struct lru_node *n = h->policy->pop_free(h, cpu, htab_hash(&h->table, key));
+	uint32_t hash = htab_hash(&h->table, key);
+	struct lru_node *n = h->policy->pop_free(h, cpu, hash);
 	if (!n)
 		return -ENOMEM;
 	lru_count(&lru_work(h, cpu)->locks, 1);
-	err = htab_update_begin(&h->table, key, flags, &u);
+	err = htab_update_begin_hashed(&h->table, key, hash, flags, &u);
 	if (err) {
 		h->policy->push_free(h, cpu, n);
 		return err;
 	}
+	/* A replace marks the new element before it is linked, under the
+	 * bucket lock as the kernel does, so no other cpu ever sees it
+	 * unmarked (a steal takes unmarked pending elements first). */
+	if (u.old && !h->policy->replaced)
+		lru_node_set_ref(n);
 	htab_update_commit(&h->table, &u, lru_htab_hnode(n), key, value,
 			   m->attr.value_size);
 	if (u.old) {
 		struct lru_node *old = &elem_of_hnode(u.old)->lru;
 		if (h->policy->replaced)
 			h->policy->replaced(h, cpu, n, old);
-		else
-			lru_node_set_ref(n);
 		h->policy->push_free(h, cpu, old);
 	}
 	return 0;
@@ -239,7 +245,7 @@ int lru_htab_dump_state(struct map *m, FILE *f, enum map_dump_format fmt)
 
 /* --- dumps ------------------------------------------------------------------------- */
 
-static void print_key(FILE *f, struct lru_htab *h, const struct lru_node *n)
+void lru_print_key(FILE *f, struct lru_htab *h, const struct lru_node *n)
 {
 	const uint8_t *k = lru_node_key(n);
 	for (uint32_t i = 0; i < h->map.attr.key_size; i++)
@@ -261,7 +267,7 @@ void lru_dump_end(FILE *f, enum map_dump_format fmt)
 		fputs("}\n", f);
 }
 
-static size_t list_length(const struct dlist *head)
+size_t lru_list_length(const struct dlist *head)
 {
 	size_t n = 0;
 	for (const struct dlist *p = head->next; p != head; p = p->next)
@@ -272,7 +278,7 @@ static size_t list_length(const struct dlist *head)
 static void dump_list_text(struct lru_htab *h, FILE *f, const char *name,
 			   const struct dlist *head, const struct dlist *hand)
 {
-	fprintf(f, "%s (%zu):", name, list_length(head));
+	fprintf(f, "%s (%zu):", name, lru_list_length(head));
 	if (hand == head)
 		fputs(" [hand]", f);
 	for (const struct dlist *p = head->next; p != head; p = p->next) {
@@ -280,7 +286,7 @@ static void dump_list_text(struct lru_htab *h, FILE *f, const char *name,
 		fputc(' ', f);
 		if (p == hand)
 			fputs("[hand]", f);
-		print_key(f, h, n);
+		lru_print_key(f, h, n);
 		if (lru_node_is_ref(n))
 			fputc('*', f);
 	}
@@ -294,12 +300,12 @@ static void dump_list_dot(struct lru_htab *h, FILE *f, const char *id,
 	size_t i = 0;
 	fprintf(f, "  subgraph cluster_%s {\n    label=\"%s (%zu)\";\n"
 		"    %s_head [label=\"head\", shape=plaintext];\n", id, name,
-		list_length(head), id);
+		lru_list_length(head), id);
 	char prev_id[32] = "head";
 	for (const struct dlist *p = head->next; p != head; p = p->next, i++) {
 		const struct lru_node *n = dlist_entry(p, struct lru_node, link);
 		fprintf(f, "    %s_%zu [label=\"", id, i);
-		print_key(f, h, n);
+		lru_print_key(f, h, n);
 		fprintf(f, "%s\"%s%s];\n", lru_node_is_ref(n) ? " ref" : "",
 			lru_node_is_ref(n) ? ", style=filled, fillcolor=\"#ffd27f\""
 					   : "",

@@ -41,6 +41,7 @@
 
 #include "dlist.h"
 #include "htab_core.h"
+#include "lock.h"
 #include "map.h"
 
 #include <stdatomic.h>
@@ -51,7 +52,8 @@
 /* A policy's view of one element. */
 struct lru_node {
 	struct dlist link;    /* on one of the policy's lists, under its lock */
-	uint32_t stamp;       /* an age, for policies that keep one */
+	uint32_t index;       /* the element's number, 0..n_elems-1: a policy
+				 keeps per-element state in arrays by it */
 	uint16_t cpu;         /* the slot it belongs to or waits on */
 	uint8_t type;         /* which of the policy's lists it is on */
 	_Atomic uint8_t ref;  /* reference bit (or small count): set by lookups
@@ -95,7 +97,7 @@ struct lru_policy {
 			 struct lru_node *old);
 
 	/* Optional: the max_entries the map really has (the kernel's per-CPU
-	 * LRU rounds up to a multiple of the cpus); 0 for a refusal (-EINVAL). */
+	 * LRU rounds up to a multiple of the cpus). */
 	uint32_t (*capacity)(const struct map_attr *a);
 
 	/* Optional: the inner state (map_ops.dump_state). */
@@ -203,6 +205,20 @@ static inline struct lru_work_slot *lru_work(struct lru_htab *h, unsigned cpu)
 	return &h->work[cpu];
 }
 
+/* Take a policy's lock, counted on slot cpu. */
+static inline void lru_lock(struct lru_htab *h, unsigned cpu,
+			    struct map_spinlock *lock)
+{
+	map_spin_lock(lock);
+	lru_count(&lru_work(h, cpu)->locks, 1);
+}
+
+/* The node on a policy's list at p. */
+static inline struct lru_node *lru_node_of(struct dlist *p)
+{
+	return dlist_entry(p, struct lru_node, link);
+}
+
 /* --- dumps ------------------------------------------------------------------- */
 
 /*
@@ -213,6 +229,10 @@ static inline struct lru_work_slot *lru_work(struct lru_htab *h, unsigned cpu)
 void lru_dump_list(struct lru_htab *h, FILE *f, enum map_dump_format fmt,
 		   const char *id, const char *name, const struct dlist *head,
 		   const struct dlist *hand);
+/* Nodes on a list; a node's key as hex (for a policy's own dump lines). */
+size_t lru_list_length(const struct dlist *head);
+void lru_print_key(FILE *f, struct lru_htab *h, const struct lru_node *n);
+
 /* The digraph's opening and closing lines (dot); nothing for text. */
 void lru_dump_begin(FILE *f, enum map_dump_format fmt, const char *title);
 void lru_dump_end(FILE *f, enum map_dump_format fmt);

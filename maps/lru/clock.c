@@ -72,11 +72,6 @@ static struct clock_lru *state(struct lru_htab *h)
 	return h->policy_state;
 }
 
-static struct lru_node *node_of(struct dlist *p)
-{
-	return dlist_entry(p, struct lru_node, link);
-}
-
 static int clock_init(struct lru_htab *h)
 {
 	struct clock_lru *c = calloc(1, sizeof(*c));
@@ -145,7 +140,7 @@ static struct lru_node *sweep(struct lru_htab *h, unsigned cpu)
 	lru_count(&w->refills, 1);
 	for (uint64_t seen = 0; seen < limit && p != &c->ring;
 	     seen++, p = step(c, p)) {
-		struct lru_node *n = node_of(p);
+		struct lru_node *n = lru_node_of(p);
 		lru_count(&w->nodes_scanned, 1);
 		if (seen < honour_bits && lru_node_is_ref(n)) {
 			lru_node_clear_ref(n);
@@ -164,12 +159,11 @@ static struct lru_node *clock_pop_free(struct lru_htab *h, unsigned cpu,
 				       uint32_t hash)
 {
 	struct clock_lru *c = state(h);
-	map_spin_lock(&c->lock);
-	lru_count(&lru_work(h, cpu)->locks, 1);
+	lru_lock(h, cpu, &c->lock);
 	struct dlist *f = dlist_first(&c->free);
 	struct lru_node *n = NULL;
 	if (f) {
-		n = node_of(f);
+		n = lru_node_of(f);
 		dlist_del(f);
 		link_behind_hand(c, n);
 	} else {
@@ -188,8 +182,7 @@ static void clock_push_free(struct lru_htab *h, unsigned cpu,
 			    struct lru_node *n)
 {
 	struct clock_lru *c = state(h);
-	map_spin_lock(&c->lock);
-	lru_count(&lru_work(h, cpu)->locks, 1);
+	lru_lock(h, cpu, &c->lock);
 	unlink_from_ring(c, n);
 	n->type = ON_FREE;
 	dlist_add(&n->link, &c->free);
@@ -208,8 +201,7 @@ static void clock_replaced(struct lru_htab *h, unsigned cpu,
 			   struct lru_node *n, struct lru_node *old)
 {
 	struct clock_lru *c = state(h);
-	map_spin_lock(&c->lock);
-	lru_count(&lru_work(h, cpu)->locks, 1);
+	lru_lock(h, cpu, &c->lock);
 	if (n->type == ON_RING) {
 		unlink_from_ring(c, n);
 		dlist_add_before(&n->link, &old->link);
@@ -224,7 +216,6 @@ static void clock_replaced(struct lru_htab *h, unsigned cpu,
 static int clock_dump(struct lru_htab *h, FILE *f, enum map_dump_format fmt)
 {
 	struct clock_lru *c = state(h);
-	size_t free_n = 0;
 	map_spin_lock(&c->lock);
 	if (c->hand != &c->ring) {
 		dlist_del(&c->ring);
@@ -233,10 +224,8 @@ static int clock_dump(struct lru_htab *h, FILE *f, enum map_dump_format fmt)
 	lru_dump_begin(f, fmt, "lru/clock: newest first; the hand sweeps "
 			       "from the last key towards the first");
 	lru_dump_list(h, f, fmt, "ring", "ring", &c->ring, c->hand);
-	for (struct dlist *p = c->free.next; p != &c->free; p = p->next)
-		free_n++;
 	if (fmt == MAP_DUMP_TEXT)
-		fprintf(f, "free: %zu elements\n", free_n);
+		fprintf(f, "free: %zu elements\n", lru_list_length(&c->free));
 	lru_dump_end(f, fmt);
 	map_spin_unlock(&c->lock);
 	return 0;

@@ -37,11 +37,6 @@ static struct global_lru *state(struct lru_htab *h)
 	return h->policy_state;
 }
 
-static struct lru_node *node_of(struct dlist *p)
-{
-	return dlist_entry(p, struct lru_node, link);
-}
-
 static int global_init(struct lru_htab *h)
 {
 	struct global_lru *g = calloc(1, sizeof(*g));
@@ -73,8 +68,8 @@ static struct lru_node *evict_oldest(struct lru_htab *h, unsigned cpu)
 	lru_count(&w->refills, 1);
 	for (struct dlist *p = g->used.prev; p != &g->used; p = p->prev) {
 		lru_count(&w->nodes_scanned, 1);
-		if (lru_htab_evict(h, cpu, node_of(p)))
-			return node_of(p);
+		if (lru_htab_evict(h, cpu, lru_node_of(p)))
+			return lru_node_of(p);
 	}
 	return NULL;
 }
@@ -83,10 +78,9 @@ static struct lru_node *global_pop_free(struct lru_htab *h, unsigned cpu,
 					uint32_t hash)
 {
 	struct global_lru *g = state(h);
-	map_spin_lock(&g->lock);
-	lru_count(&lru_work(h, cpu)->locks, 1);
+	lru_lock(h, cpu, &g->lock);
 	struct dlist *p = dlist_first(&g->free);
-	struct lru_node *n = p ? node_of(p) : evict_oldest(h, cpu);
+	struct lru_node *n = p ? lru_node_of(p) : evict_oldest(h, cpu);
 	if (n) {
 		lru_node_set_hash(n, hash);
 		n->type = ON_USED;
@@ -100,8 +94,7 @@ static void global_push_free(struct lru_htab *h, unsigned cpu,
 			     struct lru_node *n)
 {
 	struct global_lru *g = state(h);
-	map_spin_lock(&g->lock);
-	lru_count(&lru_work(h, cpu)->locks, 1);
+	lru_lock(h, cpu, &g->lock);
 	n->type = ON_FREE;
 	dlist_move(&n->link, &g->free);
 	map_spin_unlock(&g->lock);
@@ -113,8 +106,7 @@ static void global_referenced(struct lru_htab *h, unsigned cpu,
 			      struct lru_node *n)
 {
 	struct global_lru *g = state(h);
-	map_spin_lock(&g->lock);
-	lru_count(&lru_work(h, cpu)->locks, 1);
+	lru_lock(h, cpu, &g->lock);
 	if (n->type == ON_USED)
 		dlist_move(&n->link, &g->used);
 	map_spin_unlock(&g->lock);
@@ -132,12 +124,8 @@ static int global_dump(struct lru_htab *h, FILE *f, enum map_dump_format fmt)
 	struct global_lru *g = state(h);
 	lru_dump_begin(f, fmt, "lru/global: most recently used first");
 	lru_dump_list(h, f, fmt, "used", "used, MRU first", &g->used, NULL);
-	if (fmt == MAP_DUMP_TEXT) {
-		size_t free_n = 0;
-		for (struct dlist *p = g->free.next; p != &g->free; p = p->next)
-			free_n++;
-		fprintf(f, "free: %zu elements\n", free_n);
-	}
+	if (fmt == MAP_DUMP_TEXT)
+		fprintf(f, "free: %zu elements\n", lru_list_length(&g->free));
 	lru_dump_end(f, fmt);
 	return 0;
 }

@@ -111,7 +111,7 @@ static struct lru_node *local_pop_free(struct local_list *loc)
 	if (!p)
 		return NULL;
 	dlist_del(p);
-	return bpf_lru_node_of(p);
+	return lru_node_of(p);
 }
 
 static void local_add_pending(struct local_list *loc, unsigned cpu,
@@ -135,7 +135,7 @@ static struct lru_node *local_pop_pending(struct lru_htab *h, unsigned cpu,
 	for (int ignore_ref = 0; ignore_ref < 2; ignore_ref++)
 		for (struct dlist *p = victim->pending.prev;
 		     p != &victim->pending; p = p->prev) {
-			struct lru_node *n = bpf_lru_node_of(p);
+			struct lru_node *n = lru_node_of(p);
 			lru_count(&lru_work(h, cpu)->nodes_scanned, 1);
 			if ((ignore_ref || !lru_node_is_ref(n)) &&
 			    lru_htab_evict(h, cpu, n)) {
@@ -154,7 +154,7 @@ static void flush_pending(struct lru_htab *h, unsigned cpu,
 {
 	struct dlist *p, *newer;
 	for (p = loc->pending.prev; p != &loc->pending; p = newer) {
-		struct lru_node *n = bpf_lru_node_of(p);
+		struct lru_node *n = lru_node_of(p);
 		newer = p->prev;
 		lru_count(&lru_work(h, cpu)->nodes_scanned, 1);
 		bpf_lru_list_move_in(l, n, lru_node_is_ref(n)
@@ -171,13 +171,13 @@ static void refill_local(struct lru_htab *h, unsigned cpu,
 	struct dlist *global_free = &l->lists[BPF_LRU_FREE], *p, *older;
 	unsigned nfree = 0;
 
-	bpf_lru_lock(h, cpu, &l->lock);
+	lru_lock(h, cpu, &l->lock);
 	lru_count(&lru_work(h, cpu)->refills, 1);
 	flush_pending(h, cpu, l, loc);
 	bpf_lru_list_rotate(h, cpu, l);
 	for (p = global_free->next; p != global_free; p = older) {
 		older = p->next;
-		bpf_lru_list_move_to_free(l, bpf_lru_node_of(p), &loc->free,
+		bpf_lru_list_move_to_free(l, lru_node_of(p), &loc->free,
 					  BPF_LRU_LOCAL_FREE);
 		if (++nfree == c->target_free)
 			break;
@@ -201,7 +201,7 @@ static struct lru_node *steal(struct lru_htab *h, unsigned cpu,
 
 	do {
 		struct local_list *v = &c->local[victim];
-		bpf_lru_lock(h, cpu, &v->lock);
+		lru_lock(h, cpu, &v->lock);
 		n = local_pop_free(v);
 		if (!n)
 			n = local_pop_pending(h, cpu, v);
@@ -218,7 +218,7 @@ static struct lru_node *common_pop_free(struct lru_htab *h, unsigned cpu,
 	struct local_list *loc = &state(h)->local[cpu];
 	struct lru_node *n;
 
-	bpf_lru_lock(h, cpu, &loc->lock);
+	lru_lock(h, cpu, &loc->lock);
 	n = local_pop_free(loc);
 	if (!n) {
 		refill_local(h, cpu, loc);
@@ -232,7 +232,7 @@ static struct lru_node *common_pop_free(struct lru_htab *h, unsigned cpu,
 
 	n = steal(h, cpu, loc);
 	if (n) {
-		bpf_lru_lock(h, cpu, &loc->lock);
+		lru_lock(h, cpu, &loc->lock);
 		local_add_pending(loc, cpu, n, hash);
 		map_spin_unlock(&loc->lock);
 	}
@@ -246,7 +246,7 @@ static void common_push_free(struct lru_htab *h, unsigned cpu,
 
 	if (bpf_lru_type_of(n) == BPF_LRU_LOCAL_PENDING) {
 		struct local_list *owner = &c->local[n->cpu];
-		bpf_lru_lock(h, cpu, &owner->lock);
+		lru_lock(h, cpu, &owner->lock);
 		/* Still pending: its owner has not flushed it meanwhile. */
 		if (bpf_lru_type_of(n) == BPF_LRU_LOCAL_PENDING) {
 			bpf_lru_set_type(n, BPF_LRU_LOCAL_FREE);
@@ -257,7 +257,7 @@ static void common_push_free(struct lru_htab *h, unsigned cpu,
 		}
 		map_spin_unlock(&owner->lock);
 	}
-	bpf_lru_lock(h, cpu, &c->global.lock);
+	lru_lock(h, cpu, &c->global.lock);
 	bpf_lru_list_move(&c->global, n, BPF_LRU_FREE);
 	map_spin_unlock(&c->global.lock);
 }

@@ -87,7 +87,7 @@ static struct lru_node *percpu_pop_free(struct lru_htab *h, unsigned cpu,
 	struct dlist *free_list = &l->lists[BPF_LRU_FREE];
 	struct lru_node *n = NULL;
 
-	bpf_lru_lock(h, cpu, &l->lock);
+	lru_lock(h, cpu, &l->lock);
 	bpf_lru_list_rotate(h, cpu, l);
 	if (dlist_empty(free_list)) {
 		lru_count(&lru_work(h, cpu)->refills, 1);
@@ -95,7 +95,7 @@ static struct lru_node *percpu_pop_free(struct lru_htab *h, unsigned cpu,
 				    BPF_LRU_FREE);
 	}
 	if (!dlist_empty(free_list)) {
-		n = bpf_lru_node_of(free_list->next);
+		n = lru_node_of(free_list->next);
 		lru_node_set_hash(n, hash);
 		bpf_lru_list_move(l, n, BPF_LRU_INACTIVE);
 	}
@@ -107,7 +107,7 @@ static void percpu_push_free(struct lru_htab *h, unsigned cpu,
 			     struct lru_node *n)
 {
 	struct bpf_lru_list *owner = &state(h)->lists[n->cpu];
-	bpf_lru_lock(h, cpu, &owner->lock);
+	lru_lock(h, cpu, &owner->lock);
 	bpf_lru_list_move(owner, n, BPF_LRU_FREE);
 	map_spin_unlock(&owner->lock);
 }

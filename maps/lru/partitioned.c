@@ -145,9 +145,7 @@ static unsigned part_of_cpu(const struct partitioned_lru *s, unsigned cpu)
 /* n's links, one per partition, side by side. */
 static struct part_link *links_of(struct lru_htab *h, const struct lru_node *n)
 {
-	size_t i = (size_t)((const uint8_t *)n -
-			    (const uint8_t *)lru_htab_node(h, 0)) / h->elem_size;
-	return &state(h)->links[i * state(h)->nparts];
+	return &state(h)->links[(size_t)n->index * state(h)->nparts];
 }
 
 static struct lru_node *node_of_link(struct lru_htab *h, struct dlist *p)
@@ -185,7 +183,10 @@ static void add_size(_Atomic uint32_t *v, int32_t d)
 
 static enum key_state key_state(struct partition *p, struct part_link *l)
 {
-	uint64_t g = load(&l->generation);
+	/* Acquire: pairs with start_life's release, so a partition that takes
+	 * the element into its lists also sees its hash (a reaper there
+	 * unlinks it by that hash). */
+	uint64_t g = atomic_load_explicit(&l->generation, memory_order_acquire);
 	if (g == GEN_ABSENT)
 		return KEY_ABSENT;
 	if (g == GEN_DELETED)
@@ -195,8 +196,7 @@ static enum key_state key_state(struct partition *p, struct part_link *l)
 
 static void lock_part(struct lru_htab *h, unsigned cpu, struct partition *p)
 {
-	map_spin_lock(&p->lock);
-	lru_count(&lru_work(h, cpu)->locks, 1);
+	lru_lock(h, cpu, &p->lock);
 }
 
 /* --- create -------------------------------------------------------------------- */
@@ -310,11 +310,12 @@ static void start_life(struct lru_htab *h, unsigned cpu, struct lru_node *n,
 	struct partitioned_lru *s = state(h);
 	struct part_link *links = links_of(h, n);
 	unsigned own = part_of_cpu(s, cpu);
-	for (unsigned q = 0; q < s->nparts; q++)
-		if (q != own)
-			store(&links[q].generation, GEN_ABSENT);
-	lock_part(h, cpu, &s->parts[own]);
 	lru_node_set_hash(n, hash);
+	for (unsigned q = 0; q < s->nparts; q++)
+		if (q != own) /* release: the hash before the key's new life */
+			atomic_store_explicit(&links[q].generation, GEN_ABSENT,
+					      memory_order_release);
+	lock_part(h, cpu, &s->parts[own]);
 	n->type = IN_USE;
 	make_hot(&s->parts[own], &links[own], KEY_ABSENT);
 	map_spin_unlock(&s->parts[own].lock);
@@ -523,9 +524,7 @@ static void partitioned_replaced(struct lru_htab *h, unsigned cpu,
 
 static void print_key_at(struct lru_htab *h, FILE *f, struct dlist *p)
 {
-	const uint8_t *k = lru_node_key(node_of_link(h, p));
-	for (uint32_t i = 0; i < h->map.attr.key_size; i++)
-		fprintf(f, "%02x", k[i]);
+	lru_print_key(f, h, node_of_link(h, p));
 	uint64_t used = load(&dlist_entry(p, struct part_link, link)->last_used);
 	fprintf(f, "@%llu", (unsigned long long)(used - state(h)->born) / 1000);
 }

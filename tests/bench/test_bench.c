@@ -283,8 +283,9 @@ Test(bench, lru_designs_evict_on_a_range_beyond_their_size, .timeout = 120)
  * and leave that element free; the next insert takes it without evicting.
  * So with one thread at most one element is free when the timed phase
  * starts (the map was prefilled full), and ok inserts - 1 <= evictions <=
- * all inserts: counting the prefill or the warm-up (which evicts as much
- * again) would break it, as would counting nothing.
+ * all inserts: counting the warm-up (which evicts as much again) would
+ * break it, as would counting nothing.  (The prefill fills the map
+ * exactly, evicting nothing, so counting it would not show here.)
  */
 Test(bench, the_work_counted_is_the_timed_ops_own, .timeout = 60)
 {

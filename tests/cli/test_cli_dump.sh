@@ -91,6 +91,8 @@ fi
 
 # list names the kernel version each faithful design models.
 expect 0 '^design +type +models +description$' "$maplab" list
+expect 0 '^lru/linux_common \* +lru_hash +kernel 6\.18 ' "$maplab" list
+expect 0 '^hash/linux \* +hash +kernel 6\.18 ' "$maplab" list
 
 # validate: a faithful design that models another kernel version than the
 # running one gets one warning line naming both, and the exit status stays

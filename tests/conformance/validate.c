@@ -79,6 +79,8 @@ static uint32_t room_for(const struct vcase *c, uint32_t max_entries,
 {
 	if (c->full_err)
 		return max_entries;
+	if (!c->ops->evicts_early)
+		return max_entries + 1; /* never full: an update finds a free one */
 	uint32_t cpus = ncpus ? ncpus : map_possible_cpus();
 	return 2 * max_entries * cpus + 256;
 }

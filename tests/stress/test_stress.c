@@ -54,6 +54,10 @@ static void stress_every_design(uint32_t type, uint32_t flags,
 		cr_expect_gt(r.inserts, 0, "%s: no insert succeeded", ops->name);
 		cr_expect_gt(r.deletes, 0, "%s: no delete succeeded", ops->name);
 		cr_expect_gt(r.lookup_hits, 0, "%s: no lookup hit", ops->name);
+		if (type == MAP_TYPE_LRU_HASH && key_range > max_entries)
+			cr_expect_gt(r.evictions, 0, "%s: a range of %u keys in a "
+				     "map of %u evicted nothing: no test",
+				     ops->name, key_range, max_entries);
 		cr_log_info("%s flags=%#x: %llu ops in %.2f s, %llu keys at the end",
 			    ops->name, flags, (unsigned long long)r.ops, r.seconds,
 			    (unsigned long long)r.found);

@@ -342,7 +342,7 @@ Test(lru_linux, push_free_goes_to_the_owner)
 	expect_line(m, "cpu1 local free", "cpu1 local free (0):");
 	put(m, 0, 3);
 	cr_expect_eq(work_of(m, 0).refills, 1);
-	/* 4 refills: 2 and 3 flushed, inactive newest first: 3 2. */
+	/* 4's refill: 2 and 3 flushed, inactive newest first: 3 2. */
 	put(m, 0, 4);
 	expect_line(m, "inactive", "inactive (2): [hand] 03000000 02000000");
 	del(m, 1, 2);
