@@ -52,7 +52,29 @@ bool lru_htab_evict(struct lru_htab *h, unsigned cpu, struct lru_node *n)
 	if (!htab_unlink_node(&h->table, lru_htab_hnode(n)))
 		return false;
 	lru_count(&w->evictions, 1);
+	if (h->on_evict)
+		h->on_evict(h->on_evict_ctx, lru_node_key(n));
 	return true;
+}
+
+void lru_htab_watch_evictions(struct map *m,
+			      void (*fn)(void *ctx, const void *key), void *ctx)
+{
+	struct lru_htab *h = lru_htab_of(m);
+	h->on_evict_ctx = ctx;
+	h->on_evict = fn;
+}
+
+size_t lru_htab_memory(const struct map *m)
+{
+	const struct lru_htab *h = (const struct lru_htab *)m;
+	size_t bytes = sizeof(*h) +
+		       (size_t)h->table.n_buckets * sizeof(*h->table.buckets) +
+		       (size_t)h->n_elems * h->elem_size +
+		       (size_t)m->attr.ncpus * sizeof(*h->work);
+	if (h->policy->state_bytes)
+		bytes += h->policy->state_bytes(h);
+	return bytes;
 }
 
 /* --- create and destroy -------------------------------------------------------- */

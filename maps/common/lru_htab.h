@@ -103,6 +103,10 @@ struct lru_policy {
 	/* Optional: the inner state (map_ops.dump_state). */
 	int (*dump)(struct lru_htab *h, FILE *f, enum map_dump_format fmt);
 
+	/* Optional: bytes of the policy's own state beyond its lru_nodes
+	 * (lists' heads, per-cpu lists, partitions, ghost queues). */
+	size_t (*state_bytes)(const struct lru_htab *h);
+
 	/* The policy is the kernel's per-CPU LRU mode (BPF_F_NO_COMMON_LRU);
 	 * every other policy refuses that flag with -EINVAL, after the
 	 * kernel's own attribute checks (docs/design-notes.md). */
@@ -117,6 +121,9 @@ struct lru_htab {
 	struct map map;
 	struct htab_table table;
 	const struct lru_policy *policy;
+	/* map_ops.watch_evictions: set while nothing else uses the map */
+	void (*on_evict)(void *ctx, const void *key);
+	void *on_evict_ctx;
 	void *policy_state;          /* the policy's, made by policy->init */
 	uint8_t *elems;              /* n_elems elements of elem_size bytes */
 	size_t elem_size;
@@ -137,6 +144,9 @@ int lru_htab_delete(struct map *m, const void *key);
 int lru_htab_get_next_key(struct map *m, const void *key, void *next);
 void lru_htab_work(const struct map *m, int cpu, struct map_work *w);
 int lru_htab_dump_state(struct map *m, FILE *f, enum map_dump_format fmt);
+void lru_htab_watch_evictions(struct map *m,
+			      void (*fn)(void *ctx, const void *key), void *ctx);
+size_t lru_htab_memory(const struct map *m);
 
 /* Everything but name, description, create and the flags, in one place. */
 #define LRU_HTAB_MAP_OPS                                  \
@@ -148,7 +158,9 @@ int lru_htab_dump_state(struct map *m, FILE *f, enum map_dump_format fmt);
 	.delete = lru_htab_delete,                        \
 	.get_next_key = lru_htab_get_next_key,            \
 	.work = lru_htab_work,                            \
-	.dump_state = lru_htab_dump_state
+	.dump_state = lru_htab_dump_state,                \
+	.watch_evictions = lru_htab_watch_evictions,      \
+	.memory = lru_htab_memory
 
 /* --- what a policy may call ---------------------------------------------------- */
 

@@ -207,6 +207,24 @@ struct map_ops {
 	 * Graphviz digraph.  No other thread may use the map.  0 or -errno.
 	 */
 	int (*dump_state)(struct map *map, FILE *f, enum map_dump_format fmt);
+
+	/*
+	 * Optional (designs that evict).  Call fn(ctx, key) for every key the
+	 * map evicts from now on (fn NULL: stop), on the evicting thread,
+	 * possibly with the design's locks held: fn must be quick and must
+	 * not call into the map.  For observers such as `maplab sim`'s
+	 * comparison of victims with an exact LRU.
+	 */
+	void (*watch_evictions)(struct map *map,
+				void (*fn)(void *ctx, const void *key),
+				void *ctx);
+
+	/*
+	 * Optional.  The bytes the map holds now: its table, its elements
+	 * (preallocated ones included) and its policy's state.  Per entry,
+	 * that is the memory an entry costs (map_memory_per_entry).
+	 */
+	size_t (*memory)(const struct map *map);
 };
 
 /* --- Registry (maps/registry.c) ------------------------------------------ */
@@ -255,6 +273,13 @@ static inline int map_delete(struct map *m, const void *key)
 static inline int map_get_next_key(struct map *m, const void *key, void *next)
 {
 	return m->ops->get_next_key(m, key, next);
+}
+
+/* Bytes a map holds per max_entries entry, 0 for a design that cannot say. */
+static inline double map_memory_per_entry(const struct map *m)
+{
+	return m->ops->memory && m->attr.max_entries
+		       ? (double)m->ops->memory(m) / m->attr.max_entries : 0;
 }
 
 /* The work of slot cpu (cpu < 0: all), zeroes for a design without. */

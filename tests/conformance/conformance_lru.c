@@ -358,6 +358,55 @@ Test(eviction, work_is_counted_on_the_slot_that_did_it,
 	ON_EVERY_LRU(no_flags, check_work_per_slot);
 }
 
+/* The eviction watch reports each key that left without a delete, once,
+ * and no key that is still there. */
+struct watched {
+	uint32_t n, keys[512];
+};
+
+static void note_eviction(void *ctx, const void *key)
+{
+	struct watched *w = ctx;
+	if (w->n < 512)
+		memcpy(&w->keys[w->n], key, sizeof(uint32_t));
+	w->n++;
+}
+
+static void check_watch_reports_the_victims(const struct vcase *c)
+{
+	const uint32_t max = entries_for_one_slot(c, 32);
+	struct map *m = exact_map(c, max);
+	struct watched w = { 0 };
+	uint64_t value = 1, got;
+	cr_assert_not_null(m->ops->watch_evictions, "%s", c->name);
+	m->ops->watch_evictions(m, note_eviction, &w);
+	for (uint32_t key = 0; key < 4 * max && key < 512; key++)
+		cr_assert_eq(map_update(m, &key, &value, MAP_NOEXIST), 0);
+	m->ops->watch_evictions(m, NULL, NULL);
+	uint32_t present = count_keys(m), inserted = 4 * max < 512 ? 4 * max : 512;
+	cr_expect_eq(w.n, inserted - present, "%s: %u reported, %u inserted, %u "
+		     "present", c->name, w.n, inserted, present);
+	bool *seen = calloc(inserted, sizeof(bool));
+	for (uint32_t i = 0; i < w.n && i < 512; i++) {
+		cr_expect(w.keys[i] < inserted && !seen[w.keys[i]], "%s: victim %u "
+			  "reported twice, or never inserted", c->name, w.keys[i]);
+		if (w.keys[i] < inserted)
+			seen[w.keys[i]] = true;
+		cr_expect_eq(map_lookup_copy(m, &w.keys[i], &got), -ENOENT,
+			     "%s: victim %u is still there", c->name, w.keys[i]);
+	}
+	free(seen);
+	cr_expect_geq(map_memory_per_entry(m), 4 + 8, "%s: %.1f bytes an entry "
+		      "cannot hold its key and value", c->name,
+		      map_memory_per_entry(m));
+	map_destroy(m);
+}
+
+Test(eviction, the_watch_reports_every_victim_once, .timeout = TEST_TIMEOUT_S)
+{
+	ON_EVERY_LRU(no_flags, check_watch_reports_the_victims);
+}
+
 /* --- inner state ----------------------------------------------------------- */
 
 static void check_dump_shows_the_keys(const struct vcase *c)
