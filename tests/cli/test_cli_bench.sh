@@ -100,7 +100,8 @@ for f in evictions evictions_per_op nodes_scanned_per_op locks_per_op evictions_
 done
 check 'hash/linux has a record' grep -q '"map":"hash/linux"' "$tmp/w.jsonl"
 check 'hash/linux records no work' bash -c "! grep -F '\"map\":\"hash/linux\"' '$tmp/w.jsonl' | grep -q evictions"
-expect 0 '^lru/global +1 .*lookup [0-9]+%, insert [0-9]+%$' \
+# A noisy run may flag the row ("! wide spread ..."): the figures stand.
+expect 0 '^lru/global +1 .*lookup [0-9]+%, insert [0-9]+%( +! .*)?$' \
     "${b[@]}" --map lru/global,hash/linux --key-range 400% --mix insert=50,lookup=50 --repeat 2
 "${b[@]}" --map lru/global,hash/linux --key-range 400% --mix insert=50,lookup=50 --repeat 2 \
     >"$tmp/work.txt" 2>/dev/null
@@ -158,7 +159,8 @@ if is_root; then
     # its ratio, and the work table.
     "${c[@]}" --map lru/global "${lru[@]}" --repeat 2 >"$tmp/cl.txt"
     expect 0 'keys from a range of 262144 \(400% of the entries\)' cat "$tmp/cl.txt"
-    expect 0 '^1 +[0-9.]+ +[0-9.]+ \([0-9.]+x\) +[0-9.]+ \([0-9.]+x\)' cat "$tmp/cl.txt"
+    # A median may carry a flag mark (" !") on a noisy host.
+    expect 0 '^1 +[0-9.]+( !)? +[0-9.]+ \([0-9.]+x\)( !)? +[0-9.]+ \([0-9.]+x\)' cat "$tmp/cl.txt"
     expect 0 '^kernel BPF +1 +0\.[0-9]{3} +- +- +-$' cat "$tmp/cl.txt"
     expect 0 '^lru/global +1 +0\.[0-9]{3} +0\.[0-9]{3}' cat "$tmp/cl.txt"
     # A design with mode flags is compared with the kernel's map in its mode
