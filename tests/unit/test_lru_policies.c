@@ -4,12 +4,8 @@
  * out by hand.
  *
  * lru/clock must evict exactly what libCacheSim's Clock (one bit) evicts.
- * A request is a program's lookup; a miss inserts the key.  Sequences are
- * strings: an upper-case letter requests that key, a lower-case one
- * deletes its upper-case key.  replay() answers one character per step:
- * '.' a hit, '-' a miss that evicted nothing, the evicted key's letter, or
- * 'x' for a delete.  Clock's queue is written head (newest) first, a
- * referenced key with a 1.
+ * Sequences of requests are letters, as tests/common/lru_letters.h says.
+ * Clock's queue is written head (newest) first, a referenced key with a 1.
  *
  * lru/partitioned must follow eBPF for Windows' rules: P = min(ncpus, 8),
  * the cpu picks the partition, hot_limit = max(max_entries / P / 10, 1),
@@ -34,6 +30,7 @@
 #include "maps/common/cpu.h"
 #include "maps/common/map.h"
 #include "maps/common/rcu.h"
+#include "tests/common/lru_letters.h"
 
 static void set_up(void)
 {
@@ -49,132 +46,6 @@ static void tear_down(void)
 TestSuite(lru_clock, .init = set_up, .fini = tear_down, .timeout = 30);
 TestSuite(lru_partitioned, .init = set_up, .fini = tear_down, .timeout = 30);
 TestSuite(lru_policies, .init = set_up, .fini = tear_down, .timeout = 30);
-
-/* One-byte keys, so dumps stay short. */
-static struct map *make(const char *design, uint32_t max_entries,
-			uint32_t ncpus)
-{
-	struct map_attr a = { .type = MAP_TYPE_LRU_HASH, .key_size = 1,
-			      .value_size = 8, .max_entries = max_entries,
-			      .ncpus = ncpus };
-	struct map *m = NULL;
-	const struct map_ops *ops = map_find(design);
-	cr_assert_not_null(ops, "no design %s", design);
-	cr_assert_eq(map_create(ops, &a, &m), 0, "%s: create", design);
-	return m;
-}
-
-static void insert(struct map *m, uint8_t key)
-{
-	uint64_t v = key;
-	cr_assert_eq(map_update(m, &key, &v, MAP_NOEXIST), 0, "insert %u", key);
-}
-
-/* A program's lookup, which marks the key. */
-static bool use(struct map *m, uint8_t key)
-{
-	map_rcu_read_lock();
-	bool hit = map_lookup(m, &key) != NULL;
-	map_rcu_read_unlock();
-	return hit;
-}
-
-/*
- * Whether key is in the map, found by a get_next_key walk: the one look
- * at the map that no design can count as a use (lookup_copy is tested to
- * be none, and must not be trusted while it is).
- */
-static bool present(struct map *m, uint8_t key)
-{
-	uint8_t cur, next;
-	for (int err = map_get_next_key(m, NULL, &next); !err;
-	     err = map_get_next_key(m, &cur, &next)) {
-		if (next == key)
-			return true;
-		cur = next;
-	}
-	return false;
-}
-
-/* A syscall lookup: true when it found key. */
-static bool copy_out(struct map *m, uint8_t key)
-{
-	uint64_t v;
-	return map_lookup_copy(m, &key, &v) == 0;
-}
-
-/* A cache request; true on a hit. */
-static bool request(struct map *m, uint8_t key)
-{
-	if (use(m, key))
-		return true;
-	insert(m, key);
-	return false;
-}
-
-/* The key among A..Z present before but not now, or '-'. */
-static char gone_since(struct map *m, const bool before[26])
-{
-	for (int l = 0; l < 26; l++)
-		if (before[l] && !present(m, (uint8_t)('A' + l)))
-			return (char)('A' + l);
-	return '-';
-}
-
-static const char *replay(struct map *m, const char *seq)
-{
-	static char out[64];
-	size_t i = 0;
-	for (; seq[i] && i < sizeof(out) - 1; i++) {
-		uint8_t key = (uint8_t)toupper((unsigned char)seq[i]);
-		if (islower((unsigned char)seq[i])) {
-			cr_assert_eq(map_delete(m, &key), 0, "delete %c", key);
-			out[i] = 'x';
-			continue;
-		}
-		bool before[26];
-		for (int l = 0; l < 26; l++)
-			before[l] = present(m, (uint8_t)('A' + l));
-		out[i] = request(m, key) ? '.' : gone_since(m, before);
-	}
-	out[i] = '\0';
-	return out;
-}
-
-/* The dump as text; the caller frees it. */
-static char *dump(struct map *m)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	cr_assert_not_null(f);
-	cr_assert_eq(m->ops->dump_state(m, f, MAP_DUMP_TEXT), 0);
-	fclose(f);
-	return buf;
-}
-
-/* Drops each "@<digits>" (a key's last use in lru/partitioned's dump). */
-static void drop_times(char *text)
-{
-	char *out = text;
-	for (const char *in = text; *in;) {
-		if (*in == '@') {
-			for (in++; isdigit((unsigned char)*in); in++)
-				;
-			continue;
-		}
-		*out++ = *in++;
-	}
-	*out = '\0';
-}
-
-static void expect_in_dump(struct map *m, const char *want)
-{
-	char *text = dump(m);
-	drop_times(text);
-	cr_expect(strstr(text, want) != NULL, "want \"%s\" in:\n%s", want, text);
-	free(text);
-}
 
 /* Waits until lru/partitioned's clock (CLOCK_MONOTONIC_COARSE) has moved
  * on, so that a use from now on is later than every use before. */
@@ -193,9 +64,7 @@ static void next_tick(void)
 /* A request string on a fresh lru/clock of capacity 3. */
 static void expect_clock_evictions(const char *seq, const char *want)
 {
-	struct map *m = make("lru/clock", 3, 1);
-	cr_expect_str_eq(replay(m, seq), want, "requests %s", seq);
-	map_destroy(m);
+	lru_expect_evictions("lru/clock", 3, seq, want);
 }
 
 /*
@@ -235,8 +104,8 @@ Test(lru_clock, a_hit_sets_one_bit_however_often)
  */
 Test(lru_clock, with_every_bit_set_the_hand_turns_once)
 {
-	struct map *m = make("lru/clock", 3, 1);
-	cr_expect_str_eq(replay(m, "ABCABCD"), "---...A");
+	struct map *m = lru_make("lru/clock", 3, 1);
+	cr_expect_str_eq(lru_replay(m, "ABCABCD"), "---...A");
 	struct map_work w = map_work_of(m, -1);
 	cr_expect_eq(w.evictions, 1);
 	cr_expect_eq(w.refills, 1);
@@ -252,11 +121,11 @@ Test(lru_clock, with_every_bit_set_the_hand_turns_once)
  */
 Test(lru_clock, the_hand_keeps_its_place_between_evictions)
 {
-	struct map *m = make("lru/clock", 3, 1);
-	cr_expect_str_eq(replay(m, "ABCAD"), "---.B");
-	expect_in_dump(m, "ring (3): 44 41 [hand]43\n");
+	struct map *m = lru_make("lru/clock", 3, 1);
+	cr_expect_str_eq(lru_replay(m, "ABCAD"), "---.B");
+	lru_expect_in_dump(m, "ring (3): 44 41 [hand]43\n");
 	uint64_t scanned = map_work_of(m, -1).nodes_scanned;
-	cr_expect_str_eq(replay(m, "E"), "C");
+	cr_expect_str_eq(lru_replay(m, "E"), "C");
 	cr_expect_eq(map_work_of(m, -1).nodes_scanned - scanned, 1);
 	map_destroy(m);
 }
@@ -289,10 +158,10 @@ Test(lru_clock, a_delete_under_the_hand_moves_it_on)
  * evicts A.  A lookup_copy that set the bit would have D evict B. */
 Test(lru_clock, a_syscall_lookup_sets_no_bit)
 {
-	struct map *m = make("lru/clock", 3, 1);
-	cr_expect_str_eq(replay(m, "ABC"), "---");
-	cr_expect(copy_out(m, 'A'));
-	cr_expect_str_eq(replay(m, "D"), "A");
+	struct map *m = lru_make("lru/clock", 3, 1);
+	cr_expect_str_eq(lru_replay(m, "ABC"), "---");
+	cr_expect(lru_copy_out(m, 'A'));
+	cr_expect_str_eq(lru_replay(m, "D"), "A");
 	map_destroy(m);
 }
 
@@ -306,12 +175,12 @@ Test(lru_clock, a_syscall_lookup_sets_no_bit)
  */
 Test(lru_clock, a_replace_keeps_the_place_and_sets_the_bit)
 {
-	struct map *m = make("lru/clock", 3, 1);
-	cr_expect_str_eq(replay(m, "AB"), "--");
+	struct map *m = lru_make("lru/clock", 3, 1);
+	cr_expect_str_eq(lru_replay(m, "AB"), "--");
 	uint8_t key = 'A';
 	uint64_t v = 7;
 	cr_assert_eq(map_update(m, &key, &v, MAP_ANY), 0);
-	cr_expect_str_eq(replay(m, "CDEF"), "-BCA");
+	cr_expect_str_eq(lru_replay(m, "CDEF"), "-BCA");
 	map_destroy(m);
 }
 
@@ -320,16 +189,16 @@ Test(lru_clock, a_replace_keeps_the_place_and_sets_the_bit)
 /* P = min(ncpus, 8), and a key is used in partition slot % P. */
 Test(lru_partitioned, the_cpu_picks_the_partition)
 {
-	struct map *m = make("lru/partitioned", 64, 3);
-	expect_in_dump(m, "3 partitions");
+	struct map *m = lru_make("lru/partitioned", 64, 3);
+	lru_expect_in_dump(m, "3 partitions");
 	map_destroy(m);
 
-	m = make("lru/partitioned", 64, 12);
-	expect_in_dump(m, "8 partitions");
+	m = lru_make("lru/partitioned", 64, 12);
+	lru_expect_in_dump(m, "8 partitions");
 	cr_assert_eq(map_cpu_claim(10), 10);
-	insert(m, 1);
-	expect_in_dump(m, "partition 2: generation 1, hot 1, cold 0");
-	expect_in_dump(m, "partition 0: generation 1, hot 0, cold 0");
+	lru_insert(m, 1);
+	lru_expect_in_dump(m, "partition 2: generation 1, hot 1, cold 0");
+	lru_expect_in_dump(m, "partition 0: generation 1, hot 0, cold 0");
 	map_destroy(m);
 }
 
@@ -342,14 +211,14 @@ Test(lru_partitioned, the_cpu_picks_the_partition)
  */
 Test(lru_partitioned, a_full_hot_list_is_spliced_onto_the_cold_list)
 {
-	struct map *m = make("lru/partitioned", 80, 2);
+	struct map *m = lru_make("lru/partitioned", 80, 2);
 	for (uint8_t k = 1; k <= 4; k++)
-		insert(m, k);
-	expect_in_dump(m, "partition 0: generation 1, hot 4, cold 0");
-	expect_in_dump(m, "  hot: 04 03 02 01\n");
-	insert(m, 5);
-	expect_in_dump(m, "partition 0: generation 2, hot 0, cold 5");
-	expect_in_dump(m, "  cold: 05 04 03 02 01\n");
+		lru_insert(m, k);
+	lru_expect_in_dump(m, "partition 0: generation 1, hot 4, cold 0");
+	lru_expect_in_dump(m, "  hot: 04 03 02 01\n");
+	lru_insert(m, 5);
+	lru_expect_in_dump(m, "partition 0: generation 2, hot 0, cold 5");
+	lru_expect_in_dump(m, "  cold: 05 04 03 02 01\n");
 	map_destroy(m);
 }
 
@@ -357,10 +226,10 @@ Test(lru_partitioned, a_full_hot_list_is_spliced_onto_the_cold_list)
  * every fifth insert: generation 9, all 40 cold, 1 the oldest. */
 static struct map *full_single_partition_map(void)
 {
-	struct map *m = make("lru/partitioned", 40, 1);
+	struct map *m = lru_make("lru/partitioned", 40, 1);
 	for (uint8_t k = 1; k <= 40; k++)
-		insert(m, k);
-	expect_in_dump(m, "partition 0: generation 9, hot 0, cold 40");
+		lru_insert(m, k);
+	lru_expect_in_dump(m, "partition 0: generation 9, hot 0, cold 40");
 	return m;
 }
 
@@ -374,12 +243,12 @@ static struct map *full_single_partition_map(void)
 Test(lru_partitioned, hot_keys_are_never_candidates)
 {
 	struct map *m = full_single_partition_map();
-	cr_assert(use(m, 1) && use(m, 2));
-	insert(m, 41);
-	cr_expect(!present(m, 3));
-	cr_expect(present(m, 1) && present(m, 2));
-	expect_in_dump(m, "partition 0: generation 9, hot 3, cold 37");
-	expect_in_dump(m, "  hot: 29 02 01\n");
+	cr_assert(lru_use(m, 1) && lru_use(m, 2));
+	lru_insert(m, 41);
+	cr_expect(!lru_present(m, 3));
+	cr_expect(lru_present(m, 1) && lru_present(m, 2));
+	lru_expect_in_dump(m, "partition 0: generation 9, hot 3, cold 37");
+	lru_expect_in_dump(m, "  hot: 29 02 01\n");
 	map_destroy(m);
 }
 
@@ -396,11 +265,11 @@ Test(lru_partitioned, an_insert_into_a_full_map_counts_twice_toward_the_limit)
 {
 	struct map *m = full_single_partition_map();
 	for (uint8_t k = 1; k <= 4; k++)
-		cr_assert(use(m, k));
-	insert(m, 41);
-	cr_expect(!present(m, 5));
-	expect_in_dump(m, "partition 0: generation 10, hot 1, cold 39");
-	expect_in_dump(m, "  hot: 29\n");
+		cr_assert(lru_use(m, k));
+	lru_insert(m, 41);
+	cr_expect(!lru_present(m, 5));
+	lru_expect_in_dump(m, "partition 0: generation 10, hot 1, cold 39");
+	lru_expect_in_dump(m, "  hot: 29\n");
 	map_destroy(m);
 }
 
@@ -410,10 +279,10 @@ Test(lru_partitioned, an_insert_into_a_full_map_counts_twice_toward_the_limit)
 Test(lru_partitioned, a_syscall_lookup_is_no_use)
 {
 	struct map *m = full_single_partition_map();
-	cr_expect(copy_out(m, 1));
-	insert(m, 41);
-	cr_expect(!present(m, 1));
-	cr_expect(present(m, 2));
+	cr_expect(lru_copy_out(m, 1));
+	lru_insert(m, 41);
+	cr_expect(!lru_present(m, 1));
+	cr_expect(lru_present(m, 2));
 	map_destroy(m);
 }
 
@@ -440,24 +309,24 @@ Test(lru_partitioned, a_syscall_lookup_is_no_use)
  */
 Test(lru_partitioned, the_reaper_compares_the_partitions_oldest_cold_keys)
 {
-	struct map *m = make("lru/partitioned", 8, 2);
+	struct map *m = lru_make("lru/partitioned", 8, 2);
 	for (uint8_t k = 1; k <= 4; k++)
-		insert(m, k);
+		lru_insert(m, k);
 	cr_assert_eq(map_cpu_claim(1), 1);
 	for (uint8_t k = 5; k <= 8; k++)
-		insert(m, k);
-	expect_in_dump(m, "  cold: 04 03 02 01\n");
-	expect_in_dump(m, "  cold: 08 07 06 05\n");
+		lru_insert(m, k);
+	lru_expect_in_dump(m, "  cold: 04 03 02 01\n");
+	lru_expect_in_dump(m, "  cold: 08 07 06 05\n");
 	next_tick();
-	cr_assert(use(m, 1));
-	insert(m, 9);
-	cr_expect(!present(m, 5), "5 should have gone");
-	cr_expect(present(m, 1) && present(m, 2));
-	expect_in_dump(m, "partition 0: generation 3, hot 0, cold 3");
+	cr_assert(lru_use(m, 1));
+	lru_insert(m, 9);
+	cr_expect(!lru_present(m, 5), "5 should have gone");
+	cr_expect(lru_present(m, 1) && lru_present(m, 2));
+	lru_expect_in_dump(m, "partition 0: generation 3, hot 0, cold 3");
 	cr_assert_eq(map_cpu_claim(0), 0);
-	insert(m, 10);
-	cr_expect(!present(m, 2), "2 should have gone");
-	cr_expect(present(m, 1) && present(m, 6));
+	lru_insert(m, 10);
+	cr_expect(!lru_present(m, 2), "2 should have gone");
+	cr_expect(lru_present(m, 1) && lru_present(m, 6));
 	map_destroy(m);
 }
 
@@ -469,14 +338,14 @@ Test(lru_partitioned, the_reaper_compares_the_partitions_oldest_cold_keys)
  */
 Test(lru_partitioned, a_replace_is_a_new_entry_in_the_cpus_partition)
 {
-	struct map *m = make("lru/partitioned", 80, 2);
-	insert(m, 1);
+	struct map *m = lru_make("lru/partitioned", 80, 2);
+	lru_insert(m, 1);
 	cr_assert_eq(map_cpu_claim(1), 1);
 	uint8_t key = 1;
 	uint64_t v = 2;
 	cr_assert_eq(map_update(m, &key, &v, MAP_EXIST), 0);
-	expect_in_dump(m, "partition 0: generation 1, hot 0, cold 0");
-	expect_in_dump(m, "partition 1: generation 1, hot 1, cold 0");
+	lru_expect_in_dump(m, "partition 0: generation 1, hot 0, cold 0");
+	lru_expect_in_dump(m, "partition 1: generation 1, hot 1, cold 0");
 	map_destroy(m);
 }
 
@@ -485,8 +354,8 @@ Test(lru_partitioned, a_replace_is_a_new_entry_in_the_cpus_partition)
  * partition would leave the key's links in the others. */
 Test(lru_partitioned, a_delete_locks_every_partition)
 {
-	struct map *m = make("lru/partitioned", 64, 3);
-	insert(m, 1);
+	struct map *m = lru_make("lru/partitioned", 64, 3);
+	lru_insert(m, 1);
 	uint64_t locks = map_work_of(m, 0).locks;
 	uint8_t key = 1;
 	cr_assert_eq(map_delete(m, &key), 0);
@@ -504,12 +373,12 @@ Test(lru_partitioned, a_delete_locks_every_partition)
  */
 static void holds_max_entries(const char *design)
 {
-	struct map *m = make(design, 8, 2);
+	struct map *m = lru_make(design, 8, 2);
 	cr_expect_eq(m->ops->evicts_early, 0);
 	for (uint8_t k = 1; k <= 8; k++)
-		insert(m, k);
+		lru_insert(m, k);
 	for (uint8_t k = 1; k <= 8; k++)
-		cr_expect(present(m, k), "%s: key %u", design, k);
+		cr_expect(lru_present(m, k), "%s: key %u", design, k);
 	cr_expect_eq(map_work_of(m, -1).evictions, 0, "%s", design);
 	map_destroy(m);
 }
@@ -549,8 +418,8 @@ Test(lru_policies, partitioned_refuses_no_common_lru)
 /* The dot dump is one digraph with a node per key. */
 static void dumps_dot(const char *design)
 {
-	struct map *m = make(design, 8, 2);
-	insert(m, 0xab);
+	struct map *m = lru_make(design, 8, 2);
+	lru_insert(m, 0xab);
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
