@@ -18,6 +18,7 @@ extern const struct map_ops lru_linux_percpu_ops;
 extern const struct map_ops lru_global_ops;
 extern const struct map_ops lru_clock_ops;
 extern const struct map_ops lru_partitioned_ops;
+extern const struct map_ops lru_fifo_ops, lru_s3fifo_ops, lru_sampled_ops;
 
 const struct map_ops *const map_registry[] = {
 	&hash_linux_ops,
@@ -27,6 +28,7 @@ const struct map_ops *const map_registry[] = {
 	&lru_global_ops,
 	&lru_clock_ops,
 	&lru_partitioned_ops,
+	&lru_fifo_ops, &lru_s3fifo_ops, &lru_sampled_ops,
 	NULL,
 };
 

@@ -131,6 +131,12 @@ struct map_ops {
 	 */
 	unsigned evicts_early : 1;
 	/*
+	 * One program lookup need not save a key from the next eviction
+	 * (lru/fifo ignores hits; lru/s3fifo's small queue needs two): the
+	 * kernel's "a marked key outlives an unmarked one" does not apply.
+	 */
+	unsigned one_hit_may_not_save : 1;
+	/*
 	 * Creation flags this design stands for, added to every map it makes
 	 * (lru/linux_percpu: BPF_F_NO_COMMON_LRU).  The kernel side of a
 	 * comparison creates its map with them too.
