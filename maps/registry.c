@@ -18,6 +18,8 @@ extern const struct map_ops lru_linux_percpu_ops;
 extern const struct map_ops lru_global_ops;
 extern const struct map_ops lru_clock_ops;
 extern const struct map_ops lru_partitioned_ops;
+extern const struct map_ops lru_sieve_ops;
+extern const struct map_ops lru_fast_ops;
 
 const struct map_ops *const map_registry[] = {
 	&hash_linux_ops,
@@ -27,6 +29,8 @@ const struct map_ops *const map_registry[] = {
 	&lru_global_ops,
 	&lru_clock_ops,
 	&lru_partitioned_ops,
+	&lru_sieve_ops,
+	&lru_fast_ops,
 	NULL,
 };
 

@@ -1,0 +1,191 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * lru_ring.c: SIEVE (Zhang et al., "SIEVE is Simpler than LRU: an
+ * Efficient Turn-Key Eviction Algorithm for Web Caches", NSDI 2024), as
+ * libCacheSim implements it in libCacheSim/cache/eviction/Sieve.c (commit
+ * 11c93a3513bac3693cbc5b056623923f30ec0c3e, read for behaviour; docs/
+ * lru-fast.md).  One FIFO queue and a hand:
+ *
+ *   head (newest)                                  tail (oldest)
+ *   queue.next -> K5 -> K4 -> K3* -> K2 -> K1* -> (queue: sentinel)
+ *                                   hand ^          the hand moves <- this
+ *                                                   way, towards the head
+ *   insert:  at the head, unvisited.
+ *   hit:     set the key's visited bit (lru_node.ref): no lock, no move,
+ *            and no store when it is set already.
+ *   evict:   from the hand (from the tail when the hand is NULL): a
+ *            visited key loses its bit and the hand steps towards the
+ *            head, wrapping from the head to the tail; the first unvisited
+ *            key leaves, and the hand stays on its neighbour towards the
+ *            head (NULL when it was the head) for the next eviction.
+ *            Survivors never move.
+ *   delete:  off the queue; a hand on it steps to its neighbour towards
+ *            the head (Sieve_remove_obj).
+ *
+ * Sieve.c's NULL pointer is our hand on the sentinel: both mean "start at
+ * the tail", and a step towards the head from the head lands on it.  On
+ * one thread we evict exactly the keys Sieve.c evicts, in its order (the
+ * letter tests of tests/unit/test_lru_sieve_fast.c).  Beyond Sieve.c,
+ * which has neither: a replace puts the new element in the old one's
+ * place, visited, as a hit would leave the old one (one step nearer the
+ * head, so that a hand on old, stepping on as old leaves, meets it); and,
+ * the core popping before it looks (the kernel's order), an update of a
+ * present key in a full ring evicts a key first, as the kernel's LRU does.
+ *
+ * Concurrency.  `lock` guards the queue, the hand, the free list and each
+ * element's `type`; a lookup takes no lock and only stores the bit (racy,
+ * as the kernel's bpf_lru_node_set_ref: a bit set while the hand clears
+ * it can be lost, which costs the key its second chance).  Invariants
+ * under the lock:
+ *  - each of the ring's elements is on exactly one of `queue` and `free`,
+ *    as its `type` says, and on_queue counts the queue;
+ *  - the hand is on the queue or on the sentinel;
+ *  - a popped element is on the queue before the table links it, and an
+ *    element leaves the queue only through push_free, after the table
+ *    unlinked it: so an eviction that meets a key mid-update on another
+ *    thread fails to unlink it (lru_htab_evict) and steps on.
+ * An eviction honours visited bits for two turns, then takes the first
+ * key it can unlink, so that lookups on other threads cannot keep it
+ * turning; on one thread it never gets there (one turn clears every bit).
+ * Lock order: `lock`, then a bucket lock (lru_htab_evict).
+ */
+#include "lru_ring.h"
+
+enum { ON_FREE, ON_QUEUE };
+
+void lru_ring_init(struct lru_ring *r)
+{
+	map_spin_init(&r->lock);
+	dlist_init(&r->queue);
+	dlist_init(&r->free);
+	r->hand = &r->queue;
+	r->on_queue = 0;
+	r->n_elems = 0;
+}
+
+void lru_ring_give(struct lru_ring *r, struct lru_node *n, uint16_t id)
+{
+	n->cpu = id;
+	n->type = ON_FREE;
+	dlist_add_tail(&n->link, &r->free);
+	r->n_elems++;
+}
+
+/* Where the hand looks first: the tail when it is on the sentinel. */
+static struct dlist *hand_start(struct lru_ring *r)
+{
+	return r->hand == &r->queue ? r->queue.prev : r->hand;
+}
+
+/* One step towards the head, wrapping from the head to the tail. */
+static struct dlist *step_wrapping(struct lru_ring *r, struct dlist *p)
+{
+	return p->prev == &r->queue ? r->queue.prev : p->prev;
+}
+
+/* Lock held: n off the queue; a hand on n steps towards the head first
+ * (onto the sentinel when n is the head: Sieve.c's NULL). */
+static void unlink_from_queue(struct lru_ring *r, struct lru_node *n)
+{
+	if (r->hand == &n->link)
+		r->hand = n->link.prev;
+	dlist_del(&n->link);
+	r->on_queue--;
+}
+
+/*
+ * Lock held, free list empty: from the hand, clear visited bits up to the
+ * first unvisited key still in the table, unlink it from the table and
+ * from the queue (the hand on its neighbour), and return its element.
+ * NULL when every key is mid-update elsewhere (never on one thread).
+ */
+static struct lru_node *evict(struct lru_htab *h, struct lru_ring *r,
+			      unsigned cpu)
+{
+	struct lru_work_slot *w = lru_work(h, cpu);
+	uint64_t honour_bits = 2 * (uint64_t)r->on_queue;
+	uint64_t limit = honour_bits + r->on_queue;
+	struct dlist *p = hand_start(r);
+
+	lru_count(&w->refills, 1);
+	for (uint64_t seen = 0; seen < limit && p != &r->queue;
+	     seen++, p = step_wrapping(r, p)) {
+		struct lru_node *n = lru_node_of(p);
+		lru_count(&w->nodes_scanned, 1);
+		if (seen < honour_bits && lru_node_is_ref(n)) {
+			lru_node_clear_ref(n);
+			continue;
+		}
+		if (lru_htab_evict(h, cpu, n)) {
+			r->hand = p;
+			unlink_from_queue(r, n);
+			return n;
+		}
+	}
+	if (p != &r->queue)
+		r->hand = p;
+	return NULL;
+}
+
+struct lru_node *lru_ring_pop(struct lru_htab *h, struct lru_ring *r,
+			      unsigned cpu, uint32_t hash)
+{
+	lru_lock(h, cpu, &r->lock);
+	struct dlist *f = dlist_first(&r->free);
+	struct lru_node *n;
+	if (f) {
+		n = lru_node_of(f);
+		dlist_del(f);
+	} else {
+		n = evict(h, r, cpu);
+	}
+	if (n) {
+		lru_node_clear_ref(n);
+		lru_node_set_hash(n, hash);
+		n->type = ON_QUEUE;
+		dlist_add(&n->link, &r->queue);
+		r->on_queue++;
+	}
+	map_spin_unlock(&r->lock);
+	return n;
+}
+
+void lru_ring_push_free(struct lru_htab *h, struct lru_ring *r, unsigned cpu,
+			struct lru_node *n)
+{
+	lru_lock(h, cpu, &r->lock);
+	unlink_from_queue(r, n);
+	n->type = ON_FREE;
+	dlist_add(&n->link, &r->free);
+	map_spin_unlock(&r->lock);
+}
+
+/*
+ * n may have been evicted and reused since the table linked it, by an
+ * eviction on another thread: it is then that key's, and moving it only
+ * shifts that key's turn, as a stale visited bit would; or it may be free
+ * again (that update failed), and then it stays where it is.
+ */
+void lru_ring_replaced(struct lru_htab *h, struct lru_ring *r, unsigned cpu,
+		       struct lru_node *n, struct lru_node *old)
+{
+	lru_lock(h, cpu, &r->lock);
+	if (n->type == ON_QUEUE) {
+		unlink_from_queue(r, n);
+		dlist_add_before(&n->link, &old->link);
+		r->on_queue++;
+		lru_node_set_ref(n);
+	}
+	map_spin_unlock(&r->lock);
+}
+
+void lru_ring_dump(struct lru_htab *h, struct lru_ring *r, FILE *f,
+		   enum map_dump_format fmt, const char *id, const char *name)
+{
+	map_spin_lock(&r->lock);
+	lru_dump_list(h, f, fmt, id, name, &r->queue, hand_start(r));
+	if (fmt == MAP_DUMP_TEXT)
+		fprintf(f, "%s free: %zu elements\n", name,
+			lru_list_length(&r->free));
+	map_spin_unlock(&r->lock);
+}
