@@ -33,17 +33,21 @@
  * present key in a full ring evicts a key first, as the kernel's LRU does.
  *
  * Concurrency.  `lock` guards the queue, the hand, the free list and each
- * element's `type`; a lookup takes no lock and only stores the bit (racy,
- * as the kernel's bpf_lru_node_set_ref: a bit set while the hand clears
- * it can be lost, which costs the key its second chance).  Invariants
- * under the lock:
- *  - each of the ring's elements is on exactly one of `queue` and `free`,
- *    as its `type` says, and on_queue counts the queue;
- *  - the hand is on the queue or on the sentinel;
+ * element's `type` while the element is the ring's; a lookup takes no lock
+ * and only stores the bit (racy, as the kernel's bpf_lru_node_set_ref: a
+ * bit set while the hand clears it can be lost, which costs the key its
+ * second chance).  on_queue is written under the lock and read by anyone
+ * (lru_ring_keys: a hint).  Invariants under the lock:
+ *  - each element whose lru_node.cpu is the ring's id is on exactly one of
+ *    `queue` and `free`, as its `type` says, or in transit: taken by
+ *    lru_ring_take for another ring (then no list and no bucket holds it,
+ *    so no other thread can reach it until lru_ring_adopt links it there);
+ *  - on_queue counts the queue; the hand is on it or on the sentinel;
  *  - a popped element is on the queue before the table links it, and an
  *    element leaves the queue only through push_free, after the table
- *    unlinked it: so an eviction that meets a key mid-update on another
- *    thread fails to unlink it (lru_htab_evict) and steps on.
+ *    unlinked it, or through an eviction, which unlinks it from the table
+ *    first: so an eviction that meets a key mid-update on another thread
+ *    fails to unlink it (lru_htab_evict) and steps on.
  * An eviction honours visited bits for two turns, then takes the first
  * key it can unlink, so that lookups on other threads cannot keep it
  * turning; on one thread it never gets there (one turn clears every bit).
@@ -53,22 +57,36 @@
 
 enum { ON_FREE, ON_QUEUE };
 
-void lru_ring_init(struct lru_ring *r)
+void lru_ring_init(struct lru_ring *r, uint16_t id,
+		   _Atomic uint64_t *free_total)
 {
 	map_spin_init(&r->lock);
 	dlist_init(&r->queue);
 	dlist_init(&r->free);
 	r->hand = &r->queue;
-	r->on_queue = 0;
-	r->n_elems = 0;
+	atomic_init(&r->on_queue, 0);
+	r->id = id;
+	r->free_total = free_total;
 }
 
-void lru_ring_give(struct lru_ring *r, struct lru_node *n, uint16_t id)
+static void count_free(struct lru_ring *r, int64_t delta)
 {
-	n->cpu = id;
+	if (r->free_total)
+		atomic_fetch_add_explicit(r->free_total, (uint64_t)delta,
+					  memory_order_relaxed);
+}
+
+void lru_ring_give(struct lru_ring *r, struct lru_node *n)
+{
+	n->cpu = r->id;
 	n->type = ON_FREE;
 	dlist_add_tail(&n->link, &r->free);
-	r->n_elems++;
+	count_free(r, 1);
+}
+
+static void set_keys(struct lru_ring *r, uint32_t n)
+{
+	atomic_store_explicit(&r->on_queue, n, memory_order_relaxed);
 }
 
 /* Where the hand looks first: the tail when it is on the sentinel. */
@@ -90,21 +108,43 @@ static void unlink_from_queue(struct lru_ring *r, struct lru_node *n)
 	if (r->hand == &n->link)
 		r->hand = n->link.prev;
 	dlist_del(&n->link);
-	r->on_queue--;
+	set_keys(r, lru_ring_keys(r) - 1);
+}
+
+/* Lock held: n (no key yet) at the head, unvisited, for a key of hash. */
+static void link_at_head(struct lru_ring *r, struct lru_node *n,
+			 uint32_t hash)
+{
+	lru_node_clear_ref(n);
+	lru_node_set_hash(n, hash);
+	n->type = ON_QUEUE;
+	dlist_add(&n->link, &r->queue);
+	set_keys(r, lru_ring_keys(r) + 1);
+}
+
+/* Lock held: a free element off the free list, or NULL. */
+static struct lru_node *take_free(struct lru_ring *r)
+{
+	struct dlist *f = dlist_first(&r->free);
+	if (!f)
+		return NULL;
+	dlist_del(f);
+	count_free(r, -1);
+	return lru_node_of(f);
 }
 
 /*
- * Lock held, free list empty: from the hand, clear visited bits up to the
- * first unvisited key still in the table, unlink it from the table and
- * from the queue (the hand on its neighbour), and return its element.
- * NULL when every key is mid-update elsewhere (never on one thread).
+ * Lock held: from the hand, clear visited bits up to the first unvisited
+ * key still in the table, unlink it from the table and from the queue
+ * (the hand on its neighbour), and return its element.  NULL when every
+ * key is mid-update elsewhere (never on one thread).
  */
 static struct lru_node *evict(struct lru_htab *h, struct lru_ring *r,
 			      unsigned cpu)
 {
 	struct lru_work_slot *w = lru_work(h, cpu);
-	uint64_t honour_bits = 2 * (uint64_t)r->on_queue;
-	uint64_t limit = honour_bits + r->on_queue;
+	uint64_t keys = lru_ring_keys(r);
+	uint64_t honour_bits = 2 * keys, limit = honour_bits + keys;
 	struct dlist *p = hand_start(r);
 
 	lru_count(&w->refills, 1);
@@ -128,26 +168,34 @@ static struct lru_node *evict(struct lru_htab *h, struct lru_ring *r,
 }
 
 struct lru_node *lru_ring_pop(struct lru_htab *h, struct lru_ring *r,
-			      unsigned cpu, uint32_t hash)
+			      unsigned cpu, uint32_t hash, uint32_t min_keys)
 {
 	lru_lock(h, cpu, &r->lock);
-	struct dlist *f = dlist_first(&r->free);
-	struct lru_node *n;
-	if (f) {
-		n = lru_node_of(f);
-		dlist_del(f);
-	} else {
+	struct lru_node *n = take_free(r);
+	if (!n && lru_ring_keys(r) >= min_keys)
 		n = evict(h, r, cpu);
-	}
-	if (n) {
-		lru_node_clear_ref(n);
-		lru_node_set_hash(n, hash);
-		n->type = ON_QUEUE;
-		dlist_add(&n->link, &r->queue);
-		r->on_queue++;
-	}
+	if (n)
+		link_at_head(r, n, hash);
 	map_spin_unlock(&r->lock);
 	return n;
+}
+
+struct lru_node *lru_ring_take(struct lru_htab *h, struct lru_ring *r,
+			       unsigned cpu, bool evict_one)
+{
+	lru_lock(h, cpu, &r->lock);
+	struct lru_node *n = evict_one ? evict(h, r, cpu) : take_free(r);
+	map_spin_unlock(&r->lock);
+	return n;
+}
+
+void lru_ring_adopt(struct lru_htab *h, struct lru_ring *r, unsigned cpu,
+		    struct lru_node *n, uint32_t hash)
+{
+	lru_lock(h, cpu, &r->lock);
+	n->cpu = r->id;
+	link_at_head(r, n, hash);
+	map_spin_unlock(&r->lock);
 }
 
 void lru_ring_push_free(struct lru_htab *h, struct lru_ring *r, unsigned cpu,
@@ -157,6 +205,7 @@ void lru_ring_push_free(struct lru_htab *h, struct lru_ring *r, unsigned cpu,
 	unlink_from_queue(r, n);
 	n->type = ON_FREE;
 	dlist_add(&n->link, &r->free);
+	count_free(r, 1);
 	map_spin_unlock(&r->lock);
 }
 
@@ -173,7 +222,7 @@ void lru_ring_replaced(struct lru_htab *h, struct lru_ring *r, unsigned cpu,
 	if (n->type == ON_QUEUE) {
 		unlink_from_queue(r, n);
 		dlist_add_before(&n->link, &old->link);
-		r->on_queue++;
+		set_keys(r, lru_ring_keys(r) + 1);
 		lru_node_set_ref(n);
 	}
 	map_spin_unlock(&r->lock);

@@ -1,44 +1,55 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * lru/fast: our fastest LRU hash.  SIEVE (lru/sieve, maps/common/
- * lru_ring.c), sharded by the key's hash: S rings, each with its own lock,
- * its own hand and its own share of the elements, so that two threads
- * almost never meet on a lock or on a ring's cache lines.
+ * lru/fast: our fastest LRU hash.  SIEVE (lru/sieve; the queue, its hand
+ * and its lock are an lru_ring, maps/common/lru_ring.c) with one ring per
+ * cpu slot: a thread inserts into its own ring and evicts from its own
+ * ring, so in the steady state of an evicting workload no two threads
+ * touch the same ring's lock, hand or head, and a lookup only sets a
+ * visited bit (only when it is not set: a hot key's line stays shared).
  *
- *   update(key):  hash (once, by the core) -> shard = hash's top log2(S)
- *                 bits (the bucket index uses the low bits, so a shard's
- *                 keys spread over every bucket) -> that ring's pop: a
- *                 free element, else that ring's SIEVE eviction
- *   lookup(key):  the core's default: set the visited bit, and only if it
- *                 is not set already, so a hot key's line stays shared
- *   delete, a replace's old element: back to the ring that owns it
- *                 (lru_node.cpu holds the ring's number here, set at init;
- *                 an element never changes ring)
+ *   ring[0] [lock|queue|hand|free]   ring[1] [lock|queue|hand|free]  ...
+ *            one ring per 128 bytes; free_total on its own line
  *
- *   shards[0]  [lock|queue|hand|free]   elements  0 .. c0-1
- *   shards[1]  [lock|queue|hand|free]   elements c0 .. c0+c1-1
- *   ...        one ring per 128 bytes   a shard's elements are contiguous
+ *   pop_free(cpu, hash):
+ *     1. my ring: a free element of mine; or, if no ring has a free one
+ *        (free_total == 0) and my ring holds its fair half share
+ *        (min_keys = max_entries / ncpus / 2), my ring's SIEVE victim
+ *     2. else a free element of another ring, which then becomes mine
+ *     3. else the SIEVE victim of the ring with the most keys (mine, or
+ *        another's, whose element then becomes mine)
+ *   push_free(n): back onto the free list of the ring that holds n
+ *        (lru_node.cpu names it here: the ring's number, which is the
+ *        slot that inserted the key, not the slot that frees it)
+ *   replace: the core's default: the new element is marked (visited) and
+ *        sits at the head of my ring; the old one is freed in its ring.
+ *        (lru/sieve moves it into the old one's place; across rings there
+ *        is no such place.)
  *
- * S is a power of two: 8 per cpu slot and at least 64, so that two
- * threads' inserts meet on a ring's lock about 1/S of the time, but no
- * more than max_entries / FAST_MIN_PER_SHARD (small maps have one ring,
- * and are then exactly lru/sieve).  Ring i owns max_entries / S elements,
- * one more for the first max_entries % S, so the map holds exactly
- * max_entries keys.
+ * So one thread alone has every element in its ring (step 2 hands it the
+ * others' free ones before it evicts) and evicts exactly as lru/sieve; N
+ * threads inserting alike each hold about 1/N of the keys, and each evicts
+ * among its own, the victim being the best of a 1/N share of the keys, not
+ * of all; a thread that inserts little keeps at least half a fair share
+ * (it takes victims from the largest ring until then), so its keys are not
+ * churned.  No ring evicts while a free element is left anywhere, so the
+ * map holds max_entries keys before it evicts (up to the races of step 2,
+ * where a thread that finds the free element it counted on taken evicts).
  *
- * What sharding costs: a ring evicts when its own elements are all in use,
- * even while another ring has free ones, so the map evicts before it holds
- * max_entries keys (evicts_early), and each ring's SIEVE sees only its
- * keys: the victim is the best of ~max_entries/S candidates, not of all.
- * With hashed keys the rings fill evenly (a binomial spread: c +- sqrt(c)
- * keys each); measured on a zipf 0.99 stream the miss ratio stays within
- * 1% of one ring's (docs/lru-fast.md, and the unit test that asserts
- * fast <= 1.02 x exact LRU).
+ * We first sharded by key hash (the issue's suggestion): every insert then
+ * took a ring whose lock line the other thread had written last, and at 2
+ * threads about two thirds of the time in pop_free was that line's
+ * transfer (perf, docs/lru-fast.md).  Per-slot rings keep that line in
+ * its owner's cache; what is left shared is free_total (written when a
+ * free list changes: fill, deletes, replaces) and a replace's or delete's
+ * push onto another slot's ring.
  *
- * Concurrency: each ring as lru_ring.c says (its lock guards its queue,
- * hand, free list and its elements' `type`); no state is shared between
- * rings, and nothing here is written after create.  Lock order: a ring's
- * lock, then a bucket lock; never two rings' locks.
+ * Concurrency: each ring as lru_ring.c says; an element moves from one
+ * ring to another only through lru_ring_take (under the giving ring's
+ * lock, after which no other thread can reach it: it is in no list and,
+ * if it was a key's, in no bucket) and lru_ring_adopt (under the taking
+ * ring's lock, before the table links it).  free_total and the rings'
+ * key counts are hints read without a lock.  Lock order: one ring's lock,
+ * then a bucket lock; never two rings' locks.
  */
 #include "maps/common/area.h"
 #include "maps/common/lru_ring.h"
@@ -46,17 +57,13 @@
 #include <errno.h>
 #include <stdlib.h>
 
-enum {
-	FAST_SHARDS_PER_CPU = 8,
-	FAST_MIN_SHARDS = 64,
-	FAST_MAX_SHARDS = 4096,
-	FAST_MIN_PER_SHARD = 128, /* below it, a ring's victims get worse */
-};
-
 struct fast_lru {
-	uint32_t n_shards;  /* a power of two */
-	unsigned shift;     /* 32 - log2(n_shards): hash >> shift is the shard */
-	struct lru_ring *shards;
+	/* read-only after create */
+	uint32_t n_rings;  /* one per cpu slot */
+	uint32_t min_keys; /* a ring this small takes victims elsewhere */
+	struct lru_ring *rings;
+	/* written as free lists change: on a line of its own */
+	_Alignas(128) _Atomic uint64_t free_total;
 };
 
 static struct fast_lru *state(struct lru_htab *h)
@@ -64,59 +71,25 @@ static struct fast_lru *state(struct lru_htab *h)
 	return h->policy_state;
 }
 
-static uint32_t pow2_floor(uint32_t x)
-{
-	return x ? 1u << (31 - __builtin_clz(x)) : 0;
-}
-
-static uint32_t shard_count(uint32_t max_entries, uint32_t ncpus)
-{
-	uint32_t want = FAST_SHARDS_PER_CPU * ncpus;
-	if (want < FAST_MIN_SHARDS)
-		want = FAST_MIN_SHARDS;
-	if (want > FAST_MAX_SHARDS)
-		want = FAST_MAX_SHARDS;
-	want = pow2_floor(want);
-	uint32_t room = pow2_floor(max_entries / FAST_MIN_PER_SHARD);
-	if (room < 1)
-		room = 1;
-	return want < room ? want : room;
-}
-
-static struct lru_ring *ring_of_hash(struct fast_lru *f, uint32_t hash)
-{
-	/* 64-bit shift: one shard shifts by 32 and gets 0 */
-	return &f->shards[(uint64_t)hash >> f->shift];
-}
-
-static struct lru_ring *ring_of_node(struct fast_lru *f,
-				     const struct lru_node *n)
-{
-	return &f->shards[n->cpu];
-}
-
 static int fast_init(struct lru_htab *h)
 {
-	struct fast_lru *f = calloc(1, sizeof(*f));
+	struct fast_lru *f = map_area_alloc(sizeof(*f), _Alignof(struct fast_lru));
 	if (!f)
 		return -ENOMEM;
-	f->n_shards = shard_count(h->n_elems, h->map.attr.ncpus);
-	f->shift = 32 - (unsigned)__builtin_ctz(f->n_shards);
-	f->shards = map_area_alloc_array(f->n_shards, sizeof(*f->shards),
-					 _Alignof(struct lru_ring));
-	if (!f->shards) {
+	atomic_init(&f->free_total, 0);
+	f->n_rings = h->map.attr.ncpus;
+	f->min_keys = h->n_elems / f->n_rings / 2;
+	f->rings = map_area_alloc_array(f->n_rings, sizeof(*f->rings),
+					_Alignof(struct lru_ring));
+	if (!f->rings) {
 		free(f);
 		return -ENOMEM;
 	}
-	uint32_t each = h->n_elems / f->n_shards;
-	uint32_t extra = h->n_elems % f->n_shards;
-	uint32_t i = 0;
-	for (uint32_t s = 0; s < f->n_shards; s++) {
-		struct lru_ring *r = &f->shards[s];
-		lru_ring_init(r);
-		for (uint32_t end = i + each + (s < extra); i < end; i++)
-			lru_ring_give(r, lru_htab_node(h, i), (uint16_t)s);
-	}
+	for (uint32_t r = 0; r < f->n_rings; r++)
+		lru_ring_init(&f->rings[r], (uint16_t)r, &f->free_total);
+	/* Spread out, so that each slot starts with free elements of its own. */
+	for (uint32_t i = 0; i < h->n_elems; i++)
+		lru_ring_give(&f->rings[i % f->n_rings], lru_htab_node(h, i));
 	h->policy_state = f;
 	return 0;
 }
@@ -124,41 +97,85 @@ static int fast_init(struct lru_htab *h)
 static void fast_fini(struct lru_htab *h)
 {
 	struct fast_lru *f = state(h);
-	free(f->shards);
+	free(f->rings);
 	free(f);
+}
+
+static bool free_anywhere(struct fast_lru *f)
+{
+	return atomic_load_explicit(&f->free_total, memory_order_relaxed) > 0;
+}
+
+/* Step 2: a free element from another ring, now `mine`'s. */
+static struct lru_node *adopt_free(struct lru_htab *h, struct fast_lru *f,
+				   unsigned cpu, uint32_t hash)
+{
+	for (uint32_t i = 1; i < f->n_rings && free_anywhere(f); i++) {
+		struct lru_ring *r = &f->rings[(cpu + i) % f->n_rings];
+		struct lru_node *n = lru_ring_take(h, r, cpu, false);
+		if (n) {
+			lru_ring_adopt(h, &f->rings[cpu], cpu, n, hash);
+			return n;
+		}
+	}
+	return NULL;
+}
+
+static struct lru_ring *ring_with_most_keys(struct fast_lru *f, unsigned cpu)
+{
+	struct lru_ring *best = &f->rings[cpu];
+	for (uint32_t r = 0; r < f->n_rings; r++)
+		if (lru_ring_keys(&f->rings[r]) > lru_ring_keys(best))
+			best = &f->rings[r];
+	return best;
 }
 
 static struct lru_node *fast_pop_free(struct lru_htab *h, unsigned cpu,
 				      uint32_t hash)
 {
-	return lru_ring_pop(h, ring_of_hash(state(h), hash), cpu, hash);
+	struct fast_lru *f = state(h);
+	struct lru_ring *mine = &f->rings[cpu];
+	uint32_t min_keys = free_anywhere(f) ? UINT32_MAX : f->min_keys;
+
+	struct lru_node *n = lru_ring_pop(h, mine, cpu, hash, min_keys);
+	if (n)
+		return n;
+	n = adopt_free(h, f, cpu, hash);
+	if (n)
+		return n;
+	struct lru_ring *victims = ring_with_most_keys(f, cpu);
+	if (victims != mine) {
+		n = lru_ring_take(h, victims, cpu, true);
+		if (n) {
+			lru_ring_adopt(h, mine, cpu, n, hash);
+			return n;
+		}
+	}
+	/* mine has the most keys, or the other ring's were all mid-update */
+	return lru_ring_pop(h, mine, cpu, hash, 0);
 }
 
 static void fast_push_free(struct lru_htab *h, unsigned cpu,
 			   struct lru_node *n)
 {
-	lru_ring_push_free(h, ring_of_node(state(h), n), cpu, n);
-}
-
-/* n and old hold the same key, so the same hash and the same ring. */
-static void fast_replaced(struct lru_htab *h, unsigned cpu,
-			  struct lru_node *n, struct lru_node *old)
-{
-	lru_ring_replaced(h, ring_of_node(state(h), old), cpu, n, old);
+	lru_ring_push_free(h, &state(h)->rings[n->cpu], cpu, n);
 }
 
 static int fast_dump(struct lru_htab *h, FILE *f, enum map_dump_format fmt)
 {
 	struct fast_lru *s = state(h);
-	lru_dump_begin(f, fmt, "lru/fast: one SIEVE queue per shard of the "
-			       "key hashes, newest first");
+	lru_dump_begin(f, fmt, "lru/fast: one SIEVE queue per cpu slot, "
+			       "newest first");
 	if (fmt == MAP_DUMP_TEXT)
-		fprintf(f, "shards: %u (hash >> %u)\n", s->n_shards, s->shift);
-	for (uint32_t i = 0; i < s->n_shards; i++) {
+		fprintf(f, "rings: %u, free: %llu, a ring below %u keys takes "
+			"victims from the largest\n", s->n_rings,
+			(unsigned long long)atomic_load(&s->free_total),
+			s->min_keys);
+	for (uint32_t i = 0; i < s->n_rings; i++) {
 		char id[16], name[24];
-		snprintf(id, sizeof(id), "s%u", i);
-		snprintf(name, sizeof(name), "shard %u", i);
-		lru_ring_dump(h, &s->shards[i], f, fmt, id, name);
+		snprintf(id, sizeof(id), "r%u", i);
+		snprintf(name, sizeof(name), "ring %u", i);
+		lru_ring_dump(h, &s->rings[i], f, fmt, id, name);
 	}
 	lru_dump_end(f, fmt);
 	return 0;
@@ -167,7 +184,7 @@ static int fast_dump(struct lru_htab *h, FILE *f, enum map_dump_format fmt)
 static size_t fast_state_bytes(const struct lru_htab *h)
 {
 	const struct fast_lru *f = h->policy_state;
-	return sizeof(*f) + (size_t)f->n_shards * sizeof(*f->shards);
+	return sizeof(*f) + (size_t)f->n_rings * sizeof(*f->rings);
 }
 
 static const struct lru_policy fast_policy = {
@@ -175,8 +192,8 @@ static const struct lru_policy fast_policy = {
 	.fini = fast_fini,
 	.pop_free = fast_pop_free,
 	.push_free = fast_push_free,
-	/* .referenced: the core's default, which sets the bit if unset */
-	.replaced = fast_replaced,
+	/* .referenced: the core's default, which sets the bit if unset;
+	 * .replaced: the core's default, which marks the new element */
 	.dump = fast_dump,
 	.state_bytes = fast_state_bytes,
 };
@@ -188,9 +205,8 @@ static int fast_create(const struct map_attr *attr, struct map **out)
 
 const struct map_ops lru_fast_ops = {
 	.name = "lru/fast",
-	.description = "SIEVE sharded by key hash: a lock, a hand and a share "
-		       "of the elements per shard; lookups only set a bit",
+	.description = "SIEVE with one queue per cpu slot: inserts and evictions "
+		       "on the slot's own ring; lookups only set a bit",
 	LRU_HTAB_MAP_OPS,
-	.evicts_early = 1,
 	.create = fast_create,
 };

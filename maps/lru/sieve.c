@@ -29,9 +29,9 @@ static int sieve_init(struct lru_htab *h)
 	struct lru_ring *r = map_area_alloc(sizeof(*r), _Alignof(struct lru_ring));
 	if (!r)
 		return -ENOMEM;
-	lru_ring_init(r);
+	lru_ring_init(r, 0, NULL);
 	for (uint32_t i = 0; i < h->n_elems; i++)
-		lru_ring_give(r, lru_htab_node(h, i), 0);
+		lru_ring_give(r, lru_htab_node(h, i));
 	h->policy_state = r;
 	return 0;
 }
@@ -44,7 +44,7 @@ static void sieve_fini(struct lru_htab *h)
 static struct lru_node *sieve_pop_free(struct lru_htab *h, unsigned cpu,
 				       uint32_t hash)
 {
-	return lru_ring_pop(h, ring(h), cpu, hash);
+	return lru_ring_pop(h, ring(h), cpu, hash, 0);
 }
 
 static void sieve_push_free(struct lru_htab *h, unsigned cpu,

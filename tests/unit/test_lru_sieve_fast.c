@@ -14,8 +14,10 @@
  * Queues are written head (newest) first, a visited key with a *, the
  * hand as ^.
  *
- * lru/fast is SIEVE sharded by key hash: a small map is one shard, so the
- * same sequences hold for it; a large one holds exactly max_entries keys.
+ * lru/fast is SIEVE with a ring per cpu slot: on one slot it is lru/sieve,
+ * so the same sequences hold for it (its replace differs, but not in what
+ * the replace test sees); its rings share their free elements and a small
+ * ring takes its victims from the largest.
  * Both must miss no more than 1.02 x exact LRU (lru/global) on a zipf 0.99
  * stream.
  */
@@ -47,7 +49,7 @@ TestSuite(lru_fast, .init = set_up, .fini = tear_down, .timeout = 60);
 
 static const char *const sieves[] = { "lru/sieve", "lru/fast" };
 
-/* --- letter sequences (lru/fast: a map this small is one shard) ------------- */
+/* --- letter sequences (lru/fast on one slot: one ring) ----------------------- */
 
 /*
  * The hand keeps its place.  Capacity 3, "ABCADB":
@@ -190,7 +192,7 @@ Test(lru_sieve, refuses_no_common_lru)
 	}
 }
 
-/* --- lru/fast's shards ------------------------------------------------------ */
+/* --- lru/fast's rings -------------------------------------------------------- */
 
 static struct map *make_map(const char *design, uint32_t max_entries)
 {
@@ -213,25 +215,66 @@ static uint32_t count_keys(struct map *m)
 	return n;
 }
 
+static bool has_key(struct map *m, uint32_t key)
+{
+	uint64_t v;
+	return map_lookup_copy(m, &key, &v) == 0;
+}
+
 /*
- * 1003 entries on 8 slots: 4 shards (1003 / 128 rounded down to a power
- * of two) of 251, 251, 251, 250.  Three times as many keys fill every
- * shard, and then the map holds exactly max_entries: no element is lost
- * to the split.
+ * 1003 entries on 8 slots: each ring starts with 125 or 126 free
+ * elements.  One thread (slot 0) takes its own, then the other rings'
+ * free ones before it evicts anything: 1003 keys go in without an
+ * eviction, and ring 0 then holds them all.  2006 more (no hits: SIEVE is
+ * then FIFO) evict 0..2005 and leave 2006..3008.
  */
-Test(lru_fast, shards_hold_exactly_max_entries)
+Test(lru_fast, one_slot_gets_every_element_before_evicting)
 {
 	struct map *m = make_map("lru/fast", 1003);
 	uint64_t v = 1;
-	for (uint32_t k = 0; k < 3 * 1003; k++)
+	uint32_t k = 0;
+	for (; k < 1003; k++)
+		cr_assert_eq(map_update(m, &k, &v, MAP_NOEXIST), 0);
+	cr_expect_eq(map_work_of(m, -1).evictions, 0);
+	for (; k < 3 * 1003; k++)
 		cr_assert_eq(map_update(m, &k, &v, MAP_NOEXIST), 0);
 	cr_expect_eq(count_keys(m), 1003);
 	cr_expect_eq(map_work_of(m, -1).evictions, 2 * 1003);
+	cr_expect(!has_key(m, 2005) && has_key(m, 2006) && has_key(m, 3008));
 	char *text = lru_dump_text(m);
-	cr_expect(strstr(text, "shards: 4 (hash >> 30)\n") != NULL, "%s", text);
-	cr_expect(strstr(text, "shard 0 (251):") && strstr(text, "shard 3 (250):"),
+	cr_expect(strstr(text, "rings: 8, free: 0, a ring below 62 keys") &&
+		  strstr(text, "ring 0 (1003):") && strstr(text, "ring 1 (0):"),
 		  "%s", text);
 	free(text);
+
+	/*
+	 * Slot 1's ring is empty, below half its fair share (1003 / 8 / 2 =
+	 * 62): its inserts take ring 0's SIEVE victims, the oldest keys
+	 * 2006..2015, and keep them in ring 1.
+	 */
+	cr_assert_eq(map_cpu_claim(1), 1);
+	for (k = 5000; k < 5010; k++)
+		cr_assert_eq(map_update(m, &k, &v, MAP_NOEXIST), 0);
+	cr_expect_eq(map_work_of(m, 1).evictions, 10);
+	cr_expect(!has_key(m, 2015) && has_key(m, 2016) && has_key(m, 5000) &&
+		  has_key(m, 5009));
+	text = lru_dump_text(m);
+	cr_expect(strstr(text, "ring 0 (993):") && strstr(text, "ring 1 (10):"),
+		  "%s", text);
+	free(text);
+
+	/* A delete frees the element in the ring that holds the key, ring
+	 * 0's for key 3000, whoever deletes it; slot 1 then takes it. */
+	k = 3000;
+	cr_assert_eq(map_delete(m, &k), 0);
+	k = 6000;
+	cr_assert_eq(map_update(m, &k, &v, MAP_NOEXIST), 0);
+	cr_expect_eq(map_work_of(m, 1).evictions, 10, "a free element was left");
+	text = lru_dump_text(m);
+	cr_expect(strstr(text, "ring 0 (992):") && strstr(text, "ring 1 (11):"),
+		  "%s", text);
+	free(text);
+	map_cpu_release();
 	map_destroy(m);
 }
 
