@@ -67,6 +67,7 @@ void lru_ring_init(struct lru_ring *r, uint16_t id,
 	atomic_init(&r->on_queue, 0);
 	r->id = id;
 	r->free_total = free_total;
+	r->spares = 0;
 }
 
 static void count_free(struct lru_ring *r, int64_t delta)
@@ -129,7 +130,10 @@ static struct lru_node *take_free(struct lru_ring *r)
 	if (!f)
 		return NULL;
 	dlist_del(f);
-	count_free(r, -1);
+	if (r->spares)
+		r->spares--;
+	else
+		count_free(r, -1);
 	return lru_node_of(f);
 }
 
@@ -199,13 +203,16 @@ void lru_ring_adopt(struct lru_htab *h, struct lru_ring *r, unsigned cpu,
 }
 
 void lru_ring_push_free(struct lru_htab *h, struct lru_ring *r, unsigned cpu,
-			struct lru_node *n)
+			struct lru_node *n, bool spare)
 {
 	lru_lock(h, cpu, &r->lock);
 	unlink_from_queue(r, n);
 	n->type = ON_FREE;
 	dlist_add(&n->link, &r->free);
-	count_free(r, 1);
+	if (spare && !r->spares)
+		r->spares = 1;
+	else
+		count_free(r, 1);
 	map_spin_unlock(&r->lock);
 }
 

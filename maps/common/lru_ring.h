@@ -33,6 +33,7 @@ struct lru_ring {
 	/* NULL, or a count of the free elements of every ring that shares
 	 * it (lru/fast), kept as this ring's free list changes */
 	_Atomic uint64_t *free_total;
+	uint32_t spares;      /* free elements left out of free_total: 0 or 1 */
 } __attribute__((aligned(128)));
 
 /* An empty ring named `id`, counting its free elements into free_total
@@ -57,9 +58,12 @@ struct lru_node *lru_ring_take(struct lru_htab *h, struct lru_ring *r,
 /* n, taken from another ring, joins r at the head for a key of `hash`. */
 void lru_ring_adopt(struct lru_htab *h, struct lru_ring *r, unsigned cpu,
 		    struct lru_node *n, uint32_t hash);
-/* The policy's push_free: n, which left the table, back onto the free list. */
+/* The policy's push_free: n, which left the table, back onto the free
+ * list.  `spare`: if the ring has no spare, n becomes it and free_total
+ * is left alone (for a ring's owner, who will pop it next: no shared
+ * write, and no other ring comes for it). */
 void lru_ring_push_free(struct lru_htab *h, struct lru_ring *r, unsigned cpu,
-			struct lru_node *n);
+			struct lru_node *n, bool spare);
 /* The policy's replaced: n takes old's place on the ring, visited, as a
  * hit on old would leave it.  Both are this ring's. */
 void lru_ring_replaced(struct lru_htab *h, struct lru_ring *r, unsigned cpu,

@@ -158,7 +158,9 @@ static struct lru_node *fast_pop_free(struct lru_htab *h, unsigned cpu,
 static void fast_push_free(struct lru_htab *h, unsigned cpu,
 			   struct lru_node *n)
 {
-	lru_ring_push_free(h, &state(h)->rings[n->cpu], cpu, n);
+	/* The owner's own free (a failed insert, a delete, a replace of its
+	 * key) is its spare: it pops it next, with no shared write. */
+	lru_ring_push_free(h, &state(h)->rings[n->cpu], cpu, n, n->cpu == cpu);
 }
 
 static int fast_dump(struct lru_htab *h, FILE *f, enum map_dump_format fmt)

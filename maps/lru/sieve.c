@@ -50,7 +50,7 @@ static struct lru_node *sieve_pop_free(struct lru_htab *h, unsigned cpu,
 static void sieve_push_free(struct lru_htab *h, unsigned cpu,
 			    struct lru_node *n)
 {
-	lru_ring_push_free(h, ring(h), cpu, n);
+	lru_ring_push_free(h, ring(h), cpu, n, false);
 }
 
 static void sieve_replaced(struct lru_htab *h, unsigned cpu,
