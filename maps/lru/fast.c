@@ -19,7 +19,11 @@
  *        another's, whose element then becomes mine)
  *   push_free(n): back onto the free list of the ring that holds n
  *        (lru_node.cpu names it here: the ring's number, which is the
- *        slot that inserted the key, not the slot that frees it)
+ *        slot that inserted the key, not the slot that frees it); when
+ *        that ring is the caller's own, n may be its one spare, which
+ *        free_total leaves out: a failed insert (the key was there) frees
+ *        the element it popped, and the next pop takes it back, with no
+ *        write to a shared line and no other slot sent to fetch it
  *   replace: the core's default: the new element is marked (visited) and
  *        sits at the head of my ring; the old one is freed in its ring.
  *        (lru/sieve moves it into the old one's place; across rings there
@@ -31,9 +35,11 @@
  * among its own, the victim being the best of a 1/N share of the keys, not
  * of all; a thread that inserts little keeps at least half a fair share
  * (it takes victims from the largest ring until then), so its keys are not
- * churned.  No ring evicts while a free element is left anywhere, so the
- * map holds max_entries keys before it evicts (up to the races of step 2,
- * where a thread that finds the free element it counted on taken evicts).
+ * churned.  No ring evicts while a counted free element is left anywhere,
+ * so the map holds max_entries keys before it evicts, less at most one
+ * spare per ring (only where several slots insert: a lone slot pops its
+ * own spare first) and up to the races of step 2, where a thread that
+ * finds the free element it counted on taken evicts.
  *
  * We first sharded by key hash (the issue's suggestion): every insert then
  * took a ring whose lock line the other thread had written last, and at 2
@@ -210,5 +216,7 @@ const struct map_ops lru_fast_ops = {
 	.description = "SIEVE with one queue per cpu slot: inserts and evictions "
 		       "on the slot's own ring; lookups only set a bit",
 	LRU_HTAB_MAP_OPS,
+	/* several slots inserting may evict with a spare left in each ring */
+	.evicts_early = 1,
 	.create = fast_create,
 };
