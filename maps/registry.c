@@ -19,6 +19,8 @@ extern const struct map_ops lru_global_ops;
 extern const struct map_ops lru_clock_ops;
 extern const struct map_ops lru_partitioned_ops;
 extern const struct map_ops lru_fifo_ops, lru_s3fifo_ops, lru_sampled_ops;
+extern const struct map_ops lru_sieve_ops;
+extern const struct map_ops lru_fast_ops;
 
 const struct map_ops *const map_registry[] = {
 	&hash_linux_ops,
@@ -29,6 +31,8 @@ const struct map_ops *const map_registry[] = {
 	&lru_clock_ops,
 	&lru_partitioned_ops,
 	&lru_fifo_ops, &lru_s3fifo_ops, &lru_sampled_ops,
+	&lru_sieve_ops,
+	&lru_fast_ops,
 	NULL,
 };
 
