@@ -90,8 +90,10 @@ static int parse(int argc, char **argv, struct options *o)
 			o->flags = BPF_F_NO_COMMON_LRU;
 			continue;
 		}
+		if (strncmp(a, "--", 2))
+			return usage("arguments are options (--name value)");
 		if (!v)
-			return usage("an option without its value");
+			return usage("an option without its value, or unknown");
 		i++;
 		if (!strcmp(a, "--entries") && parse_u64(v, 1, UINT32_MAX, &n))
 			o->entries = (uint32_t)n;

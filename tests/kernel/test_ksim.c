@@ -10,6 +10,8 @@
  *    written;
  *  - a cycle over twice the cache's size makes the kernel evict: more
  *    misses than keys, never more keys than max_entries, in both LRU modes;
+ *    a key looked up between every two of the cycle's is never evicted (a
+ *    program lookup sets its ref bit);
  *  - two streams on two CPUs: disjoint keys add up per stream; shared keys
  *    are inserted once each (every miss beyond the first of a key lost a
  *    race with the other stream);
@@ -180,32 +182,43 @@ Test(ksim, warm_up_is_not_counted)
 	free(keys);
 }
 
-/* Keys cycling over twice the cache: the kernel must evict. */
+/*
+ * Keys cycling over twice the cache, with a hot key between every two: the
+ * kernel must evict, and must keep the hot key, whose program lookups set
+ * its ref bit (a lookup that did not mark it would let it age out like the
+ * others: they are never looked up again before their eviction).
+ */
 static void evicting_cycle(uint32_t flags)
 {
 	need_kernel();
-	const uint32_t entries = 1024, distinct = 2 * entries;
-	const size_t n = 4 * (size_t)distinct;
-	uint8_t *keys = malloc(n * 4);
-	cr_assert_not_null(keys);
+	const uint32_t entries = 1024, distinct = 2 * entries, hot = 1u << 30;
+	const size_t n = 8 * (size_t)distinct;
+	uint8_t *keys = malloc(n * 4), *missed = malloc(n);
+	cr_assert(keys && missed);
 	for (size_t i = 0; i < n; i++)
-		put_key(keys + i * 4, 4, (uint32_t)(i % distinct));
-	struct ksim_config c = cfg(4, entries, flags, 0);
-	struct ksim_stream s = { .keys = keys, .n = n, .cpu = -1 };
+		put_key(keys + i * 4, 4, i % 2 ? hot : (uint32_t)(i / 2 % distinct));
+	struct ksim_config c = cfg(4, entries, flags, (uint32_t)n);
+	struct ksim_stream s = { .keys = keys, .n = n, .cpu = -1,
+				 .missed = missed };
 	struct ksim_stream_result r;
 	struct ksim_result out = { .streams = &r };
 	run_ok(&c, &s, 1, &out);
 
 	cr_expect_geq(out.max_entries, entries);
-	cr_expect_gt(r.misses, distinct, "%lu misses over %u keys", r.misses,
-		     distinct);
+	cr_expect_gt(r.misses, distinct + 1, "%lu misses over %u keys",
+		     r.misses, distinct + 1);
 	cr_expect_leq(out.live_at_end, out.max_entries);
 	cr_expect_gt(out.live_at_end, 0);
+	unsigned hot_misses = 0;
+	for (size_t i = 1; i < n; i += 2)
+		hot_misses += missed[i];
+	cr_expect_eq(hot_misses, 1, "the hot key missed %u times", hot_misses);
 	if (kernel_counts_elems()) {
-		cr_expect_eq(r.live_samples, 1); /* one default batch */
+		cr_expect_eq(r.live_samples, 1); /* one batch */
 		cr_expect_eq(r.live_sum, out.live_at_end);
 	}
 	free(keys);
+	free(missed);
 }
 
 Test(ksim, evicts_common_lru) { evicting_cycle(0); }
