@@ -24,6 +24,7 @@
 #include "harness/common/clock.h"
 #include "harness/common/rng.h"
 #include "harness/common/team.h"
+#include "kernel-compare/ksim.h"
 #include "maps/common/cpu.h"
 #include "maps/common/rcu.h"
 
@@ -558,6 +559,94 @@ static int stray_pass(struct sim_shared *s, struct sim_result *r, char *err,
 	return rc;
 }
 
+/* --- the kernel's LRU hash (ksim) --------------------------------------------------- */
+
+bool sim_kernel_available(char *why, size_t whylen)
+{
+	return ksim_available(why, whylen);
+}
+
+/* Bytes requested and missed in a stream's counted requests. */
+static void count_kernel_bytes(const struct sim_worker *w,
+			       const uint8_t *missed, struct sim_result *r)
+{
+	for (size_t i = w->counted_from; i < w->n; i++) {
+		r->bytes += w->sizes[i];
+		if (missed[i])
+			r->byte_misses += w->sizes[i];
+	}
+}
+
+/*
+ * The same streams, through the kernel's map: stream i on the i-th CPU
+ * this process may use, as the team pins worker i.  The kernel counts no
+ * evictions; with nothing warmed up they are the inserts less the keys
+ * left at the end.
+ */
+static int kernel_pass(struct sim_shared *s, struct sim_result *r, char *err,
+		       size_t errlen)
+{
+	const struct sim_config *c = s->c;
+	struct ksim_config kc = { .key_size = s->in->key_size, .value_size = 8,
+				  .max_entries = c->entries,
+				  .map_flags = c->policy->kernel_flags };
+	struct ksim_stream *st = calloc(s->n_workers, sizeof(*st));
+	struct ksim_stream_result *sr = calloc(s->n_workers, sizeof(*sr));
+	struct ksim_result kr = { .streams = sr };
+	uint64_t raced = 0, samples = 0;
+	double live_sum = 0;
+	int rc = st && sr ? 0 : -ENOMEM;
+
+	if (rc)
+		snprintf(err, errlen, "out of memory");
+	for (unsigned k = 0; !rc && k < s->n_workers; k++) {
+		if (k >= map_cpu_allowed_count()) {
+			snprintf(err, errlen, "%u threads: this process may use "
+				 "%u CPUs", s->n_workers, map_cpu_allowed_count());
+			rc = -EINVAL;
+			break;
+		}
+		st[k] = (struct ksim_stream){ .keys = s->workers[k].keys,
+					      .n = s->workers[k].n,
+					      .counted_from =
+						      s->workers[k].counted_from,
+					      .cpu = map_cpu_allowed_id(k) };
+		/* the byte miss ratio needs to know which requests missed */
+		if (r->has_bytes &&
+		    !(st[k].missed = malloc(st[k].n ? st[k].n : 1))) {
+			snprintf(err, errlen, "out of memory");
+			rc = -ENOMEM;
+		}
+	}
+	if (!rc)
+		rc = ksim_run(&kc, st, s->n_workers, &kr, err, errlen);
+	for (unsigned k = 0; !rc && k < s->n_workers; k++) {
+		r->requests += sr[k].requests;
+		r->misses += sr[k].misses;
+		r->insert_failures += sr[k].insert_failures;
+		raced += sr[k].raced;
+		live_sum += (double)sr[k].live_sum;
+		samples += sr[k].live_samples;
+	}
+	if (!rc) {
+		r->seconds = kr.seconds;
+		r->mreq_per_s = kr.seconds > 0 ? (double)s->total / kr.seconds
+						  / 1e6 : NAN;
+		r->live_mean = samples ? live_sum / (double)samples : NAN;
+		r->has_evictions = s->in->warmup == 0;
+		if (r->has_evictions)
+			r->evictions = r->misses - raced - r->insert_failures -
+				       kr.live_at_end;
+		for (unsigned k = 0; k < s->n_workers && r->has_bytes; k++)
+			count_kernel_bytes(&s->workers[k], st[k].missed, r);
+	}
+	for (unsigned k = 0; st && k < s->n_workers; k++)
+		free(st[k].missed);
+	free(st);
+	free(sr);
+	return rc;
+}
+
 /* --- one point ------------------------------------------------------------------------ */
 
 int sim_run(struct sim_input *in, const struct sim_config *c,
@@ -568,10 +657,6 @@ int sim_run(struct sim_input *in, const struct sim_config *c,
 	r->has_bytes = in->trace->sizes != NULL;
 	if (c->policy->engine == SIM_ENGINE_OPT)
 		return sim_opt_run(in, c->entries, r);
-	if (c->policy->engine != SIM_ENGINE_MAP) {
-		snprintf(err, errlen, "%s: not a design", c->policy->name);
-		return -EINVAL;
-	}
 	struct sim_shared s = { .in = in, .c = c, .n_workers = c->threads,
 				.total = in->trace->n };
 	int rc;
@@ -584,10 +669,13 @@ int sim_run(struct sim_input *in, const struct sim_config *c,
 	rc = make_streams(&s, c->stray && c->threads == 1);
 	if (rc)
 		snprintf(err, errlen, "out of memory for the streams");
+	if (!rc && c->policy->engine == SIM_ENGINE_KERNEL)
+		rc = kernel_pass(&s, r, err, errlen);
 	map_thread_online();
-	if (!rc)
+	if (!rc && c->policy->engine == SIM_ENGINE_MAP)
 		rc = timed_pass(&s, r, err, errlen);
 	if (!rc && c->stray && c->threads == 1 &&
+	    c->policy->engine == SIM_ENGINE_MAP &&
 	    c->policy->design->watch_evictions)
 		rc = stray_pass(&s, r, err, errlen);
 	map_thread_offline();

@@ -48,7 +48,10 @@ static bool first_of_policy(const struct sim_report *rep, unsigned i)
 static FILE *open_in(const char *dir, const char *name, char *path,
 		     size_t len)
 {
-	snprintf(path, len, "%s/%s", dir, name);
+	if ((size_t)snprintf(path, len, "%s/%s", dir, name) >= len) {
+		errno = ENAMETOOLONG;
+		return NULL;
+	}
 	return fopen(path, "w");
 }
 
@@ -108,10 +111,10 @@ static int draw(const char *dir, const char *base, const char *title,
 static int pareto(const char *dir, const struct sim_report *rep,
 		  uint32_t entries, unsigned threads, char *note, size_t len)
 {
-	char base[64], path[4096], title[512], plot[8192];
+	char base[64], name[80], path[4096], title[512], plot[8192];
 	snprintf(base, sizeof(base), "pareto-%u", entries);
-	snprintf(path, sizeof(path), "%s.dat", base);
-	FILE *d = open_in(dir, path, path, sizeof(path));
+	snprintf(name, sizeof(name), "%s.dat", base);
+	FILE *d = open_in(dir, name, path, sizeof(path));
 	if (!d) {
 		snprintf(note, len, "cannot write %s: %s", path, strerror(errno));
 		return -errno;

@@ -166,7 +166,6 @@ void sim_report_write(FILE *f, enum sim_output fmt,
 		write_csv(f, rep);
 	} else {
 		write_table(f, rep);
-		fputs("host: ", f);
 		host_record_line(f, host);
 	}
 }
