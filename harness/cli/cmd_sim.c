@@ -175,6 +175,9 @@ static int load_trace(const struct sim_cli *c, struct sim_trace *t,
 			f = sim_trace_guess_format(c->trace);
 		rc = sim_trace_read(c->trace, f, c->csv_column, t, err,
 				    sizeof(err));
+		if (rc == -ENOENT && strchr(c->trace, ':'))
+			return cli_error("sim", "%s (nor is it a generator: zipf:, "
+					 "loop:, scan:, hotset:, mix:)", err);
 		*format_name = sim_trace_format_name(f == SIM_TRACE_AUTO
 						     ? SIM_TRACE_TXT : f);
 	}

@@ -363,7 +363,7 @@ static int create_map(const struct sim_input *in, const struct sim_config *c,
 	struct map_attr attr = {
 		.type = MAP_TYPE_LRU_HASH, .key_size = in->key_size,
 		.value_size = 8, .max_entries = c->entries,
-		.ncpus = map_cpus_for_threads(c->threads),
+		.ncpus = c->ncpus ? c->ncpus : map_cpus_for_threads(c->threads),
 	};
 	int rc = map_create(ops, &attr, m);
 	if (rc)

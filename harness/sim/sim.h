@@ -84,6 +84,8 @@ struct sim_config {
 	unsigned threads;
 	enum sim_split split;
 	bool stray;          /* one thread, designs: the untimed stray pass */
+	unsigned ncpus;      /* the map's cpu slots; 0: the possible CPUs
+				(at least threads), as bench's maps */
 	void (*progress)(double done, void *arg);
 	void *progress_arg;
 };

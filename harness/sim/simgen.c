@@ -14,7 +14,9 @@
  *           to the next `hot` keys (wrapping), so a cache must follow it
  *   mix     parts joined by '+', each drawn in turn with probability
  *           proportional to its requests left (a fixed seed, 1), part i's
- *           ids offset by i << 48 so parts share no key
+ *           ids offset by i << 48 so parts share no key (and no sizes)
+ * Every generator but mix takes size=S: object sizes 1..S, each id's
+ * fixed (a hash of the id), for the byte miss ratio.
  */
 #include "simtrace.h"
 #include "harness/common/parse.h"
@@ -33,6 +35,7 @@ struct gen_params {
 	const char *kind;
 	double alpha;
 	uint64_t keys, requests, seed, start, hot, share, shift;
+	uint64_t size; /* object sizes 1..size, fixed per id; 0: none */
 };
 
 struct param_ctx {
@@ -70,6 +73,8 @@ static int set_param(const char *word, void *ctx)
 		bad = parse_u64(v, 0, 100, &p->share);
 	else if (IS("shift"))
 		bad = parse_u64(v, 1, MAX_REQUESTS, &p->shift);
+	else if (IS("size"))
+		bad = parse_u64(v, 1, UINT32_MAX, &p->size);
 	else
 		bad = 2;
 #undef IS
@@ -164,8 +169,22 @@ static int gen_hotset(const struct gen_params *p, uint64_t *ids)
 	return 0;
 }
 
-static int gen_one(const char *spec, uint64_t **ids, uint64_t *n, char *err,
-		   size_t errlen)
+/* Object sizes, where asked: 1..size, a function of the id alone. */
+static int gen_sizes(const struct gen_params *p, const uint64_t *ids,
+		     uint32_t **sizes)
+{
+	if (!p->size || !sizes)
+		return 0;
+	*sizes = malloc(p->requests * sizeof(**sizes));
+	if (!*sizes)
+		return -ENOMEM;
+	for (uint64_t i = 0; i < p->requests; i++)
+		(*sizes)[i] = (uint32_t)(1 + rng_mix64(ids[i] ^ 0xa5a5) % p->size);
+	return 0;
+}
+
+static int gen_one(const char *spec, uint64_t **ids, uint32_t **sizes,
+		   uint64_t *n, char *err, size_t errlen)
 {
 	static const struct {
 		const char *kind;
@@ -187,7 +206,7 @@ static int gen_one(const char *spec, uint64_t **ids, uint64_t *n, char *err,
 		if (rc)
 			return rc;
 		*ids = malloc(p.requests * sizeof(**ids));
-		if (!*ids || kinds[k].fn(&p, *ids)) {
+		if (!*ids || kinds[k].fn(&p, *ids) || gen_sizes(&p, *ids, sizes)) {
 			free(*ids);
 			*ids = NULL;
 			snprintf(err, errlen, "%s: out of memory", kinds[k].kind);
@@ -221,7 +240,7 @@ static int gen_mix(const char *text, struct sim_trace *t, char *err,
 			rc = -EINVAL;
 			break;
 		}
-		rc = gen_one(s, &part[n], &len[n], err, errlen);
+		rc = gen_one(s, &part[n], NULL, &len[n], err, errlen);
 		total += len[n++];
 	}
 	if (!rc && n == 0) {
@@ -268,7 +287,7 @@ int sim_trace_generate(const char *spec, struct sim_trace *t, char *err,
 	snprintf(t->name, sizeof(t->name), "%s", spec);
 	if (strncmp(spec, "mix:", 4) == 0)
 		rc = gen_mix(spec + 4, t, err, errlen);
-	else if ((rc = gen_one(spec, &t->ids, &n, err, errlen)) == 0)
+	else if ((rc = gen_one(spec, &t->ids, &t->sizes, &n, err, errlen)) == 0)
 		t->n = n;
 	if (rc)
 		sim_trace_free(t);

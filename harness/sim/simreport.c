@@ -124,6 +124,23 @@ static void write_jsonl(FILE *f, const struct sim_report *rep)
 	}
 }
 
+/* A CSV field, quoted when it holds a comma or a quote (a generator's
+ * spec does). */
+static void csv_string(FILE *f, const char *s)
+{
+	if (!strpbrk(s, ",\"\n")) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
 static void write_csv(FILE *f, const struct sim_report *rep)
 {
 	const struct sim_input *in = rep->in;
@@ -134,8 +151,9 @@ static void write_csv(FILE *f, const struct sim_report *rep)
 	      "stray_victims\n", f);
 	for (unsigned i = 0; i < rep->n; i++) {
 		const struct sim_row *w = &rep->rows[i];
-		fprintf(f, "%s,%s,%zu,%u,%u,%d,%llu,%s,%u,%u,%s,%llu,%llu",
-			in->trace->name, rep->format_name, in->trace->n,
+		csv_string(f, in->trace->name);
+		fprintf(f, ",%s,%zu,%u,%u,%d,%llu,%s,%u,%u,%s,%llu,%llu",
+			rep->format_name, in->trace->n,
 			in->distinct, in->key_size, in->hashed,
 			(unsigned long long)in->warmup, w->policy, w->entries,
 			w->threads, rep->split, (unsigned long long)w->r.requests,

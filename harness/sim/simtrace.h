@@ -22,6 +22,7 @@
  *   hotset:keys=N,hot=H,share=P,shift=R,requests=M,seed=S
  *   mix:PART+PART+...   parts above interleaved at random (seed 1), each
  *                       part in its own id space
+ * and, but for mix, size=S: object sizes 1..S (fixed per id).
  */
 #ifndef MAPLAB_SIMTRACE_H
 #define MAPLAB_SIMTRACE_H
