@@ -5,8 +5,8 @@
  * a figure can be redrawn (or drawn elsewhere) when gnuplot is missing.
  *
  *   pareto-<entries>.{dat,gp,png,svg}  miss ratio against Mreq/s at the
- *                                      highest thread count, a labelled
- *                                      point per policy
+ *                                      highest thread count, a point per
+ *                                      policy (opt: a dashed line)
  *   mrc.{dat,gp,png,svg}               miss ratio against entries, a line
  *                                      per policy, at the fewest threads
  */
@@ -108,10 +108,21 @@ static int draw(const char *dir, const char *base, const char *title,
 	return rc;
 }
 
+/*
+ * One block per policy (so each gets its own point type and a key entry:
+ * labels beside points overlap where two policies agree, as a design and
+ * the kernel's map do).  opt is no map, and its speed is its heap's: it is
+ * drawn as a dashed line, the bound every policy sits above.
+ */
 static int pareto(const char *dir, const struct sim_report *rep,
 		  uint32_t entries, unsigned threads, char *note, size_t len)
 {
-	char base[64], name[80], path[4096], title[512], plot[8192];
+	char base[64], name[80], path[4096], title[512];
+	char *plot = NULL;
+	size_t plen = 0;
+	unsigned block = 0;
+	double opt = NAN;
+	FILE *p;
 	snprintf(base, sizeof(base), "pareto-%u", entries);
 	snprintf(name, sizeof(name), "%s.dat", base);
 	FILE *d = open_in(dir, name, path, sizeof(path));
@@ -119,26 +130,44 @@ static int pareto(const char *dir, const struct sim_report *rep,
 		snprintf(note, len, "cannot write %s: %s", path, strerror(errno));
 		return -errno;
 	}
-	fprintf(d, "# policy mreq_per_s miss_ratio (%u threads, %u entries)\n",
-		threads, entries);
+	if (!(p = open_memstream(&plot, &plen))) {
+		fclose(d);
+		return -ENOMEM;
+	}
+	fprintf(d, "# mreq_per_s miss_ratio, a block per policy (%u threads, "
+		"%u entries)\n", threads, entries);
+	fprintf(p, "set xlabel 'million requests per second (%u thread%s)'\n"
+		"set yrange [0:*]\nplot ", threads, threads == 1 ? "" : "s");
 	for (unsigned i = 0; i < rep->n; i++) {
 		const struct sim_row *w = &rep->rows[i];
-		/* opt is offline, at one thread: it stands at every count */
-		if (w->entries != entries || (w->threads != threads &&
-					      strcmp(w->policy, "opt") != 0))
+		if (w->entries != entries)
 			continue;
-		fprintf(d, "\"%s\" %.6g %.6g\n", w->policy, w->r.mreq_per_s,
-			miss_ratio(w));
+		if (!strcmp(w->policy, "opt")) {
+			opt = miss_ratio(w);
+			continue;
+		}
+		if (w->threads != threads)
+			continue;
+		fprintf(d, "%s# %s\n%.6g %.6g\n", block ? "\n\n" : "",
+			w->policy, w->r.mreq_per_s, miss_ratio(w));
+		fprintf(p, "%s'%s' index %u using 1:2 with points pt %u ps 1.6 "
+			"title '%s'", block ? ", " : "", path, block,
+			block % 12 + 1, w->policy);
+		block++;
 	}
+	if (!isnan(opt))
+		fprintf(p, "%s%.6g with lines dt 2 lc 'black' title 'opt "
+			"(offline bound)'", block ? ", " : "", opt);
+	fputc('\n', p);
+	fclose(p);
 	fclose(d);
 	snprintf(title, sizeof(title), "%s: %u entries, %u thread%s: miss ratio "
 		 "against speed", rep->in->trace->name, entries, threads,
 		 threads == 1 ? "" : "s");
-	snprintf(plot, sizeof(plot), "set xlabel 'million requests per second "
-		 "(%u threads)'\nplot '%s' using 2:3 with points pt 7 ps 1.5 "
-		 "notitle, '' using 2:3:1 with labels offset 1,0.7 left "
-		 "noenhanced notitle\n", threads, path);
-	return draw(dir, base, title, "Mreq/s", plot, note, len);
+	int rc = block || !isnan(opt)
+			 ? draw(dir, base, title, "Mreq/s", plot, note, len) : 0;
+	free(plot);
+	return rc;
 }
 
 static int mrc(const char *dir, const struct sim_report *rep,
@@ -171,8 +200,9 @@ static int mrc(const char *dir, const struct sim_report *rep,
 				continue;
 			fprintf(d, "%u %.6g\n", w->entries, miss_ratio(w));
 		}
-		fprintf(p, "%s'%s' index %u using 1:2 with linespoints title '%s'",
-			block ? ", " : "", path, block, pol);
+		fprintf(p, "%s'%s' index %u using 1:2 with linespoints pt %u "
+			"title '%s'", block ? ", " : "", path, block,
+			block % 12 + 1, pol);
 		block++;
 	}
 	fputc('\n', p);
