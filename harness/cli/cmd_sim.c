@@ -58,7 +58,7 @@ static const char after_sim[] =
 	"examples:\n"
 	"  maplab sim --trace zipf:alpha=0.99,keys=100000,requests=1000000 \\\n"
 	"      --policy lru/global,lru/clock,opt --sizes 0.01,0.1\n"
-	"  maplab sim --trace examples/traces/zipf.oracleGeneral --policy all "
+	"  maplab sim --trace examples/traces/zipf_sizes.oracleGeneral --policy all "
 	"--sizes 100,1000 --plot plots/\n"
 	"  maplab sim --trace zipf:keys=200000,requests=2000000 --policy "
 	"lru/linux_common,lru/linux_percpu --sizes 4096 --threads 1,2 "

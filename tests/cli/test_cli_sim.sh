@@ -55,6 +55,9 @@ check "jsonl: a fraction of the distinct keys" grep -q '"distinct_keys":1803,.*"
 check "jsonl parses" python3 -c 'import json,sys; [json.loads(l) for l in open(sys.argv[1])]' "$tmp/r.jsonl"
 expect 0 '^zipf.txt,txt,20000,1803,8,0,0,opt,100,1,rr,20000,6229,' \
     "$maplab" sim --trace "$traces/zipf.txt" --policy opt --sizes 100 --format csv
+# The qsbr flavour replays the same (workers report quiescent states).
+expect 0 '^lru/global +100 +1 +20000 +9985 ' \
+    "$maplab" sim --trace "$traces/zipf.txt" --policy lru/global --sizes 100 --rcu qsbr
 # --save appends jsonl
 "$maplab" sim --trace "$traces/loop.txt" --policy opt --sizes 10 --save "$tmp/s.jsonl" >/dev/null
 "$maplab" sim --trace "$traces/loop.txt" --policy opt --sizes 10 --save "$tmp/s.jsonl" >/dev/null
