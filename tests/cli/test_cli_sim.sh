@@ -108,6 +108,18 @@ expect 0 'gnuplot is missing or failed' env PATH=/nonexistent "$(realpath "$mapl
     --trace "$traces/loop.txt" --policy opt --sizes 50 --plot "$tmp/plots2"
 check "data kept without gnuplot" test -s "$tmp/plots2/mrc.dat"
 
+# The kernel's LRU hash (root on a BPF kernel, as kbench's tests): on one
+# thread it misses exactly as the faithful designs, in both modes.
+if is_root; then
+    out=$("$maplab" sim --trace "$traces/zipf.txt" --sizes 100 --format csv \
+        --policy kernel,lru/linux_common,kernel:no_common_lru,lru/linux_percpu)
+    m=$(python3 -c 'import csv,sys; print(" ".join(r["misses"] for r in csv.DictReader(sys.stdin)))' <<<"$out")
+    check "kernel == lru/linux_common, no_common_lru == lru/linux_percpu (9041 9041 10725 10725: $m)" \
+        test "$m" = "9041 9041 10725 10725"
+    [ "$(nproc)" -ge 2 ] && expect 0 '^kernel +100 +2 +20000 ' \
+        "$maplab" sim --trace "$traces/hotset.txt" --policy kernel --sizes 100 --threads 2 --split hash
+fi
+
 expect 0 'usage: maplab sim' "$maplab" sim --help
 expect 0 'sim +cache traces' "$maplab" --help
 
