@@ -79,6 +79,7 @@ static void expect_read_error(const char *path, enum sim_trace_format f,
 	cr_assert_eq(rc, -EINVAL, "%s: rc %d (%s)", path, rc, err);
 	cr_assert(strstr(err, want), "'%s' lacks '%s'", err, want);
 	cr_assert(strstr(err, path), "'%s' does not name the file", err);
+	unlink(path); /* every caller's file is a temporary one */
 }
 
 /* --- readers --------------------------------------------------------------------- */
@@ -177,6 +178,24 @@ Test(sim_trace, bad_files)
 	cr_assert(strstr(err, "cannot open /nonexistent/x.txt"), "%s", err);
 }
 
+/* A .zst name goes through libzstd, or is refused by a build without it. */
+Test(sim_trace, zst_files)
+{
+	struct sim_trace t;
+	char err[512] = "";
+	const char *p = temp_file("bad.txt.zst", "not zstd at all", 15);
+	int rc = sim_trace_read(p, SIM_TRACE_AUTO, NULL, &t, err, sizeof(err));
+	if (sim_trace_have_zstd()) {
+		cr_assert_eq(rc, -EINVAL, "%d: %s", rc, err);
+		cr_assert(strstr(err, "not a zstd stream"), "%s", err);
+	} else {
+		cr_assert_eq(rc, -EOPNOTSUPP, "%d: %s", rc, err);
+		cr_assert(strstr(err, "built without libzstd"), "%s", err);
+	}
+	cr_assert(strstr(err, p), "%s", err);
+	unlink(p);
+}
+
 Test(sim_trace, txt_and_csv)
 {
 	const char *txt = "# keys\n7\n  0x1f \n\n18446744073709551615\n";
@@ -188,6 +207,7 @@ Test(sim_trace, txt_and_csv)
 	cr_assert_eq(t.ids[2], UINT64_MAX);
 	cr_assert_null(t.sizes);
 	sim_trace_free(&t);
+	unlink(temp_file("k.txt", "", 0));
 
 	const char *csv = "time,obj,size\n1,100,5\n2, 200 ,6\n3,\"100\",7\n";
 	const char *p = temp_file("k.csv", csv, strlen(csv));
@@ -206,6 +226,7 @@ Test(sim_trace, txt_and_csv)
 	cr_assert_eq(sim_trace_read(p, SIM_TRACE_CSV, "nope", &t, err,
 				    sizeof(err)), -EINVAL);
 	cr_assert(strstr(err, ":1: no column named 'nope'"), "%s", err);
+	unlink(p);
 }
 
 Test(sim_trace, formats_from_names)
