@@ -19,6 +19,10 @@
  * the k oldest keys of the shadow (k = how many that insert evicted),
  * then leave it; the requested key goes to the shadow's head.  The shadow
  * holds exactly the map's keys, since every eviction is reported.
+ *
+ * The kernel.  The same streams go to ksim (kernel-compare/ksim.h), stream
+ * i pinned to the CPU the team would pin worker i to; its live count is
+ * the kernel's own, and its per-request miss flags give the byte misses.
  */
 #include "sim.h"
 #include "harness/common/clock.h"
