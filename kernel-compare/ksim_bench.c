@@ -17,7 +17,9 @@
  * Each repeat runs every batch size once, in order, so the sizes are
  * measured side by side (interleaved), and prints per size the median over
  * the repeats of requests/s and ns per request (wall time of ksim_run's
- * replay, all streams), with min and max, and the miss ratio.  The
+ * replay, all streams), with min and max, and, from the last repeat, the
+ * miss ratio and the mean live count (sampled after each counted batch,
+ * all streams) over the max_entries the kernel made.  The
  * per-batch overhead is estimated from the smallest and the largest batch
  * sizes: (ns/request at B1 - ns/request at Bmax) / (1/B1 - 1/Bmax).
  */
@@ -194,7 +196,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	static double ns[MAX_BATCHES][MAX_REPEAT];
-	double miss_ratio[MAX_BATCHES] = { 0 };
+	double miss_ratio[MAX_BATCHES] = { 0 }, live[MAX_BATCHES] = { 0 };
 	for (unsigned r = 0; r < o.repeat; r++)
 		for (unsigned b = 0; b < o.n_batches; b++) {
 			struct ksim_config c = { .key_size = o.key_size,
@@ -216,25 +218,30 @@ int main(int argc, char **argv)
 				miss += res[i].misses;
 			}
 			ns[b][r] = out.seconds * 1e9 / (double)req;
-			uint64_t counted = 0;
-			for (unsigned i = 0; i < o.streams; i++)
+			uint64_t counted = 0, live_sum = 0, samples = 0;
+			for (unsigned i = 0; i < o.streams; i++) {
 				counted += res[i].requests;
+				live_sum += res[i].live_sum;
+				samples += res[i].live_samples;
+			}
 			miss_ratio[b] = (double)miss / (double)counted;
+			live[b] = samples ? (double)live_sum / (double)samples /
+					    out.max_entries : -1;
 		}
 	printf("# ksim_bench: %zu requests (zipf %.2f over %u keys, first "
 	       "quarter warm-up), %u entries, %u-byte keys, %s, %u stream%s, "
 	       "%u repeats\n", o.requests, o.zipf, o.keys, o.entries,
 	       o.key_size, o.flags ? "BPF_F_NO_COMMON_LRU" : "common LRU",
 	       o.streams, o.streams > 1 ? "s" : "", o.repeat);
-	printf("%8s %14s %22s %10s\n", "batch", "Mrequests/s", "ns/request "
-	       "(min-max)", "miss ratio");
+	printf("%8s %14s %22s %10s %9s\n", "batch", "Mrequests/s",
+	       "ns/request (min-max)", "miss ratio", "live/max");
 	double med[MAX_BATCHES];
 	for (unsigned b = 0; b < o.n_batches; b++) {
 		qsort(ns[b], o.repeat, sizeof(double), cmp_double);
 		med[b] = ns[b][o.repeat / 2];
-		printf("%8u %14.2f %9.1f (%.1f-%.1f) %10.4f\n", o.batches[b],
-		       1e3 / med[b], med[b], ns[b][0], ns[b][o.repeat - 1],
-		       miss_ratio[b]);
+		printf("%8u %14.2f %9.1f (%.1f-%.1f) %10.4f %9.3f\n",
+		       o.batches[b], 1e3 / med[b], med[b], ns[b][0],
+		       ns[b][o.repeat - 1], miss_ratio[b], live[b]);
 	}
 	unsigned lo = 0, hi = 0;
 	for (unsigned b = 1; b < o.n_batches; b++) {
