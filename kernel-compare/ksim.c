@@ -184,8 +184,8 @@ static int load(struct ksim_run_state *st, unsigned n_streams, bool missed,
 			 "(key %u, value %u, %u entries, flags %#x) or the ksim "
 			 "program: %s%s", st->c->key_size, st->c->value_size,
 			 st->c->max_entries, st->c->map_flags, strerror(-rc),
-			 st->c->verbose ? "" : " (verbose prints the kernel's "
-			 "log)");
+			 st->c->verbose || rc == -EPERM ? "" : " (verbose "
+			 "prints the kernel's log)");
 		if (rc != -EPERM && rc != -ENOMEM)
 			rc = -EOPNOTSUPP;
 	}
