@@ -114,7 +114,10 @@ static void no_eviction(uint32_t key_size, uint32_t flags)
 	uint8_t *keys = trace(key_size, n, distinct, 7, ids);
 	memset(missed, 0xff, n);
 
-	struct ksim_config c = cfg(key_size, 1024, flags, batch);
+	/* with BPF_F_NO_COMMON_LRU the stream's CPU has only its share */
+	uint32_t entries = flags & BPF_F_NO_COMMON_LRU
+			   ? 1024 * map_possible_cpus() : 1024;
+	struct ksim_config c = cfg(key_size, entries, flags, batch);
 	struct ksim_stream s = { .keys = keys, .n = n, .cpu = -1,
 				 .missed = missed };
 	struct ksim_stream_result r;
