@@ -7,7 +7,8 @@
  *   bpf/ksim.bpf.c (the cache map, the keys
  *   window of `batch` slots per stream, the
  *   missed flags); mmap keys and missed
- *   spawn one thread per stream ─────────────►  pin; wait at the barrier
+ *   spawn one thread per stream ─────────────►  pin; wait at the gate
+ *   open the gate when all wait there
  *                                               until its n requests are done:
  *                                                 copy the next batch's keys
  *                                                 into its window (mmap)
@@ -20,7 +21,9 @@
  * counted, and a batch's counts (and its live sample) go to the counted
  * result or nowhere.  Each thread writes only its own window and its own
  * result; the windows are disjoint slots of one array, so the threads
- * share nothing but the cache map, which is the point.
+ * share nothing but the cache map, which is the point.  The gate's mutex
+ * guards the gate (ready, open, cancelled) only; a thread's result and
+ * times are its own until the main thread joins it and reads them.
  */
 #include "ksim.h"
 #include "bpf/ksim.h"
@@ -30,25 +33,24 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <linux/bpf.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <time.h>
 
-/* One stream's thread: what it was given, what it found. */
 struct ksim_run_state;
 
+/* One stream's thread: what it was given, what it found. */
 struct ksim_thread {
 	struct ksim_run_state *st;
 	const struct ksim_stream *s;
 	unsigned slot;                  /* its window: keys [slot*batch, +batch) */
 	pthread_t tid;
-	bool spawned;
 	int err;                        /* 0, or the first -errno */
 	char why[160];                  /* and what it was */
 	struct timespec start, end;
@@ -182,8 +184,8 @@ static int load(struct ksim_run_state *st, unsigned n_streams, bool missed,
 			 "(key %u, value %u, %u entries, flags %#x) or the ksim "
 			 "program: %s%s", st->c->key_size, st->c->value_size,
 			 st->c->max_entries, st->c->map_flags, strerror(-rc),
-			 st->c->verbose ? "" : " (verbose prints the kernel's "
-			 "log)");
+			 st->c->verbose || rc == -EPERM ? "" : " (verbose "
+			 "prints the kernel's log)");
 		if (rc != -EPERM && rc != -ENOMEM)
 			rc = -EOPNOTSUPP;
 	}

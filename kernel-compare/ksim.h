@@ -22,9 +22,10 @@
  * the stream's window of an mmap'ed array (docs/kernel-compare.md, "The
  * kernel as a cache", gives the per-batch overhead and why not ctx_in).
  * Each stream runs on a thread of its own, pinned to its cpu, and the
- * threads start together (a barrier), so with two streams on two CPUs the
- * kernel's per-CPU LRU lists (and, with BPF_F_NO_COMMON_LRU, its per-CPU
- * maps) see two CPUs as in production.  The program checks the CPU it runs
+ * threads start together (a gate opened once all are pinned), so with two
+ * streams on two CPUs the kernel's per-CPU LRU lists (and, with
+ * BPF_F_NO_COMMON_LRU, its per-CPU lists and shares of the elements) see
+ * two CPUs as in production.  The program checks the CPU it runs
  * on: a pin that did not hold is an error, never a figure.
  */
 #ifndef MAPLAB_KSIM_H

@@ -6,7 +6,7 @@
  *
  *   ksim_bench [--entries N] [--keys K] [--zipf S] [--requests R]
  *              [--batches B1,B2,...] [--repeat N] [--key-size 4|8]
- *              [--no-common-lru] [--streams 1|2]
+ *              [--no-common-lru | --both-modes] [--streams 1|2]
  *
  * The trace: bench's range-model stream (harness/bench/workload.c) of R
  * lookups over keys 0..K-1 drawn by zipf(S), each key number written as
@@ -14,12 +14,18 @@
  * With --streams 2, stream i gets every other request, pinned to the i-th
  * CPU this process may use.
  *
- * Each repeat runs every batch size once, in order, so the sizes are
- * measured side by side (interleaved), and prints per size the median over
+ * Each repeat runs every batch size once, in order (with --both-modes, each
+ * size in the common LRU and then with BPF_F_NO_COMMON_LRU), so the sizes
+ * and modes are measured side by side (interleaved), and prints per size
+ * and mode the median over
  * the repeats of requests/s and ns per request (wall time of ksim_run's
- * replay, all streams), with min and max, and the miss ratio.  The
+ * replay, all streams), with min and max, and, from the last repeat, the
+ * miss ratio and the mean live count (sampled after each counted batch,
+ * all streams) over the max_entries the kernel made.  The
  * per-batch overhead is estimated from the smallest and the largest batch
- * sizes: (ns/request at B1 - ns/request at Bmax) / (1/B1 - 1/Bmax).
+ * sizes: (ns/request at B1 - ns/request at Bmax) / (1/B1 - 1/Bmax).  With
+ * --both-modes, the per-CPU mode's time over the common LRU's, taken within
+ * each repeat, median (min-max).
  */
 #include "kernel-compare/ksim.h"
 #include "harness/bench/workload.h"
@@ -40,13 +46,14 @@ struct options {
 	double zipf;
 	size_t requests;
 	unsigned batches[MAX_BATCHES], n_batches, repeat, streams;
+	bool both_modes;  /* each batch size in both LRU modes, interleaved */
 };
 
 static int usage(const char *why)
 {
 	fprintf(stderr, "ksim_bench: %s\nusage: ksim_bench [--entries N] "
 		"[--keys K] [--zipf S] [--requests R] [--batches B1,B2,...] "
-		"[--repeat N] [--key-size 4|8] [--no-common-lru] "
+		"[--repeat N] [--key-size 4|8] [--no-common-lru | --both-modes] "
 		"[--streams 1|2]\n", why);
 	return 2;
 }
@@ -88,6 +95,10 @@ static int parse(int argc, char **argv, struct options *o)
 		uint64_t n;
 		if (!strcmp(a, "--no-common-lru")) {
 			o->flags = BPF_F_NO_COMMON_LRU;
+			continue;
+		}
+		if (!strcmp(a, "--both-modes")) {
+			o->both_modes = true;
 			continue;
 		}
 		if (strncmp(a, "--", 2))
@@ -181,6 +192,94 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* One batch size in one mode, over the repeats. */
+struct point {
+	unsigned batch;
+	uint32_t flags;
+	double ns[MAX_REPEAT];          /* ns per request, each repeat */
+	double miss_ratio, live;        /* the last repeat's */
+};
+
+/* One ksim_run of the streams at point p.  0, or 1 with the message
+ * printed. */
+static int measure(const struct options *o, const struct ksim_stream *s,
+		   struct point *p, unsigned repeat)
+{
+	struct ksim_config c = { .key_size = o->key_size, .value_size = 8,
+				 .max_entries = o->entries,
+				 .map_flags = p->flags, .batch = p->batch };
+	struct ksim_stream_result res[2];
+	struct ksim_result out = { .streams = res };
+	char err[512];
+	if (ksim_run(&c, s, o->streams, &out, err, sizeof(err))) {
+		fprintf(stderr, "ksim_bench: %s\n", err);
+		return 1;
+	}
+	uint64_t req = 0, counted = 0, miss = 0, live_sum = 0, samples = 0;
+	for (unsigned i = 0; i < o->streams; i++) {
+		req += s[i].n;
+		counted += res[i].requests;
+		miss += res[i].misses;
+		live_sum += res[i].live_sum;
+		samples += res[i].live_samples;
+	}
+	p->ns[repeat] = out.seconds * 1e9 / (double)req;
+	p->miss_ratio = (double)miss / (double)counted;
+	p->live = samples ? (double)live_sum / (double)samples /
+			    out.max_entries : -1;
+	return 0;
+}
+
+static double median(const double *v, unsigned n, double *min, double *max)
+{
+	double sorted[MAX_REPEAT];
+	memcpy(sorted, v, n * sizeof(*v));
+	qsort(sorted, n, sizeof(double), cmp_double);
+	*min = sorted[0];
+	*max = sorted[n - 1];
+	return sorted[n / 2];
+}
+
+/* The table of one mode's points (every `stride`-th from first). */
+static void print_mode(const struct options *o, const struct point *pts,
+		       unsigned first, unsigned stride)
+{
+	double med[MAX_BATCHES], min, max;
+	unsigned lo = 0, hi = 0;
+
+	printf("# %s\n%8s %14s %22s %10s %9s\n",
+	       pts[first].flags ? "BPF_F_NO_COMMON_LRU" : "common LRU", "batch",
+	       "Mrequests/s", "ns/request (min-max)", "miss ratio", "live/max");
+	for (unsigned b = 0; b < o->n_batches; b++) {
+		const struct point *p = &pts[first + b * stride];
+		med[b] = median(p->ns, o->repeat, &min, &max);
+		printf("%8u %14.2f %9.1f (%.1f-%.1f) %10.4f %9.3f\n", p->batch,
+		       1e3 / med[b], med[b], min, max, p->miss_ratio, p->live);
+		if (p->batch < pts[first + lo * stride].batch)
+			lo = b;
+		if (p->batch > pts[first + hi * stride].batch)
+			hi = b;
+	}
+	unsigned blo = o->batches[lo], bhi = o->batches[hi];
+	if (blo != bhi)
+		printf("per-batch overhead (batch %u against %u): %.0f ns\n",
+		       blo, bhi, (med[lo] - med[hi]) / (1.0 / blo - 1.0 / bhi));
+}
+
+/* With both modes: per batch size, per-CPU time over common time. */
+static void print_mode_ratios(const struct options *o, const struct point *pts)
+{
+	printf("# BPF_F_NO_COMMON_LRU time / common LRU time, within each "
+	       "repeat\n%8s %22s\n", "batch", "ratio (min-max)");
+	for (unsigned b = 0; b < o->n_batches; b++) {
+		double ratio[MAX_REPEAT], min, max;
+		for (unsigned r = 0; r < o->repeat; r++)
+			ratio[r] = pts[2 * b + 1].ns[r] / pts[2 * b].ns[r];
+		double med = median(ratio, o->repeat, &min, &max);
+		printf("%8u %9.3f (%.3f-%.3f)\n", o->batches[b], med, min, max);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	struct options o;
@@ -193,63 +292,32 @@ int main(int argc, char **argv)
 			"enough CPUs for %u streams)\n", o.streams);
 		return 1;
 	}
-	static double ns[MAX_BATCHES][MAX_REPEAT];
-	double miss_ratio[MAX_BATCHES] = { 0 };
-	for (unsigned r = 0; r < o.repeat; r++)
-		for (unsigned b = 0; b < o.n_batches; b++) {
-			struct ksim_config c = { .key_size = o.key_size,
-						 .value_size = 8,
-						 .max_entries = o.entries,
-						 .map_flags = o.flags,
-						 .batch = o.batches[b] };
-			struct ksim_stream_result res[2];
-			struct ksim_result out = { .streams = res };
-			char err[512];
-			int rc = ksim_run(&c, s, o.streams, &out, err, sizeof(err));
-			if (rc) {
-				fprintf(stderr, "ksim_bench: %s\n", err);
-				return 1;
-			}
-			uint64_t req = 0, miss = 0;
-			for (unsigned i = 0; i < o.streams; i++) {
-				req += s[i].n;
-				miss += res[i].misses;
-			}
-			ns[b][r] = out.seconds * 1e9 / (double)req;
-			uint64_t counted = 0;
-			for (unsigned i = 0; i < o.streams; i++)
-				counted += res[i].requests;
-			miss_ratio[b] = (double)miss / (double)counted;
-		}
-	printf("# ksim_bench: %zu requests (zipf %.2f over %u keys, first "
-	       "quarter warm-up), %u entries, %u-byte keys, %s, %u stream%s, "
-	       "%u repeats\n", o.requests, o.zipf, o.keys, o.entries,
-	       o.key_size, o.flags ? "BPF_F_NO_COMMON_LRU" : "common LRU",
-	       o.streams, o.streams > 1 ? "s" : "", o.repeat);
-	printf("%8s %14s %22s %10s\n", "batch", "Mrequests/s", "ns/request "
-	       "(min-max)", "miss ratio");
-	double med[MAX_BATCHES];
-	for (unsigned b = 0; b < o.n_batches; b++) {
-		qsort(ns[b], o.repeat, sizeof(double), cmp_double);
-		med[b] = ns[b][o.repeat / 2];
-		printf("%8u %14.2f %9.1f (%.1f-%.1f) %10.4f\n", o.batches[b],
-		       1e3 / med[b], med[b], ns[b][0], ns[b][o.repeat - 1],
-		       miss_ratio[b]);
+	/* the points in run order: per batch size, its mode(s) */
+	static struct point pts[2 * MAX_BATCHES];
+	unsigned modes = o.both_modes ? 2 : 1, n = 0;
+	for (unsigned b = 0; b < o.n_batches; b++)
+		for (unsigned m = 0; m < modes; m++)
+			pts[n++] = (struct point){
+				.batch = o.batches[b],
+				.flags = o.both_modes ? (m ? BPF_F_NO_COMMON_LRU : 0)
+						      : o.flags };
+	int rc = 0;
+	for (unsigned r = 0; r < o.repeat && !rc; r++)
+		for (unsigned i = 0; i < n && !rc; i++)
+			rc = measure(&o, s, &pts[i], r);
+	if (!rc) {
+		printf("# ksim_bench: %zu requests (zipf %.2f over %u keys, "
+		       "first quarter warm-up), %u entries, %u-byte keys, %u "
+		       "stream%s, %u repeats\n", o.requests, o.zipf, o.keys,
+		       o.entries, o.key_size, o.streams,
+		       o.streams > 1 ? "s" : "", o.repeat);
+		for (unsigned m = 0; m < modes; m++)
+			print_mode(&o, pts, m, modes);
+		if (o.both_modes)
+			print_mode_ratios(&o, pts);
 	}
-	unsigned lo = 0, hi = 0;
-	for (unsigned b = 1; b < o.n_batches; b++) {
-		if (o.batches[b] < o.batches[lo])
-			lo = b;
-		if (o.batches[b] > o.batches[hi])
-			hi = b;
-	}
-	if (o.batches[lo] != o.batches[hi])
-		printf("per-batch overhead (batch %u against %u): %.0f ns\n",
-		       o.batches[lo], o.batches[hi],
-		       (med[lo] - med[hi]) /
-		       (1.0 / o.batches[lo] - 1.0 / o.batches[hi]));
 	free(keys);
 	free(own[0]);
 	free(own[1]);
-	return 0;
+	return rc;
 }

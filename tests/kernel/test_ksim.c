@@ -11,7 +11,8 @@
  *  - a cycle over twice the cache's size makes the kernel evict: more
  *    misses than keys, never more keys than max_entries, in both LRU modes;
  *    a key looked up between every two of the cycle's is never evicted (a
- *    program lookup sets its ref bit);
+ *    program lookup sets its ref bit); with BPF_F_NO_COMMON_LRU one stream
+ *    (one CPU) holds no more than its CPU's share of the elements;
  *  - two streams on two CPUs: disjoint keys add up per stream; shared keys
  *    are inserted once each (every miss beyond the first of a key lost a
  *    race with the other stream);
@@ -28,6 +29,7 @@
 #include <sys/utsname.h>
 
 #include "kernel-compare/ksim.h"
+#include "maps/common/cpu.h"
 #include "need_kernel.h"
 
 /* Key i of a trace as key_size bytes (little-endian i, then i's bytes
@@ -112,7 +114,10 @@ static void no_eviction(uint32_t key_size, uint32_t flags)
 	uint8_t *keys = trace(key_size, n, distinct, 7, ids);
 	memset(missed, 0xff, n);
 
-	struct ksim_config c = cfg(key_size, 1024, flags, batch);
+	/* with BPF_F_NO_COMMON_LRU the stream's CPU has only its share */
+	uint32_t entries = flags & BPF_F_NO_COMMON_LRU
+			   ? 1024 * map_possible_cpus() : 1024;
+	struct ksim_config c = cfg(key_size, entries, flags, batch);
 	struct ksim_stream s = { .keys = keys, .n = n, .cpu = -1,
 				 .missed = missed };
 	struct ksim_stream_result r;
@@ -213,6 +218,15 @@ static void evicting_cycle(uint32_t flags)
 	for (size_t i = 1; i < n; i += 2)
 		hot_misses += missed[i];
 	cr_expect_eq(hot_misses, 1, "the hot key missed %u times", hot_misses);
+	/* One stream is one CPU: with BPF_F_NO_COMMON_LRU it has only its
+	 * CPU's share of the elements; the common LRU lends it the rest. */
+	unsigned share = out.max_entries / map_possible_cpus();
+	if (flags & BPF_F_NO_COMMON_LRU)
+		cr_expect_leq(out.live_at_end, share, "%lu live, share %u",
+			      out.live_at_end, share);
+	else if (map_possible_cpus() > 1)
+		cr_expect_gt(out.live_at_end, share, "%lu live, share %u",
+			     out.live_at_end, share);
 	if (kernel_counts_elems()) {
 		cr_expect_eq(r.live_samples, 1); /* one batch */
 		cr_expect_eq(r.live_sum, out.live_at_end);
