@@ -25,6 +25,7 @@ static const struct cli_command commands[] = {
 	  cmd_gentrace },
 	{ "dump", "a design's inner state (its lists, ref bits) after a trace",
 	  cmd_dump },
+	{ "sim", "cache traces through the designs: miss ratios, speed", cmd_sim },
 };
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
 

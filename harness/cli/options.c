@@ -96,6 +96,25 @@ static const struct opt_spec specs[] = {
 	  "print each trace line, as a comment, above its results" },
 	{ OPT_MAX_DIFFS, "max-diffs", TAKES_NUMBER, 1, 1000000, 0, 0, "N",
 	  "differences to show" },
+	/* sim's --warmup counts requests, not seconds: a trace has no clock */
+	{ OPT_POLICY, "policy", TAKES_TEXT, 0, 0, 0, 0, "P[,P...]",
+	  "LRU hash designs, opt, kernel, kernel:no_common_lru, or all" },
+	{ OPT_SIZES, "sizes", TAKES_TEXT, 0, 0, 0, 0, "S[,S...]",
+	  "cache sizes: entries, or fractions (with a dot) of the distinct keys" },
+	{ OPT_TRACE_FORMAT, "trace-format", TAKES_TEXT, 0, 0, 0, 0, "F",
+	  "txt, csv or oracleGeneral" },
+	{ OPT_CSV_COLUMN, "csv-column", TAKES_TEXT, 0, 0, 0, 0, "N|NAME",
+	  "the csv column of the key" },
+	{ OPT_SPLIT, "split", TAKES_TEXT, 0, 0, 0, 0, "rr|hash",
+	  "how requests are split over threads" },
+	{ OPT_WARMUP_REQUESTS, "warmup", TAKES_NUMBER, 0, 1ULL << 40, 0, 0, "N",
+	  "requests that warm the cache and are not counted" },
+	{ OPT_PLOT, "plot", TAKES_TEXT, 0, 0, 0, 0, "DIR",
+	  "write plots (PNG, SVG) and their data into DIR" },
+	{ OPT_NO_STRAY, "no-stray", TAKES_NOTHING, 0, 0, 0, 0, NULL,
+	  "skip the untimed stray pass" },
+	{ OPT_WRITE_TRACE, "write-trace", TAKES_TEXT, 0, 0, 0, 0, "FILE",
+	  "write the trace to FILE and stop" },
 };
 #define N_SPECS (sizeof(specs) / sizeof(specs[0]))
 

@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# maplab sim.  usage: test_cli_sim.sh MAPLAB SOURCE_ROOT
+maplab=$1 root=$2
+. "$(dirname "$0")/lib.sh"
+traces=$root/examples/traces
+
+# Usage errors: one line, exit 2.
+check "no --trace" one_line_error '--trace is required' "$maplab" sim --policy opt --sizes 10
+check "no --policy" one_line_error '--policy is required' "$maplab" sim --trace loop:keys=5 --sizes 10
+check "no --sizes" one_line_error '--sizes is required' "$maplab" sim --trace loop:keys=5 --policy opt
+check "unknown policy" one_line_error "'lru/nope' is no policy" \
+    "$maplab" sim --trace loop:keys=5 --policy lru/nope --sizes 2
+check "a hash design is no cache" one_line_error "'hash/linux' is not an LRU hash design" \
+    "$maplab" sim --trace loop:keys=5 --policy hash/linux --sizes 2
+check "bad size" one_line_error "--sizes wants entries" \
+    "$maplab" sim --trace loop:keys=5 --policy opt --sizes 0
+check "bad fraction" one_line_error "'0.0' is not a fraction" \
+    "$maplab" sim --trace loop:keys=5 --policy opt --sizes 0.0
+check "bad split" one_line_error "--split wants rr or hash" \
+    "$maplab" sim --trace loop:keys=5 --policy opt --sizes 2 --split mod
+check "big key" one_line_error "--key-size: sim's keys are the 8-byte ids" \
+    "$maplab" sim --trace loop:keys=5 --policy opt --sizes 2 --key-size 16
+check "a misspelt generator" one_line_error "cannot open zipff:keys=5.*nor is it a generator" \
+    "$maplab" sim --trace zipff:keys=5 --policy opt --sizes 2
+check "bad generator parameter" one_line_error "zipf: no parameter 'colour'" \
+    "$maplab" sim --trace zipf:colour=1 --policy opt --sizes 2
+
+# Bad trace files: the file and the line or record, exit 2.
+head -c 50 "$traces/zipf_sizes.oracleGeneral" >"$tmp/cut.oracleGeneral"
+check "truncated oracleGeneral" one_line_error 'cut.oracleGeneral: 50 bytes .* record 3 is cut short' \
+    "$maplab" sim --trace "$tmp/cut.oracleGeneral" --policy opt --sizes 2
+printf '1\n2\nx7\n' >"$tmp/bad.txt"
+check "non-numeric key" one_line_error "bad.txt:3: key 'x7' is not a number" \
+    "$maplab" sim --trace "$tmp/bad.txt" --policy opt --sizes 2
+: >"$tmp/empty.txt"
+check "empty trace" one_line_error 'empty.txt: no requests' \
+    "$maplab" sim --trace "$tmp/empty.txt" --policy opt --sizes 2
+
+# A run: the table names the trace, every policy, and a note for a size
+# beyond the distinct keys.
+expect 0 '^lru/global +10 +1 +12000 +12000 +1\.0000' \
+    "$maplab" sim --trace "$traces/loop.txt" --policy lru/global,opt --sizes 10
+expect 0 'size 5000 is more than the trace.s 1200 distinct keys' \
+    "$maplab" sim --trace "$traces/loop.txt" --policy lru/global --sizes 5000
+out=$("$maplab" sim --trace "$traces/loop.txt" --policy lru/global --sizes 5000 2>/dev/null)
+check "a big cache misses only first requests" grep -qE '^lru/global +5000 +1 +12000 +1200 ' <<<"$out"
+
+# Formats: jsonl (a host record, then one record per point), csv.
+"$maplab" sim --trace "$traces/zipf.txt" --policy lru/global,lru/clock,opt \
+    --sizes 100,0.1 --format jsonl --out "$tmp/r.jsonl"
+check "jsonl: host + 6 points" test "$(wc -l <"$tmp/r.jsonl")" -eq 7
+check "jsonl: golden lru/global" grep -q '"policy":"lru/global","entries":100,.*"misses":9985,' "$tmp/r.jsonl"
+check "jsonl: a fraction of the distinct keys" grep -q '"distinct_keys":1803,.*"entries":180,' "$tmp/r.jsonl"
+check "jsonl parses" python3 -c 'import json,sys; [json.loads(l) for l in open(sys.argv[1])]' "$tmp/r.jsonl"
+expect 0 '^zipf.txt,txt,20000,1803,8,0,0,opt,100,1,rr,20000,6229,' \
+    "$maplab" sim --trace "$traces/zipf.txt" --policy opt --sizes 100 --format csv
+# The qsbr flavour replays the same (workers report quiescent states).
+expect 0 '^lru/global +100 +1 +20000 +9985 ' \
+    "$maplab" sim --trace "$traces/zipf.txt" --policy lru/global --sizes 100 --rcu qsbr
+# --save appends jsonl
+"$maplab" sim --trace "$traces/loop.txt" --policy opt --sizes 10 --save "$tmp/s.jsonl" >/dev/null
+"$maplab" sim --trace "$traces/loop.txt" --policy opt --sizes 10 --save "$tmp/s.jsonl" >/dev/null
+check "--save appends" test "$(grep -c '"record":"sim"' "$tmp/s.jsonl")" -eq 2
+
+# The byte miss ratio where the trace has sizes; --warmup.
+expect 0 'bytemiss' "$maplab" sim --trace "$traces/zipf_sizes.oracleGeneral" --policy opt --sizes 100
+expect 0 '^"zipf:keys=100,requests=1000",generated,' \
+    "$maplab" sim --trace zipf:keys=100,requests=1000 --policy opt --sizes 10 --format csv
+expect 0 '^opt +100 +1 +15000 ' \
+    "$maplab" sim --trace "$traces/zipf.txt" --policy opt --sizes 100 --warmup 5000
+# A short key: hashed, and said.
+expect 0 'ids hashed down' "$maplab" sim --trace "$traces/zipf.txt" --policy opt --sizes 10 --key-size 4
+
+# csv traces by column name; .zst through libzstd (where zstd is here).
+printf 'ts,key\n1,5\n2,6\n3,5\n' >"$tmp/k.csv"
+expect 0 '^opt +1 +1 +3 +3 ' "$maplab" sim --trace "$tmp/k.csv" --csv-column key --policy opt --sizes 1
+expect 0 '^opt +2 +1 +3 +2 ' "$maplab" sim --trace "$tmp/k.csv" --csv-column key --policy opt --sizes 2
+if command -v zstd >/dev/null; then
+    zstd -q -c "$traces/zipf.txt" >"$tmp/zipf.txt.zst"
+    a=$("$maplab" sim --trace "$tmp/zipf.txt.zst" --policy opt --sizes 100 --format csv | tail -1 | cut -d, -f13)
+    check "a .zst trace reads as the plain one" test "$a" = 6229
+fi
+
+# --write-trace: an oracleGeneral file that reads back the same.
+"$maplab" sim --trace zipf:keys=100,requests=1000,size=50 --write-trace "$tmp/w.oracleGeneral"
+check "written oracleGeneral: 24 bytes a record" test "$(stat -c %s "$tmp/w.oracleGeneral")" -eq 24000
+a=$("$maplab" sim --trace zipf:keys=100,requests=1000 --policy lru/global --sizes 10 --format jsonl | grep -o '"misses":[0-9]*')
+b=$("$maplab" sim --trace "$tmp/w.oracleGeneral" --policy lru/global --sizes 10 --format jsonl | grep -o '"misses":[0-9]*')
+check "a written trace gives the same misses" test -n "$a" -a "$a" = "$b"
+
+# Threads, both splits: every request counted.
+if [ "$(nproc)" -ge 2 ]; then
+    for split in rr hash; do
+        expect 0 '^lru/linux_common +400 +2 +20000 ' \
+            "$maplab" sim --trace "$traces/hotset.txt" --policy lru/linux_common --sizes 400 --threads 2 --split $split
+    done
+fi
+
+# Plots: PNG and SVG, with their data; without gnuplot, a note.
+"$maplab" sim --trace "$traces/zipf.txt" --policy lru/global,opt --sizes 50,200 --plot "$tmp/plots" >/dev/null 2>"$tmp/plot.err"
+check "data files" test -s "$tmp/plots/mrc.dat" -a -s "$tmp/plots/pareto-50.dat"
+if command -v gnuplot >/dev/null; then
+    check "plots drawn" test -s "$tmp/plots/mrc.png" -a -s "$tmp/plots/mrc.svg" -a -s "$tmp/plots/pareto-200.svg"
+    check "axes named" grep -q 'miss ratio' "$tmp/plots/mrc.svg"
+fi
+expect 0 'gnuplot is missing or failed' env PATH=/nonexistent "$(realpath "$maplab")" sim \
+    --trace "$traces/loop.txt" --policy opt --sizes 50 --plot "$tmp/plots2"
+check "data kept without gnuplot" test -s "$tmp/plots2/mrc.dat"
+
+# The kernel's LRU hash (root on a BPF kernel, as kbench's tests): on one
+# thread it misses exactly as the faithful designs, in both modes.
+if is_root; then
+    out=$("$maplab" sim --trace "$traces/zipf.txt" --sizes 100 --format csv \
+        --policy kernel,lru/linux_common,kernel:no_common_lru,lru/linux_percpu)
+    m=$(python3 -c 'import csv,sys; print(" ".join(r["misses"] for r in csv.DictReader(sys.stdin)))' <<<"$out")
+    check "kernel == lru/linux_common, no_common_lru == lru/linux_percpu (9041 9041 10725 10725: $m)" \
+        test "$m" = "9041 9041 10725 10725"
+    [ "$(nproc)" -ge 2 ] && expect 0 '^kernel +100 +2 +20000 ' \
+        "$maplab" sim --trace "$traces/hotset.txt" --policy kernel --sizes 100 --threads 2 --split hash
+fi
+
+expect 0 'usage: maplab sim' "$maplab" sim --help
+expect 0 'sim +cache traces' "$maplab" --help
+
+finish
