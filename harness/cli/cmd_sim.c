@@ -47,12 +47,12 @@ static const char usage_sim[] =
 	"  loop:keys=N,requests=M                  0..N-1 over and over\n"
 	"  scan:requests=M,start=S                 every request a new key\n"
 	"  hotset:keys=N,hot=H,share=P,shift=R,requests=M,seed=S\n"
-	"      P %% of requests on H hot keys, which move every R requests\n"
+	"      P% of requests on H hot keys, which move every R requests\n"
 	"  mix:PART+PART...                         parts interleaved at random\n"
 	"Keys are the 8-byte ids; --key-size below 8 hashes them down (the\n"
 	"report says so: collisions change miss ratios).\n\n"
 	"Threads: --threads N splits the trace over N pinned workers, request\n"
-	"i to worker i %% N (--split rr) or by key hash (--split hash: all of a\n"
+	"i to worker i % N (--split rr) or by key hash (--split hash: all of a\n"
 	"key's requests from one cpu).\n";
 static const char after_sim[] =
 	"examples:\n"
