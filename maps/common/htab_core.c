@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <sys/random.h>
 
-static uint32_t random_seed(void)
+uint32_t htab_random_seed(void)
 {
 	uint32_t seed;
 	if (getrandom(&seed, sizeof(seed), 0) != sizeof(seed))
@@ -26,7 +26,7 @@ int htab_table_init(struct htab_table *t, uint32_t max_entries,
 {
 	t->n_buckets = map_roundup_pow2(max_entries);
 	t->key_size = key_size;
-	t->seed = zero_seed ? 0 : random_seed();
+	t->seed = zero_seed ? 0 : htab_random_seed();
 	t->buckets = map_area_alloc_array(t->n_buckets, sizeof(*t->buckets), 64);
 	if (!t->buckets)
 		return -ENOMEM;

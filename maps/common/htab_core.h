@@ -44,7 +44,8 @@
 struct htab_node {
 	struct nulls_node chain;
 	uint32_t hash;
-	uint32_t pad;
+	uint32_t index; /* tagtab.h: the element's number (its buckets hold
+			   numbers, not pointers); unused by the chains */
 	/* key, then value, follow */
 };
 
@@ -97,6 +98,9 @@ static inline struct htab_node *htab_node_of(struct nulls_node *chain)
 int htab_table_init(struct htab_table *t, uint32_t max_entries,
 		    uint32_t key_size, int zero_seed);
 void htab_table_destroy(struct htab_table *t);
+
+/* A hash seed from getrandom (tagtab.c seeds with it too). */
+uint32_t htab_random_seed(void);
 
 static inline uint32_t htab_hash(const struct htab_table *t, const void *key)
 {

@@ -19,6 +19,7 @@
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stdint.h>
 
 struct map_spinlock {
 	atomic_bool held;
@@ -31,6 +32,15 @@ static inline void map_cpu_relax(void)
 #else
 	atomic_signal_fence(memory_order_seq_cst);
 #endif
+}
+
+/* One step of a wait: a pause, or after 128 of them, a yield. */
+static inline void map_wait_a_little(unsigned *spins)
+{
+	if (++*spins < 128)
+		map_cpu_relax();
+	else
+		sched_yield();
 }
 
 static inline void map_spin_init(struct map_spinlock *l)
@@ -47,17 +57,75 @@ static inline bool map_spin_trylock(struct map_spinlock *l)
 static inline void map_spin_lock(struct map_spinlock *l)
 {
 	unsigned spins = 0;
-	while (!map_spin_trylock(l)) {
-		if (++spins < 128)
-			map_cpu_relax();
-		else
-			sched_yield();
-	}
+	while (!map_spin_trylock(l))
+		map_wait_a_little(&spins);
 }
 
 static inline void map_spin_unlock(struct map_spinlock *l)
 {
 	atomic_store_explicit(&l->held, false, memory_order_release);
+}
+
+/*
+ * map_seqlock: a writers' spin lock and a readers' sequence count in one
+ * word, for tables whose readers must not write shared memory (a reader
+ * that took a lock, or bumped a count, would pull the line away from
+ * every other reader).  Even: no writer; odd: a writer holds it.
+ *
+ *   writer:  map_seq_lock(l)  (even -> odd, acquire)
+ *            ... stores with relaxed atomics ...
+ *            map_seq_unlock(l) (odd -> even, release)
+ *   reader:  s = map_seq_read_begin(l)   (waits while odd)
+ *            ... loads with relaxed atomics, into locals ...
+ *            if (map_seq_read_retry(l, s)) start again
+ *
+ * What a reader loaded between begin and a retry that says "no" is a
+ * snapshot of one moment.  Waiting spins, then yields, for the reason
+ * map_spinlock does.
+ */
+struct map_seqlock {
+	_Atomic uint32_t seq;
+};
+
+static inline void map_seq_init(struct map_seqlock *l)
+{
+	atomic_init(&l->seq, 0);
+}
+
+static inline void map_seq_lock(struct map_seqlock *l)
+{
+	unsigned spins = 0;
+	for (;;) {
+		uint32_t s = atomic_load_explicit(&l->seq, memory_order_relaxed);
+		if (!(s & 1) &&
+		    atomic_compare_exchange_weak_explicit(&l->seq, &s, s + 1,
+							  memory_order_acquire,
+							  memory_order_relaxed))
+			return;
+		map_wait_a_little(&spins);
+	}
+}
+
+static inline void map_seq_unlock(struct map_seqlock *l)
+{
+	uint32_t s = atomic_load_explicit(&l->seq, memory_order_relaxed);
+	atomic_store_explicit(&l->seq, s + 1, memory_order_release);
+}
+
+static inline uint32_t map_seq_read_begin(const struct map_seqlock *l)
+{
+	unsigned spins = 0;
+	uint32_t s;
+	while ((s = atomic_load_explicit(&l->seq, memory_order_acquire)) & 1)
+		map_wait_a_little(&spins);
+	return s;
+}
+
+/* true when a writer came between begin and now: the loads are void */
+static inline bool map_seq_read_retry(const struct map_seqlock *l, uint32_t s)
+{
+	atomic_thread_fence(memory_order_acquire);
+	return atomic_load_explicit(&l->seq, memory_order_relaxed) != s;
 }
 
 #endif /* MAPLAB_LOCK_H */

@@ -45,11 +45,77 @@ const void *lru_node_key(const struct lru_node *n)
 	return htab_node_key(&elem_of_lru(n)->node);
 }
 
+/* --- the table: chains (htab_core) or tagged buckets (tagtab) -------------- */
+
+static bool tagged(const struct lru_htab *h)
+{
+	return h->policy->tagged_table;
+}
+
+static uint32_t table_hash(struct lru_htab *h, const void *key)
+{
+	return tagged(h) ? tagtab_hash(&h->tagged, key)
+			 : htab_hash(&h->table, key);
+}
+
+static struct htab_node *table_lookup(struct lru_htab *h, uint32_t hash,
+				      const void *key)
+{
+	return tagged(h) ? tagtab_lookup(&h->tagged, hash, key)
+			 : htab_lookup_rcu(&h->table, hash, key);
+}
+
+static bool table_unlink(struct lru_htab *h, struct htab_node *n)
+{
+	return tagged(h) ? tagtab_unlink_node(&h->tagged, n)
+			 : htab_unlink_node(&h->table, n);
+}
+
+static struct htab_node *table_delete(struct lru_htab *h, const void *key)
+{
+	return tagged(h) ? tagtab_delete_key(&h->tagged, key)
+			 : htab_delete_key(&h->table, key);
+}
+
+/* begin .. commit: one of the two tables' update, locked in between */
+union table_update {
+	struct htab_update chains;
+	struct tagtab_update tagged;
+};
+
+static int table_begin(struct lru_htab *h, const void *key, uint32_t hash,
+		       uint64_t flags, union table_update *u,
+		       struct htab_node **old)
+{
+	int err;
+	if (tagged(h)) {
+		err = tagtab_update_begin(&h->tagged, key, hash, flags,
+					  &u->tagged);
+		*old = u->tagged.old;
+	} else {
+		err = htab_update_begin_hashed(&h->table, key, hash, flags,
+					       &u->chains);
+		*old = u->chains.old;
+	}
+	return err;
+}
+
+static void table_commit(struct lru_htab *h, union table_update *u,
+			 struct htab_node *n, const void *key,
+			 const void *value)
+{
+	uint32_t vs = h->map.attr.value_size;
+	if (tagged(h))
+		tagtab_update_commit(&h->tagged, &u->tagged, n, key, value, vs);
+	else
+		htab_update_commit(&h->table, &u->chains, n, key, value, vs);
+}
+
 bool lru_htab_evict(struct lru_htab *h, unsigned cpu, struct lru_node *n)
 {
 	struct lru_work_slot *w = lru_work(h, cpu);
 	lru_count(&w->locks, 1);
-	if (!htab_unlink_node(&h->table, lru_htab_hnode(n)))
+	if (!table_unlink(h, lru_htab_hnode(n)))
 		return false;
 	lru_count(&w->evictions, 1);
 	if (h->on_evict)
@@ -69,7 +135,9 @@ size_t lru_htab_memory(const struct map *m)
 {
 	const struct lru_htab *h = (const struct lru_htab *)m;
 	size_t bytes = sizeof(*h) +
-		       (size_t)h->table.n_buckets * sizeof(*h->table.buckets) +
+		       (tagged(h) ? tagtab_bytes(&h->tagged)
+				  : (size_t)h->table.n_buckets *
+					    sizeof(*h->table.buckets)) +
 		       (size_t)h->n_elems * h->elem_size +
 		       (size_t)m->attr.ncpus * sizeof(*h->work);
 	if (h->policy->state_bytes)
@@ -87,6 +155,7 @@ void lru_htab_destroy(struct map *m)
 	free(h->work);
 	free(h->elems);
 	htab_table_destroy(&h->table);
+	tagtab_destroy(&h->tagged);
 	free(h);
 }
 
@@ -96,7 +165,7 @@ static int make_elements(struct lru_htab *h)
 	h->elem_size = htab_elem_size(offsetof(struct lru_elem, node),
 				      a->key_size, a->value_size);
 	h->n_elems = a->max_entries;
-	h->elems = map_area_alloc_array(h->n_elems, h->elem_size, 8);
+	h->elems = map_area_alloc_array(h->n_elems, h->elem_size, 64);
 	h->work = map_area_alloc_array(a->ncpus, sizeof(*h->work), 64);
 	if (!h->elems || !h->work)
 		return -ENOMEM;
@@ -110,6 +179,18 @@ static int make_elements(struct lru_htab *h)
 		dlist_init(&n->link);
 	}
 	return 0;
+}
+
+static int make_table(struct lru_htab *h)
+{
+	const struct map_attr *a = &h->map.attr;
+	int zero_seed = a->flags & MAP_F_ZERO_SEED;
+	if (tagged(h))
+		return tagtab_init(&h->tagged, a->max_entries, a->key_size,
+				   zero_seed, h->elems, h->elem_size,
+				   offsetof(struct lru_elem, node), h->n_elems);
+	return htab_table_init(&h->table, a->max_entries, a->key_size,
+			       zero_seed);
 }
 
 int lru_htab_create(const struct lru_policy *policy,
@@ -135,10 +216,9 @@ int lru_htab_create(const struct lru_policy *policy,
 			return err;
 		}
 	}
-	err = htab_table_init(&h->table, h->map.attr.max_entries,
-			      attr->key_size, attr->flags & MAP_F_ZERO_SEED);
+	err = make_elements(h);
 	if (!err)
-		err = make_elements(h);
+		err = make_table(h);
 	if (!err)
 		err = policy->init(h);
 	if (err) {
@@ -153,8 +233,7 @@ int lru_htab_create(const struct lru_policy *policy,
 
 static struct lru_node *find(struct lru_htab *h, const void *key)
 {
-	struct htab_node *n =
-		htab_lookup_rcu(&h->table, htab_hash(&h->table, key), key);
+	struct htab_node *n = table_lookup(h, table_hash(h, key), key);
 	return n ? &elem_of_hnode(n)->lru : NULL;
 }
 
@@ -187,19 +266,22 @@ int lru_htab_update(struct map *m, const void *key, const void *value,
 {
 	struct lru_htab *h = lru_htab_of(m);
 	unsigned cpu = map_this_cpu();
-	struct htab_update u;
+	union table_update u;
+	struct htab_node *old_node;
 	int err = map_update_flags_valid(flags);
 	if (err)
 		return err;
 
 	/* Pop first, with no bucket lock held: it may evict, and evicting
 	 * takes bucket locks (lock order: policy, then bucket). */
-	uint32_t hash = htab_hash(&h->table, key);
+	uint32_t hash = table_hash(h, key);
+	if (tagged(h))
+		tagtab_prefetch(&h->tagged, hash);
 	struct lru_node *n = h->policy->pop_free(h, cpu, hash);
 	if (!n)
 		return -ENOMEM;
 	lru_count(&lru_work(h, cpu)->locks, 1);
-	err = htab_update_begin_hashed(&h->table, key, hash, flags, &u);
+	err = table_begin(h, key, hash, flags, &u, &old_node);
 	if (err) {
 		h->policy->push_free(h, cpu, n);
 		return err;
@@ -207,12 +289,11 @@ int lru_htab_update(struct map *m, const void *key, const void *value,
 	/* A replace marks the new element before it is linked, under the
 	 * bucket lock as the kernel does, so no other cpu ever sees it
 	 * unmarked (a steal takes unmarked pending elements first). */
-	if (u.old && !h->policy->replaced)
+	if (old_node && !h->policy->replaced)
 		lru_node_set_ref(n);
-	htab_update_commit(&h->table, &u, lru_htab_hnode(n), key, value,
-			   m->attr.value_size);
-	if (u.old) {
-		struct lru_node *old = &elem_of_hnode(u.old)->lru;
+	table_commit(h, &u, lru_htab_hnode(n), key, value);
+	if (old_node) {
+		struct lru_node *old = &elem_of_hnode(old_node)->lru;
 		if (h->policy->replaced)
 			h->policy->replaced(h, cpu, n, old);
 		h->policy->push_free(h, cpu, old);
@@ -225,7 +306,7 @@ int lru_htab_delete(struct map *m, const void *key)
 	struct lru_htab *h = lru_htab_of(m);
 	unsigned cpu = map_this_cpu();
 	lru_count(&lru_work(h, cpu)->locks, 1);
-	struct htab_node *n = htab_delete_key(&h->table, key);
+	struct htab_node *n = table_delete(h, key);
 	if (!n)
 		return -ENOENT;
 	h->policy->push_free(h, cpu, &elem_of_hnode(n)->lru);
@@ -234,8 +315,10 @@ int lru_htab_delete(struct map *m, const void *key)
 
 int lru_htab_get_next_key(struct map *m, const void *key, void *next)
 {
+	struct lru_htab *h = lru_htab_of(m);
 	map_rcu_read_lock();
-	int err = htab_next_key_rcu(&lru_htab_of(m)->table, key, next);
+	int err = tagged(h) ? tagtab_next_key_rcu(&h->tagged, key, next)
+			    : htab_next_key_rcu(&h->table, key, next);
 	map_rcu_read_unlock();
 	return err;
 }

@@ -43,6 +43,7 @@
 #include "htab_core.h"
 #include "lock.h"
 #include "map.h"
+#include "tagtab.h"
 
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -111,6 +112,11 @@ struct lru_policy {
 	 * every other policy refuses that flag with -EINVAL, after the
 	 * kernel's own attribute checks (docs/design-notes.md). */
 	bool per_cpu_mode;
+
+	/* The table: tagtab.h's cache-line buckets with tags, instead of
+	 * htab_core's chains (the kernel's).  For designs that are not the
+	 * kernel's: it halves the lines an op reads (docs/lru-fast.md). */
+	bool tagged_table;
 };
 
 struct lru_work_slot {
@@ -119,7 +125,8 @@ struct lru_work_slot {
 
 struct lru_htab {
 	struct map map;
-	struct htab_table table;
+	struct htab_table table;     /* the chains, unless policy->tagged_table */
+	struct tagtab tagged;        /* the tagged buckets, if it is */
 	const struct lru_policy *policy;
 	/* map_ops.watch_evictions: set while nothing else uses the map */
 	void (*on_evict)(void *ctx, const void *key);

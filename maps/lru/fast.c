@@ -205,6 +205,7 @@ static const struct lru_policy fast_policy = {
 	 * .replaced: the core's default, which marks the new element */
 	.dump = fast_dump,
 	.state_bytes = fast_state_bytes,
+	.tagged_table = true,
 };
 
 static int fast_create(const struct map_attr *attr, struct map **out)
