@@ -23,8 +23,8 @@
 set -euo pipefail
 maplab=${1:-build/harness/cli/maplab}
 top=docs/img/sim
-[ -x "$maplab" ] || { echo "make.sh: no maplab at $maplab (build first, or name it)" >&2; exit 2; }
 [ -d "$top" ] || { echo "make.sh: run me from the repository root" >&2; exit 2; }
+[ -x "$maplab" ] || { echo "make.sh: no maplab at $maplab (build first, or name it)" >&2; exit 2; }
 command -v gnuplot >/dev/null || { echo "make.sh: gnuplot is needed" >&2; exit 2; }
 
 sizes=0.01,0.02,0.05,0.1,0.2,0.5
