@@ -109,8 +109,8 @@ static int read_plain(FILE *f, struct buffer *b)
 			return -ENOMEM;
 		size_t got = fread(b->data + b->len, 1, b->cap - b->len - 1, f);
 		b->len += got;
-		if (got == 0)
-			return ferror(f) ? -EIO : 0;
+		if (got == 0)   /* a directory: EISDIR */
+			return ferror(f) ? -(errno ? errno : EIO) : 0;
 	}
 }
 
@@ -178,6 +178,7 @@ static int read_file(const char *path, struct buffer *b, char *err,
 		return -e;
 	}
 	int rc;
+	errno = 0;
 #ifdef MAPLAB_HAVE_ZSTD
 	if (zst)
 		rc = read_zstd(f, b, err, errlen, path);
@@ -189,6 +190,8 @@ static int read_file(const char *path, struct buffer *b, char *err,
 		snprintf(err, errlen, "%s: out of memory", path);
 	else if (rc == -EIO)
 		snprintf(err, errlen, "%s: read error", path);
+	else if (rc < 0 && !zst)
+		snprintf(err, errlen, "cannot read %s: %s", path, strerror(-rc));
 	if (!rc && buffer_reserve(b, 0))
 		rc = -ENOMEM;
 	if (!rc)

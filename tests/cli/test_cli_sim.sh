@@ -36,6 +36,29 @@ check "non-numeric key" one_line_error "bad.txt:3: key 'x7' is not a number" \
 : >"$tmp/empty.txt"
 check "empty trace" one_line_error 'empty.txt: no requests' \
     "$maplab" sim --trace "$tmp/empty.txt" --policy opt --sizes 2
+head -c 10 "$traces/zipf_sizes.oracleGeneral" >"$tmp/ten.oracleGeneral"
+check "oracleGeneral shorter than a record" one_line_error 'ten.oracleGeneral: 10 bytes .* record 1 is cut short' \
+    "$maplab" sim --trace "$tmp/ten.oracleGeneral" --policy opt --sizes 2
+: >"$tmp/empty.oracleGeneral"
+check "empty oracleGeneral" one_line_error 'empty.oracleGeneral: no requests' \
+    "$maplab" sim --trace "$tmp/empty.oracleGeneral" --policy opt --sizes 2
+printf '# only a comment\n\n' >"$tmp/blank.txt"
+check "no key in the text" one_line_error 'blank.txt: no requests' \
+    "$maplab" sim --trace "$tmp/blank.txt" --policy opt --sizes 2
+printf '1\n0x1f\n0xZZ\n' >"$tmp/hex.txt"
+check "bad hex key" one_line_error "hex.txt:3: key '0xZZ' is not a number" \
+    "$maplab" sim --trace "$tmp/hex.txt" --policy opt --sizes 2
+printf '1\n-5\n' >"$tmp/neg.txt"
+check "negative key" one_line_error "neg.txt:2: key '-5' is not a number" \
+    "$maplab" sim --trace "$tmp/neg.txt" --policy opt --sizes 2
+printf '1\n99999999999999999999999\n' >"$tmp/big.txt"
+check "key beyond 64 bits" one_line_error "big.txt:2: key '99999999999999999999999'" \
+    "$maplab" sim --trace "$tmp/big.txt" --policy opt --sizes 2
+printf 'ts,key\n1,5\n2,zz\n' >"$tmp/bad.csv"
+check "non-numeric csv key" one_line_error "bad.csv:3: key 'zz' is not a number" \
+    "$maplab" sim --trace "$tmp/bad.csv" --csv-column key --policy opt --sizes 2
+check "a directory" one_line_error "cannot read $tmp: Is a directory" \
+    "$maplab" sim --trace "$tmp" --trace-format txt --policy opt --sizes 2
 
 # A run: the table names the trace, every policy, and a note for a size
 # beyond the distinct keys.
@@ -45,6 +68,8 @@ expect 0 'size 5000 is more than the trace.s 1200 distinct keys' \
     "$maplab" sim --trace "$traces/loop.txt" --policy lru/global --sizes 5000
 out=$("$maplab" sim --trace "$traces/loop.txt" --policy lru/global --sizes 5000 2>/dev/null)
 check "a big cache misses only first requests" grep -qE '^lru/global +5000 +1 +12000 +1200 ' <<<"$out"
+err=$("$maplab" sim --trace "$traces/loop.txt" --policy opt --sizes 2.0 2>&1 >/dev/null)
+check "a fraction above 1: allowed, and said on stderr" grep -q 'more than the trace.s 1200 distinct keys' <<<"$err"
 
 # Formats: jsonl (a host record, then one record per point), csv.
 "$maplab" sim --trace "$traces/zipf.txt" --policy lru/global,lru/clock,opt \
@@ -80,6 +105,12 @@ if command -v zstd >/dev/null; then
     zstd -q -c "$traces/zipf.txt" >"$tmp/zipf.txt.zst"
     a=$("$maplab" sim --trace "$tmp/zipf.txt.zst" --policy opt --sizes 100 --format csv | tail -1 | cut -d, -f13)
     check "a .zst trace reads as the plain one" test "$a" = 6229
+    head -c 50 "$traces/zipf_sizes.oracleGeneral" | zstd -q -c >"$tmp/cut.oracleGeneral.zst"
+    check "truncated oracleGeneral in zstd" one_line_error 'cut.oracleGeneral.zst: 50 bytes .* record 3 is cut short' \
+        "$maplab" sim --trace "$tmp/cut.oracleGeneral.zst" --policy opt --sizes 2
+    printf 'garbage' >"$tmp/g.txt.zst"
+    check "not zstd" one_line_error 'g.txt.zst: not a zstd stream' \
+        "$maplab" sim --trace "$tmp/g.txt.zst" --policy opt --sizes 2
 fi
 
 # --write-trace: an oracleGeneral file that reads back the same.

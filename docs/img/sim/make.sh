@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Regenerates the sim figures that docs/lru.md ("Hit ratio and its price")
+# shows.  Run from the repository root:
+#
+#   docs/img/sim/make.sh [MAPLAB]        (MAPLAB: build/harness/cli/maplab)
+#
+# Two traces, every policy (the designs, opt, and the kernel's two LRU
+# hash modes where BPF is allowed), six sizes as fractions of the trace's
+# distinct keys, one and two threads:
+#
+#   docs/img/sim/zipf-txt/    examples/traces/zipf.txt (shipped)
+#   docs/img/sim/zipf-0.99/   zipf:alpha=0.99,keys=100000,requests=1000000
+#
+# Each directory gets the table sim printed (table.txt, host line at its
+# end), every record as jsonl (results.jsonl), the miss-ratio curves
+# (mrc.png, mrc.svg: one thread) and the Pareto plot at 10 % of the
+# distinct keys (pareto-<entries>.png/.svg: two threads).  The .dat files
+# and gnuplot scripts of every size stay beside them (the scripts name the
+# data by its path from the repository root); the PNG and SVG of the other
+# sizes are removed to keep the repository small.  Rates come from one run
+# on whatever machine runs this: read them with the host line.
+set -euo pipefail
+maplab=${1:-build/harness/cli/maplab}
+top=docs/img/sim
+[ -d "$top" ] || { echo "make.sh: run me from the repository root" >&2; exit 2; }
+[ -x "$maplab" ] || { echo "make.sh: no maplab at $maplab (build first, or name it)" >&2; exit 2; }
+command -v gnuplot >/dev/null || { echo "make.sh: gnuplot is needed" >&2; exit 2; }
+
+sizes=0.01,0.02,0.05,0.1,0.2,0.5
+keep=4          # the 4th size, 0.1 of the distinct keys, gets its Pareto plot drawn
+
+run() {         # run NAME TRACE
+    local dir=$top/$1 trace=$2
+    rm -rf "$dir"
+    mkdir -p "$dir"
+    "$maplab" sim --trace "$trace" --policy all --sizes "$sizes" --threads 1,2 \
+        --quiet --plot "$dir" --save "$dir/results.jsonl" --out "$dir/table.txt"
+    # The entries of the kept size: the keep-th smallest pareto-N.dat.
+    local n
+    n=$(ls "$dir" | sed -n 's/^pareto-\([0-9]*\)\.dat$/\1/p' | sort -n | sed -n "${keep}p")
+    for f in "$dir"/pareto-*.png "$dir"/pareto-*.svg; do
+        case $f in "$dir/pareto-$n".*) ;; *) rm -f "$f" ;; esac
+    done
+    echo "$dir: $(ls "$dir" | grep -cE '\.(png|svg)$') figures, pareto at $n entries"
+}
+
+run zipf-txt examples/traces/zipf.txt
+run zipf-0.99 zipf:alpha=0.99,keys=100000,requests=1000000

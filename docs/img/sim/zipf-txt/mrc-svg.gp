@@ -1,0 +1,9 @@
+set terminal svg dynamic size 900,600 font 'sans,10'
+set output 'docs/img/sim/zipf-txt/mrc.svg'
+set title "zipf.txt: miss ratio against cache size (1803 distinct keys, 1 thread)" noenhanced
+set xlabel 'entries (cache size)'
+set ylabel 'miss ratio'
+set grid
+set key outside right noenhanced
+set logscale x
+plot 'docs/img/sim/zipf-txt/mrc.dat' index 0 using 1:2 with linespoints pt 1 title 'lru/linux_common', 'docs/img/sim/zipf-txt/mrc.dat' index 1 using 1:2 with linespoints pt 2 title 'lru/linux_percpu', 'docs/img/sim/zipf-txt/mrc.dat' index 2 using 1:2 with linespoints pt 3 title 'lru/global', 'docs/img/sim/zipf-txt/mrc.dat' index 3 using 1:2 with linespoints pt 4 title 'lru/clock', 'docs/img/sim/zipf-txt/mrc.dat' index 4 using 1:2 with linespoints pt 5 title 'lru/partitioned', 'docs/img/sim/zipf-txt/mrc.dat' index 5 using 1:2 with linespoints pt 6 title 'lru/fifo', 'docs/img/sim/zipf-txt/mrc.dat' index 6 using 1:2 with linespoints pt 7 title 'lru/s3fifo', 'docs/img/sim/zipf-txt/mrc.dat' index 7 using 1:2 with linespoints pt 8 title 'lru/sampled', 'docs/img/sim/zipf-txt/mrc.dat' index 8 using 1:2 with linespoints pt 9 title 'lru/sieve', 'docs/img/sim/zipf-txt/mrc.dat' index 9 using 1:2 with linespoints pt 10 title 'lru/fast', 'docs/img/sim/zipf-txt/mrc.dat' index 10 using 1:2 with linespoints pt 11 title 'opt', 'docs/img/sim/zipf-txt/mrc.dat' index 11 using 1:2 with linespoints pt 12 title 'kernel', 'docs/img/sim/zipf-txt/mrc.dat' index 12 using 1:2 with linespoints pt 1 title 'kernel:no_common_lru'
