@@ -364,9 +364,13 @@ static int create_map(const struct sim_input *in, const struct sim_config *c,
 		      struct map **m, char *err, size_t errlen)
 {
 	const struct map_ops *ops = c->policy->design;
+	/* A fixed hash seed: a miss ratio must not change from run to run
+	 * (lru/s3fifo's ghost remembers 32-bit hashes, whose collisions
+	 * depend on the seed). */
 	struct map_attr attr = {
 		.type = MAP_TYPE_LRU_HASH, .key_size = in->key_size,
 		.value_size = 8, .max_entries = c->entries,
+		.flags = MAP_F_ZERO_SEED,
 		.ncpus = c->ncpus ? c->ncpus : map_cpus_for_threads(c->threads),
 	};
 	int rc = map_create(ops, &attr, m);
