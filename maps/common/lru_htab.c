@@ -275,8 +275,16 @@ int lru_htab_update(struct map *m, const void *key, const void *value,
 	/* Pop first, with no bucket lock held: it may evict, and evicting
 	 * takes bucket locks (lock order: policy, then bucket). */
 	uint32_t hash = table_hash(h, key);
-	if (tagged(h))
+	if (h->policy->flags_before_pop && flags != MAP_ANY) {
+		map_rcu_read_lock();
+		bool present = table_lookup(h, hash, key) != NULL;
+		map_rcu_read_unlock();
+		err = map_update_flags_check(present, flags);
+		if (err)
+			return err;
+	} else if (tagged(h)) {
 		tagtab_prefetch(&h->tagged, hash);
+	}
 	struct lru_node *n = h->policy->pop_free(h, cpu, hash);
 	if (!n)
 		return -ENOMEM;

@@ -9,6 +9,7 @@
  *   element: [lru_node: policy's links, cpu, type, ref][htab_node][key][value]
  *
  *   update(key, value, flags)                  (the kernel's htab_lru_map_update_elem)
+ *     [policy->flags_before_pop: flags refuse what a lookup finds: return]
  *     n = policy->pop_free(cpu, hash)          no lock held; may evict other keys
  *                                              (lru_htab_evict), may fail: -ENOMEM
  *     htab_update_begin: bucket lock, look up, check flags
@@ -117,6 +118,14 @@ struct lru_policy {
 	 * htab_core's chains (the kernel's).  For designs that are not the
 	 * kernel's: it halves the lines an op reads (docs/lru-fast.md). */
 	bool tagged_table;
+
+	/* Check the flags against a lock-free lookup before pop_free: an
+	 * insert (BPF_NOEXIST) of a key already there, or a BPF_EXIST
+	 * update of an absent one, fails without evicting anything.  The
+	 * kernel pops first, so its failed updates may still evict (and the
+	 * faithful designs must copy that); the check is repeated under the
+	 * bucket lock either way. */
+	bool flags_before_pop;
 };
 
 struct lru_work_slot {

@@ -206,6 +206,7 @@ static const struct lru_policy fast_policy = {
 	.dump = fast_dump,
 	.state_bytes = fast_state_bytes,
 	.tagged_table = true,
+	.flags_before_pop = true,
 };
 
 static int fast_create(const struct map_attr *attr, struct map **out)
