@@ -282,8 +282,6 @@ int lru_htab_update(struct map *m, const void *key, const void *value,
 		err = map_update_flags_check(present, flags);
 		if (err)
 			return err;
-	} else if (tagged(h)) {
-		tagtab_prefetch(&h->tagged, hash);
 	}
 	struct lru_node *n = h->policy->pop_free(h, cpu, hash);
 	if (!n)

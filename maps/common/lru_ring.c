@@ -163,9 +163,6 @@ static struct lru_node *evict(struct lru_htab *h, struct lru_ring *r,
 		if (lru_htab_evict(h, cpu, n)) {
 			r->hand = p;
 			unlink_from_queue(r, n);
-			/* the next eviction starts at the hand: load its
-			 * element now, while this update goes on */
-			__builtin_prefetch(lru_node_of(r->hand));
 			return n;
 		}
 	}

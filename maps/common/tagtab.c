@@ -74,11 +74,6 @@ uint32_t tagtab_hash(const struct tagtab *t, const void *key)
 	}
 }
 
-void tagtab_prefetch(const struct tagtab *t, uint32_t hash)
-{
-	__builtin_prefetch(&t->buckets[hash & (t->n_buckets - 1)], 1);
-}
-
 /* memcpy and memcmp with the size known for the usual 4 and 8 bytes,
  * which the compiler then turns into one move (a call otherwise) */
 static inline void copy_bytes(void *dst, const void *src, uint32_t n)

@@ -83,10 +83,6 @@ size_t tagtab_bytes(const struct tagtab *t);
 
 uint32_t tagtab_hash(const struct tagtab *t, const void *key);
 
-/* Start loading the bucket of hash, for a writer that has other work to
- * do before it locks it (an LRU evicts first): the two misses overlap. */
-void tagtab_prefetch(const struct tagtab *t, uint32_t hash);
-
 /* RCU read section held (for the node's use after the return).  The node
  * holding key, or NULL. */
 struct htab_node *tagtab_lookup(struct tagtab *t, uint32_t hash,

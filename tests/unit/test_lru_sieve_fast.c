@@ -335,3 +335,45 @@ Test(lru_fast, zipf_miss_ratio_within_2_percent_of_exact_lru)
 		      lru);
 	workload_stream_free(&st);
 }
+
+/*
+ * lru/fast checks the flags before it evicts: in a full map, an insert of
+ * a key that is there, or an update of one that is not, fails and costs
+ * no key.  The kernel pops first, so lru/linux_common's failed insert of a
+ * present key can evict (checked here too, so that the two stay apart on
+ * purpose).
+ */
+Test(lru_fast, a_failed_update_evicts_nothing)
+{
+	struct map *m = make_map("lru/fast", 64);
+	uint64_t v = 1;
+	for (uint32_t k = 0; k < 64; k++)
+		cr_assert_eq(map_update(m, &k, &v, MAP_NOEXIST), 0);
+	uint64_t before = map_work_of(m, -1).evictions;
+	for (uint32_t k = 0; k < 64; k++)
+		cr_assert_eq(map_update(m, &k, &v, MAP_NOEXIST), -EEXIST);
+	uint32_t absent = 1000;
+	cr_assert_eq(map_update(m, &absent, &v, MAP_EXIST), -ENOENT);
+	cr_expect_eq(map_work_of(m, -1).evictions, before);
+	cr_expect_eq(count_keys(m), 64);
+	map_destroy(m);
+
+	m = make_map("lru/linux_common", 1024);
+	for (uint32_t k = 0; k < 1024; k++)
+		cr_assert_eq(map_update(m, &k, &v, MAP_NOEXIST), 0);
+	/* Newest first: each pop evicts from the oldest end, so the newest
+	 * keys are still there when their insert fails.  (Count only the
+	 * evictions of failed inserts: the oldest keys go and come back.) */
+	uint64_t failed = 0, evicted_by_failures = 0;
+	for (uint32_t k = 1024; k-- > 0;) {
+		before = map_work_of(m, -1).evictions;
+		if (map_update(m, &k, &v, MAP_NOEXIST) == -EEXIST) {
+			failed++;
+			evicted_by_failures += map_work_of(m, -1).evictions - before;
+		}
+	}
+	cr_assert_gt(failed, 0);
+	cr_expect_gt(evicted_by_failures, 0,
+		     "the kernel's order: pop (and evict), then fail");
+	map_destroy(m);
+}
