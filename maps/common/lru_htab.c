@@ -275,6 +275,8 @@ int lru_htab_update(struct map *m, const void *key, const void *value,
 	/* Pop first, with no bucket lock held: it may evict, and evicting
 	 * takes bucket locks (lock order: policy, then bucket). */
 	uint32_t hash = table_hash(h, key);
+	if (tagged(h))
+		tagtab_prefetch_for_write(&h->tagged, hash);
 	if (h->policy->flags_before_pop && flags != MAP_ANY) {
 		map_rcu_read_lock();
 		bool present = table_lookup(h, hash, key) != NULL;

@@ -83,6 +83,22 @@ size_t tagtab_bytes(const struct tagtab *t);
 
 uint32_t tagtab_hash(const struct tagtab *t, const void *key);
 
+/* A writer that will lock the bucket of hash soon, and read it first: load
+ * the line for writing now, so that the lock does not have to ask for it
+ * again after the read (prefetchw: one transfer instead of two). */
+static inline void tagtab_prefetch_for_write(const struct tagtab *t,
+					     uint32_t hash)
+{
+	const void *b = &t->buckets[hash & (t->n_buckets - 1)];
+#if defined(__x86_64__)
+	/* GCC emits prefetchw only with -mprfchw; every x86-64 that maplab
+	 * runs on has it (AMD since K8, Intel since Broadwell) */
+	__asm__ volatile("prefetchw %0" : : "m"(*(const char *)b));
+#else
+	__builtin_prefetch(b, 1, 3);
+#endif
+}
+
 /* RCU read section held (for the node's use after the return).  The node
  * holding key, or NULL. */
 struct htab_node *tagtab_lookup(struct tagtab *t, uint32_t hash,
