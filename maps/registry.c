@@ -21,6 +21,7 @@ extern const struct map_ops lru_partitioned_ops;
 extern const struct map_ops lru_fifo_ops, lru_s3fifo_ops, lru_sampled_ops;
 extern const struct map_ops lru_sieve_ops;
 extern const struct map_ops lru_fast_ops;
+extern const struct map_ops lru_assoc_ops;
 
 const struct map_ops *const map_registry[] = {
 	&hash_linux_ops,
@@ -33,6 +34,7 @@ const struct map_ops *const map_registry[] = {
 	&lru_fifo_ops, &lru_s3fifo_ops, &lru_sampled_ops,
 	&lru_sieve_ops,
 	&lru_fast_ops,
+	&lru_assoc_ops,
 	NULL,
 };
 

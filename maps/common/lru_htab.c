@@ -340,12 +340,18 @@ static void add_slot(const struct lru_work_slot *s, struct map_work *w)
 	w->locks += atomic_load_explicit(&s->locks, memory_order_relaxed);
 }
 
+void lru_work_sum(const struct lru_work_slot *slots, unsigned ncpus, int cpu,
+		  struct map_work *w)
+{
+	for (unsigned c = 0; c < ncpus; c++)
+		if (cpu < 0 || (unsigned)cpu == c)
+			add_slot(&slots[c], w);
+}
+
 void lru_htab_work(const struct map *m, int cpu, struct map_work *w)
 {
 	const struct lru_htab *h = (const struct lru_htab *)m;
-	for (unsigned c = 0; c < m->attr.ncpus; c++)
-		if (cpu < 0 || (unsigned)cpu == c)
-			add_slot(&h->work[c], w);
+	lru_work_sum(h->work, m->attr.ncpus, cpu, w);
 }
 
 int lru_htab_dump_state(struct map *m, FILE *f, enum map_dump_format fmt)

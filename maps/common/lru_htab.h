@@ -43,6 +43,7 @@
 #include "dlist.h"
 #include "htab_core.h"
 #include "lock.h"
+#include "lru_work.h"
 #include "map.h"
 #include "tagtab.h"
 
@@ -128,9 +129,6 @@ struct lru_policy {
 	bool flags_before_pop;
 };
 
-struct lru_work_slot {
-	_Atomic uint64_t evictions, refills, nodes_scanned, locks;
-} __attribute__((aligned(64)));
 
 struct lru_htab {
 	struct map map;
@@ -221,12 +219,6 @@ static inline void lru_node_clear_ref(struct lru_node *n)
 	atomic_store_explicit(&n->ref, 0, memory_order_relaxed);
 }
 
-/* Count work on slot cpu (only that slot's thread calls these). */
-static inline void lru_count(_Atomic uint64_t *counter, uint64_t n)
-{
-	atomic_store_explicit(counter, atomic_load_explicit(counter,
-				memory_order_relaxed) + n, memory_order_relaxed);
-}
 
 static inline struct lru_work_slot *lru_work(struct lru_htab *h, unsigned cpu)
 {

@@ -131,6 +131,12 @@ struct map_ops {
 	 */
 	unsigned evicts_early : 1;
 	/*
+	 * Evicts when the key's set is full (lru/assoc: 8 ways a set), so
+	 * room for n keys means far more than n entries: a few sets get
+	 * more than their share.  Implies evicts_early.
+	 */
+	unsigned evicts_by_set : 1;
+	/*
 	 * One program lookup need not save a key from the next eviction
 	 * (lru/fifo ignores hits; lru/s3fifo's small queue needs two): the
 	 * kernel's "a marked key outlives an unmarked one" does not apply.

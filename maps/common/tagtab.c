@@ -15,10 +15,9 @@
 #include "tagtab.h"
 #include "area.h"
 #include "attr.h"
+#include "fastkey.h"
 #include "update_flags.h"
 
-#define XXH_INLINE_ALL
-#include <xxhash.h>
 
 #include <errno.h>
 #include <stdlib.h>
@@ -62,37 +61,7 @@ size_t tagtab_bytes(const struct tagtab *t)
 
 uint32_t tagtab_hash(const struct tagtab *t, const void *key)
 {
-	/* A constant length lets XXH3 inline its short-key path: BPF keys
-	 * of 4 and 8 bytes cost a third of the general call. */
-	switch (t->key_size) {
-	case 4:
-		return (uint32_t)XXH3_64bits_withSeed(key, 4, t->seed);
-	case 8:
-		return (uint32_t)XXH3_64bits_withSeed(key, 8, t->seed);
-	default:
-		return (uint32_t)XXH3_64bits_withSeed(key, t->key_size, t->seed);
-	}
-}
-
-/* memcpy and memcmp with the size known for the usual 4 and 8 bytes,
- * which the compiler then turns into one move (a call otherwise) */
-static inline void copy_bytes(void *dst, const void *src, uint32_t n)
-{
-	if (n == 4)
-		memcpy(dst, src, 4);
-	else if (n == 8)
-		memcpy(dst, src, 8);
-	else
-		memcpy(dst, src, n);
-}
-
-static inline bool same_bytes(const void *a, const void *b, uint32_t n)
-{
-	if (n == 4)
-		return memcmp(a, b, 4) == 0;
-	if (n == 8)
-		return memcmp(a, b, 8) == 0;
-	return memcmp(a, b, n) == 0;
+	return fastkey_hash(key, t->key_size, t->seed);
 }
 
 static inline uint16_t tag_of(uint32_t hash)
@@ -117,7 +86,7 @@ static inline bool node_holds(const struct tagtab *t, const struct htab_node *n,
 			      uint32_t hash, const void *key)
 {
 	return n->hash == hash &&
-	       same_bytes((const void *)(n + 1), key, t->key_size);
+	       fastkey_equal((const void *)(n + 1), key, t->key_size);
 }
 
 static inline struct htab_node *overflow_next(struct htab_node *n)
@@ -300,8 +269,8 @@ void tagtab_update_commit(struct tagtab *t, struct tagtab_update *u,
 {
 	if (n->hash != u->hash)
 		n->hash = u->hash;
-	copy_bytes((void *)(n + 1), key, t->key_size);
-	copy_bytes(htab_node_value(n, t->key_size), value, value_size);
+	fastkey_copy((void *)(n + 1), key, t->key_size);
+	fastkey_copy(htab_node_value(n, t->key_size), value, value_size);
 	if (!u->old)
 		link_new(u->bucket, n);
 	else if (u->slot >= 0)
@@ -370,7 +339,7 @@ static bool first_from_pass(struct tagtab *t, struct tagtab_bucket *b,
 	for (int s = from; s < TAGTAB_SLOTS; s++) {
 		if (!load_tag(b, s))
 			continue;
-		copy_bytes(next, (void *)(node_at(t, load_index(b, s)) + 1),
+		fastkey_copy(next, (void *)(node_at(t, load_index(b, s)) + 1),
 			   t->key_size);
 		*got = true;
 		return !map_seq_read_retry(&b->seq, seq);
@@ -382,7 +351,7 @@ static bool first_from_pass(struct tagtab *t, struct tagtab_bucket *b,
 		if (map_seq_read_retry(&b->seq, seq))
 			return false;
 		if (p >= from) {
-			copy_bytes(next, (void *)(n + 1), t->key_size);
+			fastkey_copy(next, (void *)(n + 1), t->key_size);
 			*got = true;
 			break;
 		}

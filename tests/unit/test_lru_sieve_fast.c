@@ -17,7 +17,9 @@
  * lru/fast is SIEVE with a ring per cpu slot: on one slot it is lru/sieve,
  * so the same sequences hold for it (its replace differs, but not in what
  * the replace test sees); its rings share their free elements and a small
- * ring takes its victims from the largest.
+ * ring takes its victims from the largest.  lru/assoc is SIEVE in each set
+ * of 8 ways: a map of 8 entries or fewer is one set, so the sequences
+ * hold for it too.
  * Both must miss no more than 1.02 x exact LRU (lru/global) on a zipf 0.99
  * stream.
  */
@@ -46,8 +48,10 @@ static void tear_down(void)
 
 TestSuite(lru_sieve, .init = set_up, .fini = tear_down, .timeout = 60);
 TestSuite(lru_fast, .init = set_up, .fini = tear_down, .timeout = 60);
+TestSuite(lru_assoc, .init = set_up, .fini = tear_down, .timeout = 60);
 
-static const char *const sieves[] = { "lru/sieve", "lru/fast" };
+static const char *const sieves[] = { "lru/sieve", "lru/fast", "lru/assoc" };
+#define N_SIEVES (sizeof(sieves) / sizeof(sieves[0]))
 
 /* --- letter sequences (lru/fast on one slot: one ring) ----------------------- */
 
@@ -64,7 +68,7 @@ static const char *const sieves[] = { "lru/sieve", "lru/fast" };
  */
 Test(lru_sieve, the_hand_keeps_its_place_between_evictions)
 {
-	for (size_t i = 0; i < 2; i++)
+	for (size_t i = 0; i < N_SIEVES; i++)
 		lru_expect_evictions(sieves[i], 3, "ABCADB", "---.BC");
 }
 
@@ -79,7 +83,7 @@ Test(lru_sieve, the_hand_keeps_its_place_between_evictions)
  */
 Test(lru_sieve, the_hand_wraps_from_the_head_to_the_tail)
 {
-	for (size_t i = 0; i < 2; i++)
+	for (size_t i = 0; i < N_SIEVES; i++)
 		lru_expect_evictions(sieves[i], 3, "ABCABCDECF", "---...AB.D");
 }
 
@@ -93,7 +97,7 @@ Test(lru_sieve, the_hand_wraps_from_the_head_to_the_tail)
  */
 Test(lru_sieve, evicting_the_head_sends_the_hand_to_the_tail)
 {
-	for (size_t i = 0; i < 2; i++)
+	for (size_t i = 0; i < N_SIEVES; i++)
 		lru_expect_evictions(sieves[i], 3, "ABCBCDEF", "---..ADB");
 }
 
@@ -108,7 +112,7 @@ Test(lru_sieve, evicting_the_head_sends_the_hand_to_the_tail)
  */
 Test(lru_sieve, a_delete_under_the_hand_moves_it_towards_the_head)
 {
-	for (size_t i = 0; i < 2; i++)
+	for (size_t i = 0; i < N_SIEVES; i++)
 		lru_expect_evictions(sieves[i], 4, "ABCDAEcFG", "----.Bx-D");
 }
 
@@ -151,7 +155,7 @@ Test(lru_sieve, dump_shows_the_queue_newest_first_and_the_hand)
  */
 Test(lru_sieve, a_replace_is_a_hit_in_place)
 {
-	for (size_t i = 0; i < 2; i++) {
+	for (size_t i = 0; i < N_SIEVES; i++) {
 		struct map *m = lru_make(sieves[i], 4, 1);
 		lru_replay(m, "ABC");
 		uint8_t key = 'B';
@@ -181,7 +185,7 @@ Test(lru_sieve, holds_max_entries)
 
 Test(lru_sieve, refuses_no_common_lru)
 {
-	for (size_t i = 0; i < 2; i++) {
+	for (size_t i = 0; i < N_SIEVES; i++) {
 		struct map_attr a = { .type = MAP_TYPE_LRU_HASH, .key_size = 4,
 				      .value_size = 8, .max_entries = 1024,
 				      .flags = MAP_F_NO_COMMON_LRU };
@@ -324,15 +328,18 @@ Test(lru_fast, zipf_miss_ratio_within_2_percent_of_exact_lru)
 	double lru = miss_ratio("lru/global", &st);
 	double sieve = miss_ratio("lru/sieve", &st);
 	double fast = miss_ratio("lru/fast", &st);
+	double assoc = miss_ratio("lru/assoc", &st);
 	cr_log_info("zipf 0.99, %d keys, %d requests, cache %d: miss ratio "
-		    "lru/global %.4f lru/sieve %.4f lru/fast %.4f",
-		    ZIPF_KEYS, ZIPF_REQUESTS, ZIPF_CACHE, lru, sieve, fast);
+		    "lru/global %.4f lru/sieve %.4f lru/fast %.4f lru/assoc %.4f",
+		    ZIPF_KEYS, ZIPF_REQUESTS, ZIPF_CACHE, lru, sieve, fast, assoc);
 	/* the stream must evict, or every design ties */
 	cr_assert_gt(lru, 0.1, "lru/global misses %.4f", lru);
 	cr_expect_leq(sieve, 1.02 * lru, "lru/sieve %.4f, exact LRU %.4f",
 		      sieve, lru);
 	cr_expect_leq(fast, 1.02 * lru, "lru/fast %.4f, exact LRU %.4f", fast,
 		      lru);
+	cr_expect_leq(assoc, 1.02 * lru, "lru/assoc %.4f, exact LRU %.4f",
+		      assoc, lru);
 	workload_stream_free(&st);
 }
 
@@ -375,5 +382,64 @@ Test(lru_fast, a_failed_update_evicts_nothing)
 	cr_assert_gt(failed, 0);
 	cr_expect_gt(evicted_by_failures, 0,
 		     "the kernel's order: pop (and evict), then fail");
+	map_destroy(m);
+}
+
+/*
+ * lru/assoc: a key's set is its world.  In a map of 32 entries (4 sets of
+ * 8), the first eviction comes when one set takes its ninth key, while
+ * other sets still have room; from then on the map evicts exactly one key
+ * per new key, the victim from the newcomer's set (the dump shows no set
+ * above 8), and it ends with every set full.
+ */
+static void note_victim(void *ctx, const void *key)
+{
+	(void)key;
+	(*(unsigned *)ctx)++;
+}
+
+Test(lru_assoc, a_full_set_evicts_while_the_map_has_room)
+{
+	struct map *m = make_map("lru/assoc", 32);
+	unsigned victims = 0;
+	m->ops->watch_evictions(m, note_victim, &victims);
+	uint64_t v = 1;
+	uint32_t k = 0;
+	while (victims == 0) {
+		cr_assert_eq(map_update(m, &k, &v, MAP_NOEXIST), 0);
+		k++;
+		cr_assert_lt(k, 1000, "no eviction after 1000 keys");
+	}
+	cr_expect_lt(count_keys(m), 32, "the first eviction came with %u keys "
+		     "in, and the map had room for 32", count_keys(m));
+	for (; k < 1000; k++)
+		cr_assert_eq(map_update(m, &k, &v, MAP_NOEXIST), 0);
+	cr_expect_eq(count_keys(m), 32, "every set full at the end");
+	cr_expect_eq(victims, 1000 - 32);
+	char *text = lru_dump_text(m);
+	cr_expect(strstr(text, "4 sets of 8 ways") != NULL, "%s", text);
+	for (unsigned set = 0; set < 4; set++) {
+		char want[32];
+		snprintf(want, sizeof(want), "set %u (8):", set);
+		cr_expect(strstr(text, want) != NULL, "%s not in\n%s", want, text);
+	}
+	free(text);
+	m->ops->watch_evictions(m, NULL, NULL);
+	map_destroy(m);
+}
+
+/* Up to 7 fewer than max_entries: whole sets of 8 (fewer ways below 8). */
+Test(lru_assoc, holds_whole_sets)
+{
+	struct map *m = make_map("lru/assoc", 1003);
+	uint64_t v = 1;
+	for (uint32_t k = 0; k < 20000; k++)
+		cr_assert_eq(map_update(m, &k, &v, MAP_NOEXIST), 0);
+	cr_expect_eq(count_keys(m), 1000, "125 sets of 8");
+	map_destroy(m);
+	m = make_map("lru/assoc", 5);
+	for (uint32_t k = 0; k < 20; k++)
+		cr_assert_eq(map_update(m, &k, &v, MAP_NOEXIST), 0);
+	cr_expect_eq(count_keys(m), 5, "one set of 5 ways");
 	map_destroy(m);
 }
