@@ -280,6 +280,7 @@ static unsigned evict(struct assoc *a, struct set_head *s,
 		a->on_evict(a->on_evict_ctx, key_at(a, s, victim));
 	store8(&s->hand, (uint8_t)p); /* its neighbour will stand there */
 	leave_queue(s, victim);
+	lru_count(&work->refills, 1); /* one eviction pass, as lru/fast counts */
 	lru_count(&work->nodes_scanned, scanned);
 	lru_count(&work->evictions, 1);
 	return victim;
