@@ -123,6 +123,32 @@ bool lru_htab_evict(struct lru_htab *h, unsigned cpu, struct lru_node *n)
 	return true;
 }
 
+struct lru_node *lru_hand_sweep(struct lru_htab *h, unsigned cpu,
+				struct dlist *head, struct dlist *start,
+				uint64_t keys, struct dlist **at)
+{
+	struct lru_work_slot *w = lru_work(h, cpu);
+	uint64_t honour_bits = 2 * keys, limit = honour_bits + keys;
+	struct dlist *p = start;
+
+	lru_count(&w->refills, 1);
+	for (uint64_t seen = 0; seen < limit && p != head;
+	     seen++, p = lru_step_wrapping(head, p)) {
+		struct lru_node *n = lru_node_of(p);
+		lru_count(&w->nodes_scanned, 1);
+		if (seen < honour_bits && lru_node_is_ref(n)) {
+			lru_node_clear_ref(n);
+			continue;
+		}
+		if (lru_htab_evict(h, cpu, n)) {
+			*at = p;
+			return n;
+		}
+	}
+	*at = p;
+	return NULL;
+}
+
 void lru_htab_watch_evictions(struct map *m,
 			      void (*fn)(void *ctx, const void *key), void *ctx)
 {

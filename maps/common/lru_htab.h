@@ -183,6 +183,28 @@ static inline struct lru_htab *lru_htab_of(struct map *m)
 	return (struct lru_htab *)m;
 }
 
+/*
+ * The hand of CLOCK and SIEVE, on a list whose sentinel is head (policy's
+ * lock held): from start, stepping towards the head's end (p->prev,
+ * wrapping over the sentinel to the tail), clear the reference bit of each
+ * referenced key, and evict the first unreferenced key still in the table
+ * (lru_htab_evict).  A bit is honoured for two passes over `keys` at most,
+ * then ignored, so a sweep ends even while lookups keep setting bits.
+ * Returns the victim, with *at its place on the list (it is still linked),
+ * or NULL with *at where the hand stopped (NULL only when every key is
+ * mid-update elsewhere; never on one thread).
+ */
+struct lru_node *lru_hand_sweep(struct lru_htab *h, unsigned cpu,
+				struct dlist *head, struct dlist *start,
+				uint64_t keys, struct dlist **at);
+
+/* p's neighbour towards the head, wrapping from the head to the tail. */
+static inline struct dlist *lru_step_wrapping(struct dlist *head,
+					      struct dlist *p)
+{
+	return p->prev == head ? head->prev : p->prev;
+}
+
 struct lru_node *lru_htab_node(struct lru_htab *h, uint32_t i);
 
 /* The table's node of an element, and its key bytes (for dumps). */

@@ -96,12 +96,6 @@ static struct dlist *hand_start(struct lru_ring *r)
 	return r->hand == &r->queue ? r->queue.prev : r->hand;
 }
 
-/* One step towards the head, wrapping from the head to the tail. */
-static struct dlist *step_wrapping(struct lru_ring *r, struct dlist *p)
-{
-	return p->prev == &r->queue ? r->queue.prev : p->prev;
-}
-
 /* Lock held: n off the queue; a hand on n steps towards the head first
  * (onto the sentinel when n is the head: Sieve.c's NULL). */
 static void unlink_from_queue(struct lru_ring *r, struct lru_node *n)
@@ -146,29 +140,16 @@ static struct lru_node *take_free(struct lru_ring *r)
 static struct lru_node *evict(struct lru_htab *h, struct lru_ring *r,
 			      unsigned cpu)
 {
-	struct lru_work_slot *w = lru_work(h, cpu);
-	uint64_t keys = lru_ring_keys(r);
-	uint64_t honour_bits = 2 * keys, limit = honour_bits + keys;
-	struct dlist *p = hand_start(r);
-
-	lru_count(&w->refills, 1);
-	for (uint64_t seen = 0; seen < limit && p != &r->queue;
-	     seen++, p = step_wrapping(r, p)) {
-		struct lru_node *n = lru_node_of(p);
-		lru_count(&w->nodes_scanned, 1);
-		if (seen < honour_bits && lru_node_is_ref(n)) {
-			lru_node_clear_ref(n);
-			continue;
-		}
-		if (lru_htab_evict(h, cpu, n)) {
-			r->hand = p;
-			unlink_from_queue(r, n);
-			return n;
-		}
+	struct dlist *at;
+	struct lru_node *n = lru_hand_sweep(h, cpu, &r->queue, hand_start(r),
+					    lru_ring_keys(r), &at);
+	if (n) {
+		r->hand = at;
+		unlink_from_queue(r, n); /* the hand steps to its neighbour */
+	} else if (at != &r->queue) {
+		r->hand = at;
 	}
-	if (p != &r->queue)
-		r->hand = p;
-	return NULL;
+	return n;
 }
 
 struct lru_node *lru_ring_pop(struct lru_htab *h, struct lru_ring *r,

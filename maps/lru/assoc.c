@@ -297,6 +297,19 @@ static unsigned free_way(const struct assoc *a, struct set_head *s)
 
 /* --- update and delete ------------------------------------------------------------ */
 
+/* The set of key, locked; the lock counted on this thread's slot, whose
+ * counters *work points at. */
+static struct set_head *lock_set_of(struct assoc *a, const void *key,
+				    struct lru_work_slot **work)
+{
+	struct set_head *s =
+		set_of(a, fastkey_hash(key, a->map.attr.key_size, a->seed));
+	*work = &a->work[map_this_cpu()];
+	map_seq_lock(&s->seq);
+	lru_count(&(*work)->locks, 1);
+	return s;
+}
+
 static int assoc_update(struct map *m, const void *key, const void *value,
 			uint64_t flags)
 {
@@ -304,12 +317,8 @@ static int assoc_update(struct map *m, const void *key, const void *value,
 	int err = map_update_flags_valid(flags);
 	if (err)
 		return err;
-	struct lru_work_slot *work = &a->work[map_this_cpu()];
-	struct set_head *s =
-		set_of(a, fastkey_hash(key, m->attr.key_size, a->seed));
-
-	map_seq_lock(&s->seq);
-	lru_count(&work->locks, 1);
+	struct lru_work_slot *work;
+	struct set_head *s = lock_set_of(a, key, &work);
 	int w = way_of(a, s, key);
 	err = map_update_flags_check(w >= 0, flags);
 	if (!err) {
@@ -335,12 +344,8 @@ static int assoc_update(struct map *m, const void *key, const void *value,
 static int assoc_delete(struct map *m, const void *key)
 {
 	struct assoc *a = assoc_of(m);
-	struct lru_work_slot *work = &a->work[map_this_cpu()];
-	struct set_head *s =
-		set_of(a, fastkey_hash(key, m->attr.key_size, a->seed));
-
-	map_seq_lock(&s->seq);
-	lru_count(&work->locks, 1);
+	struct lru_work_slot *work;
+	struct set_head *s = lock_set_of(a, key, &work);
 	int w = way_of(a, s, key);
 	if (w >= 0)
 		leave_queue(s, (unsigned)w);

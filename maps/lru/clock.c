@@ -99,8 +99,7 @@ static void clock_fini(struct lru_htab *h)
  * sentinel.  p itself when it is the only key. */
 static struct dlist *step(struct clock_lru *c, struct dlist *p)
 {
-	struct dlist *q = p->prev;
-	return q == &c->ring ? q->prev : q;
+	return lru_step_wrapping(&c->ring, p);
 }
 
 /* Lock held: n onto the ring just behind the hand. */
@@ -132,27 +131,11 @@ static void unlink_from_ring(struct clock_lru *c, struct lru_node *n)
 static struct lru_node *sweep(struct lru_htab *h, unsigned cpu)
 {
 	struct clock_lru *c = state(h);
-	struct lru_work_slot *w = lru_work(h, cpu);
-	uint64_t honour_bits = 2 * (uint64_t)c->on_ring;
-	uint64_t limit = honour_bits + c->on_ring;
-	struct dlist *p = c->hand;
-
-	lru_count(&w->refills, 1);
-	for (uint64_t seen = 0; seen < limit && p != &c->ring;
-	     seen++, p = step(c, p)) {
-		struct lru_node *n = lru_node_of(p);
-		lru_count(&w->nodes_scanned, 1);
-		if (seen < honour_bits && lru_node_is_ref(n)) {
-			lru_node_clear_ref(n);
-			continue;
-		}
-		if (lru_htab_evict(h, cpu, n)) {
-			c->hand = step(c, p);
-			return n;
-		}
-	}
-	c->hand = p;
-	return NULL;
+	struct dlist *at;
+	struct lru_node *n = lru_hand_sweep(h, cpu, &c->ring, c->hand,
+					    c->on_ring, &at);
+	c->hand = n ? step(c, at) : at;
+	return n;
 }
 
 static struct lru_node *clock_pop_free(struct lru_htab *h, unsigned cpu,
