@@ -100,8 +100,14 @@ static inline void map_seq_lock(struct map_seqlock *l)
 		if (!(s & 1) &&
 		    atomic_compare_exchange_weak_explicit(&l->seq, &s, s + 1,
 							  memory_order_acquire,
-							  memory_order_relaxed))
+							  memory_order_relaxed)) {
+			/* the odd count before any store of ours: without it a
+			 * weakly ordered cpu may show a reader our stores and
+			 * the old, even count (the kernel's smp_wmb() in
+			 * write_seqcount_begin; x86's cmpxchg is one already) */
+			atomic_thread_fence(memory_order_release);
 			return;
+		}
 		map_wait_a_little(&spins);
 	}
 }

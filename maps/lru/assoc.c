@@ -9,7 +9,8 @@
  *
  *   set (128 bytes for 4-byte keys and 8-byte values, cache-line aligned):
  *     [seq][used][visited][hand][n][order[8]] [key 0..7] [value 0..7]
- *      line 0: everything a miss reads             line 1: the values
+ *     with 4-byte keys, the header and the keys fill the first 48 bytes:
+ *     a miss reads one line; the values follow (2 on line 0, 6 on line 1)
  *     used:     bit w: way w holds a key
  *     visited:  bit w: way w's key was looked up by a program since the
  *               hand last passed it (set without the lock, as SIEVE's)
@@ -246,7 +247,9 @@ static void leave_queue(struct set_head *s, unsigned w)
 	else if (hand == p && p == n - 1) /* it was on the head */
 		store8(&s->hand, HAND_AT_TAIL);
 	store8(&s->used, load8(&s->used) & (uint8_t)~(1u << w));
-	store8(&s->visited, load8(&s->visited) & (uint8_t)~(1u << w));
+	/* an atomic and: readers set other ways' bits at the same time */
+	atomic_fetch_and_explicit(&s->visited, (uint8_t)~(1u << w),
+				  memory_order_relaxed);
 }
 
 static void join_queue(struct set_head *s, unsigned w)
@@ -255,7 +258,10 @@ static void join_queue(struct set_head *s, unsigned w)
 	store8(&s->order[n], (uint8_t)w);
 	store8(&s->n, (uint8_t)(n + 1));
 	store8(&s->used, load8(&s->used) | (uint8_t)(1u << w));
-	/* new keys come in unvisited: leave_queue cleared the bit */
+	/* new keys come in unvisited (again: a reader of the way's old key
+	 * may have set the bit since leave_queue cleared it) */
+	atomic_fetch_and_explicit(&s->visited, (uint8_t)~(1u << w),
+				  memory_order_relaxed);
 }
 
 /* SIEVE in a full set: from the hand towards the head (wrapping to the

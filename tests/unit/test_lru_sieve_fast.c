@@ -116,6 +116,19 @@ Test(lru_sieve, a_delete_under_the_hand_moves_it_towards_the_head)
 		lru_expect_evictions(sieves[i], 4, "ABCDAEcFG", "----.Bx-D");
 }
 
+/*
+ * A full set of 8 (lru/assoc's whole set) wraps like any queue.  Capacity
+ * 8, "ABCDEFGH", hits on all but C, then "IJ":
+ *   I      from the tail: A*, B* cleared, C leaves, the hand on D*
+ *   J      D* to H* cleared, I (unvisited, the head) leaves: hand NULL
+ */
+Test(lru_sieve, eight_keys_wrap_and_the_head_can_leave)
+{
+	for (size_t i = 0; i < N_SIEVES; i++)
+		lru_expect_evictions(sieves[i], 8, "ABCDEFGHABDEFGHIJK",
+				     "--------.......CIA");
+}
+
 /* Keys in the dumps are hex: 'A' is 41. */
 Test(lru_sieve, dump_shows_the_queue_newest_first_and_the_hand)
 {
@@ -437,9 +450,16 @@ Test(lru_assoc, holds_whole_sets)
 		cr_assert_eq(map_update(m, &k, &v, MAP_NOEXIST), 0);
 	cr_expect_eq(count_keys(m), 1000, "125 sets of 8");
 	map_destroy(m);
-	m = make_map("lru/assoc", 5);
-	for (uint32_t k = 0; k < 20; k++)
-		cr_assert_eq(map_update(m, &k, &v, MAP_NOEXIST), 0);
-	cr_expect_eq(count_keys(m), 5, "one set of 5 ways");
-	map_destroy(m);
+	static const struct { uint32_t max, holds; } sizes[] = {
+		{ 1, 1 }, { 5, 5 }, { 8, 8 }, { 12, 8 }, { 15, 8 }, { 16, 16 },
+	};
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		m = make_map("lru/assoc", sizes[i].max);
+		for (uint32_t k = 0; k < 200; k++)
+			cr_assert_eq(map_update(m, &k, &v, MAP_NOEXIST), 0);
+		cr_expect_eq(count_keys(m), sizes[i].holds,
+			     "max_entries %u holds %u", sizes[i].max,
+			     count_keys(m));
+		map_destroy(m);
+	}
 }

@@ -91,6 +91,23 @@ static unsigned used_slots(void)
 	return used;
 }
 
+/* The overflow is not empty only while every slot is used. */
+static void expect_overflow_only_when_full(void)
+{
+	cr_expect(overflow_length() == 0 || used_slots() == TAGTAB_SLOTS,
+		  "%u keys overflow with %u of %u slots used", overflow_length(),
+		  used_slots(), TAGTAB_SLOTS);
+}
+
+static int slot_holding(const struct elem *e)
+{
+	for (int s = 0; s < TAGTAB_SLOTS; s++)
+		if (atomic_load(&table.buckets[0].tag[s]) &&
+		    atomic_load(&table.buckets[0].index[s]) == e->node.index)
+			return s;
+	return -1;
+}
+
 static void fill(unsigned n)
 {
 	for (unsigned i = 0; i < n; i++)
@@ -122,6 +139,12 @@ Test(tagtab, a_delete_from_a_slot_pulls_the_overflow_in)
 	for (unsigned i = 1; i < 10; i++)
 		cr_assert_eq(find(100 + i), &elems[i], "key %u", 100 + i);
 	cr_assert_null(tagtab_delete_key(&table, &key), "deleted twice");
+	/* empty the overflow, then the slots: the invariant holds throughout */
+	for (uint32_t k = 101; k < 110; k++) {
+		cr_assert_not_null(tagtab_delete_key(&table, &k));
+		expect_overflow_only_when_full();
+	}
+	cr_expect_eq(used_slots() + overflow_length(), 0);
 }
 
 Test(tagtab, unlink_removes_only_a_node_still_linked)
@@ -134,6 +157,7 @@ Test(tagtab, unlink_removes_only_a_node_still_linked)
 	cr_assert_null(find(111));
 	cr_assert_null(find(103));
 	cr_assert_eq(used_slots() + overflow_length(), 10);
+	expect_overflow_only_when_full();
 	for (unsigned i = 0; i < 11; i++)
 		if (i != 3)
 			cr_assert_eq(find(100 + i), &elems[i], "key %u", 100 + i);
@@ -142,12 +166,16 @@ Test(tagtab, unlink_removes_only_a_node_still_linked)
 Test(tagtab, a_replace_keeps_the_place_and_checks_flags)
 {
 	fill(10);
+	int slot = slot_holding(&elems[2]);
+	cr_assert_geq(slot, 0, "key 102 took a slot");
 	cr_assert_eq(put(&elems[20], 102, 7, MAP_NOEXIST), -EEXIST);
 	cr_assert_eq(put(&elems[20], 555, 7, MAP_EXIST), -ENOENT);
 	cr_assert_eq(put(&elems[20], 102, 7, MAP_EXIST), 0, "a slot's key");
 	cr_assert_eq(put(&elems[21], 109, 8, MAP_ANY), 0, "an overflow key");
 	cr_assert_eq(find(102), &elems[20]);
 	cr_assert_eq(find(102)->value, 7);
+	cr_expect_eq(slot_holding(&elems[20]), slot, "the replace moved the key");
+	cr_expect_eq(slot_holding(&elems[21]), -1, "key 109 stays in the overflow");
 	cr_assert_eq(find(109), &elems[21]);
 	cr_assert_eq(used_slots(), 8);
 	cr_assert_eq(overflow_length(), 2);
@@ -169,8 +197,10 @@ Test(tagtab, get_next_key_visits_every_key_once)
 		prev = &key;
 		cr_assert(++n <= 20, "more keys than the table holds");
 	}
-	uint32_t absent = 7;
+	uint32_t absent = 7, first;
+	cr_assert_eq(tagtab_next_key_rcu(&table, NULL, &first), 0);
 	cr_assert_eq(tagtab_next_key_rcu(&table, &absent, &next), 0);
+	cr_expect_eq(next, first, "an absent key restarts at the first key");
 	map_rcu_read_unlock();
 	for (unsigned i = 0; i < 20; i++)
 		cr_assert_eq(seen[i], 1, "key %u seen %u times", 100 + i, seen[i]);
@@ -232,4 +262,45 @@ Test(tagtab, readers_racing_a_writer_miss_no_key_that_stays)
 	cr_assert_eq(misses, 0, "a key that stayed was missed %lu times", misses);
 	cr_assert_eq(bogus, 0);
 	cr_assert_eq(used_slots(), 8, "the overflow's keys moved into slots");
+}
+
+/* Many buckets: the walk crosses them, and unlink finds each node's own. */
+Test(tagtab, get_next_key_and_unlink_across_buckets)
+{
+	struct tagtab big;
+	cr_assert_eq(tagtab_init(&big, 64, sizeof(uint32_t), 0, (uint8_t *)elems,
+				 sizeof(*elems), offsetof(struct elem, node),
+				 N_ELEMS), 0);
+	cr_assert_eq(big.n_buckets, 16);
+	for (uint32_t i = 0; i < N_ELEMS; i++) {
+		uint32_t key = 1000 + i;
+		uint64_t v = i;
+		struct tagtab_update u;
+		cr_assert_eq(tagtab_update_begin(&big, &key, tagtab_hash(&big, &key),
+						 MAP_NOEXIST, &u), 0);
+		tagtab_update_commit(&big, &u, &elems[i].node, &key, &v, sizeof(v));
+	}
+	unsigned seen[N_ELEMS] = { 0 }, n = 0;
+	uint32_t key, next;
+	map_rcu_read_lock();
+	for (int err = tagtab_next_key_rcu(&big, NULL, &next); !err;
+	     err = tagtab_next_key_rcu(&big, &key, &next)) {
+		cr_assert(next >= 1000 && next < 1000 + N_ELEMS, "key %u", next);
+		seen[next - 1000]++;
+		key = next;
+		cr_assert(++n <= N_ELEMS);
+	}
+	map_rcu_read_unlock();
+	for (unsigned i = 0; i < N_ELEMS; i++)
+		cr_expect_eq(seen[i], 1, "key %u seen %u times", 1000 + i, seen[i]);
+	for (unsigned i = 0; i < N_ELEMS; i += 2)
+		cr_assert(tagtab_unlink_node(&big, &elems[i].node), "node %u", i);
+	for (unsigned i = 0; i < N_ELEMS; i++) {
+		uint32_t k = 1000 + i;
+		map_rcu_read_lock();
+		struct htab_node *found = tagtab_lookup(&big, tagtab_hash(&big, &k), &k);
+		map_rcu_read_unlock();
+		cr_expect_eq(found, i % 2 ? &elems[i].node : NULL, "key %u", k);
+	}
+	tagtab_destroy(&big);
 }
