@@ -13,6 +13,7 @@
 
 extern const struct map_ops hash_linux_ops;
 extern const struct map_ops hash_rculfhash_ops;
+extern const struct map_ops hash_fast_ops;
 extern const struct map_ops lru_linux_common_ops;
 extern const struct map_ops lru_linux_percpu_ops;
 extern const struct map_ops lru_global_ops;
@@ -26,6 +27,7 @@ extern const struct map_ops lru_assoc_ops;
 const struct map_ops *const map_registry[] = {
 	&hash_linux_ops,
 	&hash_rculfhash_ops,
+	&hash_fast_ops,
 	&lru_linux_common_ops,
 	&lru_linux_percpu_ops,
 	&lru_global_ops,

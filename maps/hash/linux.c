@@ -48,7 +48,7 @@
 #include "maps/common/area.h"
 #include "maps/common/htab_core.h"
 #include "maps/common/map.h"
-#include "maps/common/pcpu_freelist.h"
+#include "maps/common/elem_pool.h"
 #include "maps/common/rcu.h"
 #include "maps/common/update_flags.h"
 
@@ -69,23 +69,14 @@ struct htab_elem {
 _Static_assert(offsetof(struct htab_elem, free_link) == 0,
 	       "pcpu_freelist_node must sit at offset 0 of struct htab_elem");
 
-/* A slot's spare element, alone on its cache line: every replace writes it,
- * and slots sharing a line would bounce it between cores (the kernel keeps
- * it in per-CPU memory for the same reason). */
-struct extra_slot {
-	struct htab_elem *elem;
-} __attribute__((aligned(64)));
-
 struct htab {
 	struct map map;
 	struct htab_table table;
 	size_t elem_size;
 	bool prealloc;
 
-	/* prealloc */
-	void *elems;
-	struct pcpu_freelist freelist;
-	struct extra_slot *extra_elems; /* [ncpus], owned by each slot */
+	/* prealloc: the free list and each slot's extra (elem_pool.h) */
+	struct elem_pool pool;
 
 	/* no_prealloc */
 	atomic_uint count;
@@ -105,22 +96,9 @@ static struct htab_elem *elem_of_node(struct htab_node *n)
 
 static int prealloc_init(struct htab *h)
 {
-	unsigned ncpus = h->map.attr.ncpus;
-	size_t total = (size_t)h->map.attr.max_entries + ncpus;
-
-	h->elems = map_area_alloc_array(total, h->elem_size, 8);
-	h->extra_elems = map_area_alloc_array(ncpus, sizeof(*h->extra_elems), 64);
-	if (!h->elems || !h->extra_elems ||
-	    pcpu_freelist_init(&h->freelist, ncpus))
-		return -ENOMEM; /* the caller's destroy frees what was made */
-	pcpu_freelist_populate(&h->freelist, h->elems, h->elem_size,
-			       offsetof(struct htab_elem, free_link), total);
-	/* One spare per slot, taken from the pool as the kernel's
-	 * alloc_extra_elems does, so the pool holds exactly max_entries. */
-	for (unsigned cpu = 0; cpu < ncpus; cpu++)
-		h->extra_elems[cpu].elem = (struct htab_elem *)pcpu_freelist_pop(
-			&h->freelist, 0);
-	return 0;
+	return elem_pool_init(&h->pool, h->map.attr.max_entries,
+			      h->map.attr.ncpus, h->elem_size,
+			      offsetof(struct htab_elem, free_link));
 }
 
 /*
@@ -132,16 +110,11 @@ static struct htab_elem *alloc_elem(struct htab *h, struct htab_elem *old,
 				    int *err)
 {
 	if (h->prealloc) {
-		if (old) {
-			unsigned cpu = map_this_cpu();
-			struct htab_elem *e = h->extra_elems[cpu].elem;
-			h->extra_elems[cpu].elem = old;
-			return e;
-		}
-		struct pcpu_freelist_node *f =
-			pcpu_freelist_pop(&h->freelist, map_this_cpu());
+		if (old)
+			return elem_pool_swap_extra(&h->pool, map_this_cpu(),
+						    old);
 		*err = -E2BIG;
-		return f ? (struct htab_elem *)f : NULL;
+		return elem_pool_pop(&h->pool, map_this_cpu());
 	}
 	if (!old) {
 		unsigned n = atomic_fetch_add_explicit(&h->count, 1,
@@ -169,7 +142,7 @@ static void free_elem_rcu(struct rcu_head *head)
 static void free_elem(struct htab *h, struct htab_elem *e)
 {
 	if (h->prealloc) {
-		pcpu_freelist_push(&h->freelist, map_this_cpu(), &e->free_link);
+		elem_pool_push(&h->pool, map_this_cpu(), e);
 		return;
 	}
 	atomic_fetch_sub_explicit(&h->count, 1, memory_order_relaxed);
@@ -199,12 +172,8 @@ static void htab_destroy(struct map *m)
 		htab_for_each_node(&h->table, htab_free_node, NULL);
 		map_rcu_barrier(); /* the replaced and deleted ones */
 	}
-	if (h->prealloc) {
-		if (h->freelist.heads)
-			pcpu_freelist_destroy(&h->freelist);
-		free(h->extra_elems);
-		free(h->elems);
-	}
+	if (h->prealloc)
+		elem_pool_destroy(&h->pool);
 	htab_table_destroy(&h->table);
 	free(h);
 }

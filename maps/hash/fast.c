@@ -1,0 +1,220 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * hash/fast: BPF_MAP_TYPE_HASH semantics, designed for speed rather than
+ * copied from the kernel (docs/hash.md measures each choice).
+ *
+ * Shape: the tagged table of maps/common/tagtab.h (64-byte buckets, each
+ * a seqlock, 8 16-bit tags and 8 element numbers; keys beyond 8 overflow
+ * into a chain) over the preallocated elements of maps/common/elem_pool.h
+ * (a per-cpu free list and one extra element per slot, as hash/linux):
+ *
+ *   element: [free-list link][htab_node: chain (overflow), hash, index][key][value]
+ *
+ * What differs from hash/linux, and why:
+ *  - a lookup reads one bucket line, and an element only when a tag
+ *    matches; a chain reads the bucket and then each node in turn;
+ *  - readers write nothing: no lock, no reference count; they read a
+ *    bucket between two reads of its sequence count (tagtab.h);
+ *  - XXH3 (libxxhash) rather than jhash, inlined for 4- and 8-byte keys;
+ *  - a value of 8 bytes or less is overwritten in place by a replace, with
+ *    one atomic store: no reader sees half of it, and no element changes
+ *    hands.  Larger values go to the slot's extra element, as in the
+ *    kernel, so a syscall lookup never copies a value half written.
+ *
+ * Semantics kept: the update flags and their errnos, -E2BIG for a new key
+ * when max_entries are in, a replace allowed in a full map, get_next_key
+ * visiting every key once when nothing changes (its order is the table's:
+ * bucket by bucket, slots then overflow; not the kernel's).
+ * BPF_F_NO_PREALLOC is accepted and changes nothing: every element is
+ * preallocated (the flag only chooses the kernel's allocator).
+ *
+ * Elements are reused at once after a delete, as in the kernel's
+ * preallocated maps: a program-style reader holding a value pointer may
+ * see it become another key's value.
+ *
+ * Locks: a bucket's seqlock guards its slots, tags, overflow chain, and
+ * the in-place value writes of its keys.  The free list's per-slot locks
+ * are taken inside a bucket's (an insert pops under it, as the kernel's
+ * alloc_htab_elem does), never the reverse.  A slot's extra element is
+ * its own and needs no lock.
+ */
+#include "maps/common/attr.h"
+#include "maps/common/cpu.h"
+#include "maps/common/elem_pool.h"
+#include "maps/common/fastkey.h"
+#include "maps/common/map.h"
+#include "maps/common/rcu.h"
+#include "maps/common/tagtab.h"
+#include "maps/common/update_flags.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct fast_elem {
+	struct pcpu_freelist_node free_link;
+	struct htab_node node; /* last: key and value follow */
+};
+
+struct fast_htab {
+	struct map map;
+	struct tagtab table;
+	struct elem_pool pool;
+	size_t elem_size;
+	bool value_in_place; /* value_size <= 8: a replace stores in place */
+};
+
+static struct fast_htab *fast_of(struct map *m)
+{
+	return (struct fast_htab *)m;
+}
+
+static struct fast_elem *elem_of_node(struct htab_node *n)
+{
+	return (struct fast_elem *)((char *)n - offsetof(struct fast_elem, node));
+}
+
+static void fast_destroy(struct map *m)
+{
+	struct fast_htab *h = fast_of(m);
+	tagtab_destroy(&h->table);
+	elem_pool_destroy(&h->pool);
+	free(h);
+}
+
+static int fast_create(const struct map_attr *attr, struct map **out)
+{
+	int err = map_check_hash_attr(attr);
+	if (err)
+		return err;
+	struct fast_htab *h = calloc(1, sizeof(*h));
+	if (!h)
+		return -ENOMEM;
+	h->map.attr = *attr;
+	h->elem_size = htab_elem_size(offsetof(struct fast_elem, node),
+				      attr->key_size, attr->value_size);
+	h->value_in_place = attr->value_size <= sizeof(uint64_t);
+	err = elem_pool_init(&h->pool, attr->max_entries, attr->ncpus,
+			     h->elem_size, offsetof(struct fast_elem, free_link));
+	if (!err)
+		err = tagtab_init(&h->table, attr->max_entries, attr->key_size,
+				  attr->flags & MAP_F_ZERO_SEED, h->pool.elems,
+				  h->elem_size, offsetof(struct fast_elem, node),
+				  h->pool.n_elems);
+	if (err) {
+		fast_destroy(&h->map);
+		return err;
+	}
+	*out = &h->map;
+	return 0;
+}
+
+static void *fast_lookup(struct map *m, const void *key)
+{
+	struct fast_htab *h = fast_of(m);
+	struct htab_node *n =
+		tagtab_lookup(&h->table, tagtab_hash(&h->table, key), key);
+	return n ? htab_node_value(n, m->attr.key_size) : NULL;
+}
+
+static int fast_lookup_copy(struct map *m, const void *key, void *value)
+{
+	struct fast_htab *h = fast_of(m);
+	if (!h->value_in_place)
+		return map_copy_value_rcu(m, fast_lookup, key, value);
+	map_rcu_read_lock();
+	uint64_t *v = fast_lookup(m, key);
+	uint64_t word = v ? __atomic_load_n(v, __ATOMIC_RELAXED) : 0;
+	map_rcu_read_unlock();
+	if (!v)
+		return -ENOENT;
+	memcpy(value, &word, m->attr.value_size);
+	return 0;
+}
+
+/* Bucket lock held: the new value over the old, in one store. */
+static void store_in_place(struct htab_node *n, uint32_t key_size,
+			   const void *value, uint32_t value_size)
+{
+	uint64_t word = 0;
+	memcpy(&word, value, value_size);
+	__atomic_store_n((uint64_t *)htab_node_value(n, key_size), word,
+			 __ATOMIC_RELAXED);
+}
+
+static int fast_update(struct map *m, const void *key, const void *value,
+		       uint64_t flags)
+{
+	struct fast_htab *h = fast_of(m);
+	struct tagtab_update u;
+	int err = map_update_flags_valid(flags);
+	if (err)
+		return err;
+	unsigned cpu = map_this_cpu();
+	uint32_t hash = tagtab_hash(&h->table, key);
+	tagtab_prefetch_for_write(&h->table, hash);
+
+	err = tagtab_update_begin(&h->table, key, hash, flags, &u);
+	if (err)
+		return err;
+	if (u.old && h->value_in_place) {
+		store_in_place(u.old, m->attr.key_size, value,
+			       m->attr.value_size);
+		tagtab_update_abort(&u); /* nothing linked or unlinked */
+		return 0;
+	}
+	/* As hash/linux: the free list's lock inside the bucket's (the free
+	 * list never takes a bucket lock). */
+	struct fast_elem *e =
+		u.old ? elem_pool_swap_extra(&h->pool, cpu, elem_of_node(u.old))
+		      : elem_pool_pop(&h->pool, cpu);
+	if (!e) {
+		tagtab_update_abort(&u);
+		return -E2BIG;
+	}
+	tagtab_update_commit(&h->table, &u, &e->node, key, value,
+			     m->attr.value_size);
+	return 0;
+}
+
+static int fast_delete(struct map *m, const void *key)
+{
+	struct fast_htab *h = fast_of(m);
+	struct htab_node *n = tagtab_delete_key(&h->table, key);
+	if (!n)
+		return -ENOENT;
+	elem_pool_push(&h->pool, map_this_cpu(), elem_of_node(n));
+	return 0;
+}
+
+static int fast_get_next_key(struct map *m, const void *key, void *next)
+{
+	map_rcu_read_lock();
+	int err = tagtab_next_key_rcu(&fast_of(m)->table, key, next);
+	map_rcu_read_unlock();
+	return err;
+}
+
+static size_t fast_memory(const struct map *m)
+{
+	const struct fast_htab *h = (const struct fast_htab *)m;
+	return sizeof(*h) + tagtab_bytes(&h->table) +
+	       (size_t)h->pool.n_elems * h->elem_size +
+	       (size_t)m->attr.ncpus * (sizeof(struct pcpu_freelist_head) +
+					sizeof(struct elem_pool_extra));
+}
+
+const struct map_ops hash_fast_ops = {
+	.name = "hash/fast",
+	.description = "BPF hash semantics for speed: 64-byte tagged buckets, "
+		       "seqlock readers, XXH3, small values replaced in place",
+	.type = MAP_TYPE_HASH,
+	.create = fast_create,
+	.destroy = fast_destroy,
+	.lookup = fast_lookup,
+	.lookup_copy = fast_lookup_copy,
+	.update = fast_update,
+	.delete = fast_delete,
+	.get_next_key = fast_get_next_key,
+	.memory = fast_memory,
+};
