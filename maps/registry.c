@@ -14,6 +14,7 @@
 extern const struct map_ops hash_linux_ops;
 extern const struct map_ops hash_rculfhash_ops;
 extern const struct map_ops hash_fast_ops;
+extern const struct map_ops hash_cow_ops;
 extern const struct map_ops lru_linux_common_ops;
 extern const struct map_ops lru_linux_percpu_ops;
 extern const struct map_ops lru_global_ops;
@@ -28,6 +29,7 @@ const struct map_ops *const map_registry[] = {
 	&hash_linux_ops,
 	&hash_rculfhash_ops,
 	&hash_fast_ops,
+	&hash_cow_ops,
 	&lru_linux_common_ops,
 	&lru_linux_percpu_ops,
 	&lru_global_ops,
