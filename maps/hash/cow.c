@@ -66,10 +66,11 @@ struct cow_array {
 	/* count entries of entry_size bytes follow */
 };
 
+/* 16 bytes, as Windows' {bucket pointer, lock} pair: four to a line */
 struct cow_bucket {
 	struct map_spinlock lock;
 	_Atomic(struct cow_array *) data; /* NULL: empty */
-} __attribute__((aligned(64)));
+};
 
 struct cow_htab {
 	struct map map;
