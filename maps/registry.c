@@ -15,6 +15,7 @@ extern const struct map_ops hash_linux_ops;
 extern const struct map_ops hash_rculfhash_ops;
 extern const struct map_ops hash_fast_ops;
 extern const struct map_ops hash_cow_ops;
+extern const struct map_ops hash_ck_ops;
 extern const struct map_ops lru_linux_common_ops;
 extern const struct map_ops lru_linux_percpu_ops;
 extern const struct map_ops lru_global_ops;
@@ -30,6 +31,7 @@ const struct map_ops *const map_registry[] = {
 	&hash_rculfhash_ops,
 	&hash_fast_ops,
 	&hash_cow_ops,
+	&hash_ck_ops,
 	&lru_linux_common_ops,
 	&lru_linux_percpu_ops,
 	&lru_global_ops,
