@@ -114,6 +114,27 @@ static int draw(const char *dir, const char *base, const char *title,
  * the kernel's map do).  opt is no map, and its speed is its heap's: it is
  * drawn as a dashed line, the bound every policy sits above.
  */
+/*
+ * A figure's data file DIR/name (its path in path) and its gnuplot plot
+ * text in memory (*plot, once *p is closed).  0, or -errno with a note.
+ */
+static int start_figure(const char *dir, const char *name, char *path,
+			size_t path_len, FILE **d, FILE **p, char **plot,
+			size_t *plen, char *note, size_t len)
+{
+	*d = open_in(dir, name, path, path_len);
+	if (!*d) {
+		int err = errno;
+		snprintf(note, len, "cannot write %s: %s", path, strerror(err));
+		return -err;
+	}
+	if (!(*p = open_memstream(plot, plen))) {
+		fclose(*d);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
 static int pareto(const char *dir, const struct sim_report *rep,
 		  uint32_t entries, unsigned threads, char *note, size_t len)
 {
@@ -122,18 +143,13 @@ static int pareto(const char *dir, const struct sim_report *rep,
 	size_t plen = 0;
 	unsigned block = 0;
 	double opt = NAN;
-	FILE *p;
+	FILE *d, *p;
 	snprintf(base, sizeof(base), "pareto-%u", entries);
 	snprintf(name, sizeof(name), "%s.dat", base);
-	FILE *d = open_in(dir, name, path, sizeof(path));
-	if (!d) {
-		snprintf(note, len, "cannot write %s: %s", path, strerror(errno));
-		return -errno;
-	}
-	if (!(p = open_memstream(&plot, &plen))) {
-		fclose(d);
-		return -ENOMEM;
-	}
+	int err = start_figure(dir, name, path, sizeof(path), &d, &p, &plot,
+			       &plen, note, len);
+	if (err)
+		return err;
 	fprintf(d, "# mreq_per_s miss_ratio, a block per policy (%u threads, "
 		"%u entries)\n", threads, entries);
 	fprintf(p, "set xlabel 'million requests per second (%u thread%s)'\n"
@@ -177,16 +193,11 @@ static int mrc(const char *dir, const struct sim_report *rep,
 	char *plot = NULL;
 	size_t plen = 0;
 	unsigned block = 0;
-	FILE *p;
-	FILE *d = open_in(dir, "mrc.dat", path, sizeof(path));
-	if (!d) {
-		snprintf(note, len, "cannot write %s: %s", path, strerror(errno));
-		return -errno;
-	}
-	if (!(p = open_memstream(&plot, &plen))) {
-		fclose(d);
-		return -ENOMEM;
-	}
+	FILE *d, *p;
+	int err = start_figure(dir, "mrc.dat", path, sizeof(path), &d, &p,
+			       &plot, &plen, note, len);
+	if (err)
+		return err;
 	fputs("set logscale x\nplot ", p);
 	for (unsigned i = 0; i < rep->n; i++) {
 		if (!first_of_policy(rep, i))

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "rcu.h"
+
+#include <stdlib.h>
 #include "map.h"
 
 #include <errno.h>
@@ -103,4 +105,14 @@ void map_rcu_offline_call(void (*fn)(void *arg), void *arg)
 	fn(arg);
 	if (offline)
 		urcu_qsbr_thread_online();
+}
+
+static void free_block(struct rcu_head *head)
+{
+	free(head);
+}
+
+void map_rcu_free_block(struct rcu_head *head)
+{
+	map_rcu_call(head, free_block);
 }

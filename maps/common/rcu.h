@@ -74,6 +74,10 @@ static inline void map_rcu_quiescent(void)
 /* Run fn(head) after a grace period (on liburcu's call_rcu thread). */
 void map_rcu_call(struct rcu_head *head, void (*fn)(struct rcu_head *));
 
+/* free() a malloc'd block whose first member is head, after a grace
+ * period. */
+void map_rcu_free_block(struct rcu_head *head);
+
 /* Wait for every queued callback.  Not inside a read section.  Under QSBR
  * the caller is taken offline while it waits. */
 void map_rcu_barrier(void);

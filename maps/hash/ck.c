@@ -70,11 +70,6 @@ static void *ck_alloc(size_t size)
 	return b ? b->data : NULL;
 }
 
-static void free_block_rcu(struct rcu_head *head)
-{
-	free(head); /* the head is each block's first member */
-}
-
 static void ck_free(void *p, size_t size, bool defer)
 {
 	(void)size;
@@ -83,7 +78,7 @@ static void ck_free(void *p, size_t size, bool defer)
 	struct ck_block *b =
 		(struct ck_block *)((uint8_t *)p - offsetof(struct ck_block, data));
 	if (defer)
-		map_rcu_call(&b->rcu, free_block_rcu);
+		map_rcu_free_block(&b->rcu);
 	else
 		free(b);
 }
@@ -131,7 +126,7 @@ static struct ck_elem *elem_new(struct ck_map *h, const void *key,
 
 static void retire_elem(struct ck_elem *e)
 {
-	map_rcu_call(&e->rcu, free_block_rcu);
+	map_rcu_free_block(&e->rcu);
 }
 
 /* --- create and destroy --------------------------------------------------------- */
@@ -174,15 +169,25 @@ static int ckm_create(const struct map_attr *attr, struct map **out)
 
 /* --- operations ------------------------------------------------------------------------ */
 
-static struct ck_elem *find(struct ck_map *h, const void *key)
+static ck_ht_hash_t hash_of(struct ck_map *h, const void *key)
 {
 	ck_ht_hash_t hash;
+	ck_ht_hash(&hash, &h->table, key, (uint16_t)h->map.attr.key_size);
+	return hash;
+}
+
+static struct ck_elem *find_hashed(struct ck_map *h, ck_ht_hash_t hash,
+				   const void *key)
+{
 	ck_ht_entry_t entry;
-	uint16_t len = (uint16_t)h->map.attr.key_size;
-	ck_ht_hash(&hash, &h->table, key, len);
-	ck_ht_entry_key_set(&entry, key, len);
+	ck_ht_entry_key_set(&entry, key, (uint16_t)h->map.attr.key_size);
 	return ck_ht_get_spmc(&h->table, hash, &entry) ? ck_ht_entry_value(&entry)
 							: NULL;
+}
+
+static struct ck_elem *find(struct ck_map *h, const void *key)
+{
+	return find_hashed(h, hash_of(h, key), key);
 }
 
 static void *ckm_lookup(struct map *m, const void *key)
@@ -204,8 +209,9 @@ static int ckm_update(struct map *m, const void *key, const void *value,
 	int err = map_update_flags_valid(flags);
 	if (err)
 		return err;
+	ck_ht_hash_t hash = hash_of(h, key);
 	map_spin_lock(&h->writer);
-	struct ck_elem *old = find(h, key);
+	struct ck_elem *old = find_hashed(h, hash, key);
 	err = map_update_flags_check(old != NULL, flags);
 	if (!err && !old && h->count >= m->attr.max_entries)
 		err = -E2BIG;
@@ -213,11 +219,9 @@ static int ckm_update(struct map *m, const void *key, const void *value,
 	if (!err && !e)
 		err = -ENOMEM;
 	if (!err) {
-		ck_ht_hash_t hash;
 		ck_ht_entry_t entry;
-		uint16_t len = (uint16_t)m->attr.key_size;
-		ck_ht_hash(&hash, &h->table, key, len);
-		ck_ht_entry_set(&entry, hash, elem_key(e), len, e);
+		ck_ht_entry_set(&entry, hash, elem_key(e),
+				(uint16_t)m->attr.key_size, e);
 		/* set: insert, or replace and hand back the old entry */
 		if (!ck_ht_set_spmc(&h->table, hash, &entry)) {
 			free(e);
@@ -235,11 +239,9 @@ static int ckm_update(struct map *m, const void *key, const void *value,
 static int ckm_delete(struct map *m, const void *key)
 {
 	struct ck_map *h = ckm_of(m);
-	ck_ht_hash_t hash;
+	ck_ht_hash_t hash = hash_of(h, key);
 	ck_ht_entry_t entry;
-	uint16_t len = (uint16_t)m->attr.key_size;
-	ck_ht_hash(&hash, &h->table, key, len);
-	ck_ht_entry_key_set(&entry, key, len);
+	ck_ht_entry_key_set(&entry, key, (uint16_t)m->attr.key_size);
 	map_spin_lock(&h->writer);
 	bool found = ck_ht_remove_spmc(&h->table, hash, &entry);
 	if (found) {

@@ -97,10 +97,15 @@ static void *entry_key(struct cow_entry *e)
 	return e + 1;
 }
 
+static uint32_t bucket_index(const struct cow_htab *h, const void *key)
+{
+	return map_jhash(key, h->map.attr.key_size, h->seed) &
+	       (h->n_buckets - 1);
+}
+
 static struct cow_bucket *bucket_of(struct cow_htab *h, const void *key)
 {
-	uint32_t hash = map_jhash(key, h->map.attr.key_size, h->seed);
-	return &h->buckets[hash & (h->n_buckets - 1)];
+	return &h->buckets[bucket_index(h, key)];
 }
 
 /* --- allocation: every block is counted, freed after a grace period ---------- */
@@ -134,24 +139,19 @@ static struct cow_value *value_new(struct cow_htab *h, const void *value)
 
 /* The rcu heads do not know their map: sizes are uncounted when the
  * block is handed to RCU, not when it is freed. */
-static void free_block_rcu(struct rcu_head *head)
-{
-	free(head); /* the head is each block's first member */
-}
-
 static void retire_array(struct cow_htab *h, struct cow_array *a)
 {
 	if (!a)
 		return;
 	atomic_fetch_sub(&h->bytes, (int64_t)array_bytes(h, a->count));
-	map_rcu_call(&a->rcu, free_block_rcu);
+	map_rcu_free_block(&a->rcu);
 }
 
 static void retire_value(struct cow_htab *h, struct cow_value *v)
 {
 	atomic_fetch_sub(&h->bytes,
 			 (int64_t)(sizeof(*v) + h->map.attr.value_size));
-	map_rcu_call(&v->rcu, free_block_rcu);
+	map_rcu_free_block(&v->rcu);
 }
 
 static void free_array_now(struct cow_htab *h, struct cow_array *a)
@@ -378,8 +378,7 @@ static int cow_get_next_key(struct map *m, const void *key, void *next)
 	int err = -ENOENT;
 	map_rcu_read_lock();
 	if (key) {
-		uint32_t hash = map_jhash(key, m->attr.key_size, h->seed);
-		uint32_t home = hash & (h->n_buckets - 1);
+		uint32_t home = bucket_index(h, key);
 		int i = index_of(h, atomic_load_explicit(&h->buckets[home].data,
 							 memory_order_acquire),
 				 key);

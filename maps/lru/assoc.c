@@ -93,10 +93,15 @@ static struct set_head *set_at(const struct assoc *a, uint32_t i)
 	return (struct set_head *)(a->sets + (size_t)i * a->set_size);
 }
 
+/* any n_sets, not only powers of two: the map holds max_entries */
+static uint32_t set_index(const struct assoc *a, uint32_t hash)
+{
+	return (uint32_t)(((uint64_t)hash * a->n_sets) >> 32);
+}
+
 static struct set_head *set_of(const struct assoc *a, uint32_t hash)
 {
-	/* any n_sets, not only powers of two: the map holds max_entries */
-	return set_at(a, (uint32_t)(((uint64_t)hash * a->n_sets) >> 32));
+	return set_at(a, set_index(a, hash));
 }
 
 static uint8_t *key_at(const struct assoc *a, struct set_head *s, unsigned w)
@@ -391,7 +396,7 @@ static int assoc_get_next_key(struct map *m, const void *key, void *next)
 		struct set_head *s = set_of(a, hash);
 		int w = read_way(a, s, key);
 		if (w >= 0) {
-			i = (uint32_t)(((uint64_t)hash * a->n_sets) >> 32);
+			i = set_index(a, hash);
 			from = (unsigned)w + 1;
 		}
 	}
