@@ -89,14 +89,7 @@ uint32_t tagtab_hash(const struct tagtab *t, const void *key);
 static inline void tagtab_prefetch_for_write(const struct tagtab *t,
 					     uint32_t hash)
 {
-	const void *b = &t->buckets[hash & (t->n_buckets - 1)];
-#if defined(__x86_64__)
-	/* GCC emits prefetchw only with -mprfchw; every x86-64 that maplab
-	 * runs on has it (AMD since K8, Intel since Broadwell) */
-	__asm__ volatile("prefetchw %0" : : "m"(*(const char *)b));
-#else
-	__builtin_prefetch(b, 1, 3);
-#endif
+	map_prefetch_for_write(&t->buckets[hash & (t->n_buckets - 1)]);
 }
 
 /* RCU read section held (for the node's use after the return).  The node

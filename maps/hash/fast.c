@@ -3,16 +3,26 @@
  * hash/fast: BPF_MAP_TYPE_HASH semantics, designed for speed rather than
  * copied from the kernel (docs/hash.md measures each choice).
  *
- * Shape: the tagged table of maps/common/tagtab.h (64-byte buckets, each
- * a seqlock, 8 16-bit tags and 8 element numbers; keys beyond 8 overflow
- * into a chain) over the preallocated elements of maps/common/elem_pool.h
- * (a per-cpu free list and one extra element per slot, as hash/linux):
+ * Two shapes, chosen at create by the key and value sizes:
  *
- *   element: [free-list link][htab_node: chain (overflow), hash, index][key][value]
+ *  - flat (key and value of 8 bytes or less, the common BPF case): keys
+ *    and values in the buckets themselves, maps/common/flattab.h: 64-byte
+ *    buckets of 3 to 6 slots, open addressing by bucket, 2 slots a key.
+ *    A lookup that hits reads one line; a replace is one atomic store.
+ *
+ *  - tagged (anything larger): the tagged table of maps/common/tagtab.h
+ *    (64-byte buckets, each a seqlock, 8 16-bit tags and 8 element
+ *    numbers; keys beyond 8 overflow into a chain) over the preallocated
+ *    elements of maps/common/elem_pool.h (a per-cpu free list and one
+ *    extra element per slot, as hash/linux):
+ *
+ *      element: [free-list link][htab_node: chain, hash, index][key][value]
+ *
+ * docs/hash.md measures both against hash/linux.
  *
  * What differs from hash/linux, and why:
- *  - a lookup reads one bucket line, and an element only when a tag
- *    matches; a chain reads the bucket and then each node in turn;
+ *  - a lookup reads one bucket line, and (tagged) an element only when a
+ *    tag matches; a chain reads the bucket and then each node in turn;
  *  - readers write nothing: no lock, no reference count; they read a
  *    bucket between two reads of its sequence count (tagtab.h);
  *  - XXH3 (libxxhash) rather than jhash, inlined for 4- and 8-byte keys;
@@ -28,12 +38,13 @@
  * BPF_F_NO_PREALLOC is accepted and changes nothing: every element is
  * preallocated (the flag only chooses the kernel's allocator).
  *
- * Elements are reused at once after a delete, as in the kernel's
+ * Elements (flat: slots) are reused at once after a delete, as in the kernel's
  * preallocated maps: a program-style reader holding a value pointer may
  * see it become another key's value.
  *
- * Locks: a bucket's seqlock guards its slots, tags, overflow chain, and
- * the in-place value writes of its keys.  The free list's per-slot locks
+ * Locks (flat: flattab.h says which bucket's lock guards what).  Tagged:
+ * a bucket's seqlock guards its slots, tags, overflow chain, and the
+ * in-place value writes of its keys.  The free list's per-slot locks
  * are taken inside a bucket's (an insert pops under it, as the kernel's
  * alloc_htab_elem does), never the reverse.  A slot's extra element is
  * its own and needs no lock.
@@ -42,6 +53,7 @@
 #include "maps/common/cpu.h"
 #include "maps/common/elem_pool.h"
 #include "maps/common/fastkey.h"
+#include "maps/common/flattab.h"
 #include "maps/common/map.h"
 #include "maps/common/rcu.h"
 #include "maps/common/tagtab.h"
@@ -58,10 +70,12 @@ struct fast_elem {
 
 struct fast_htab {
 	struct map map;
+	bool flat; /* keys and values in the buckets: flat, not table + pool */
+	bool value_in_place; /* value_size <= 8: a replace stores in place */
 	struct tagtab table;
 	struct elem_pool pool;
 	size_t elem_size;
-	bool value_in_place; /* value_size <= 8: a replace stores in place */
+	struct flattab flattab;
 };
 
 static struct fast_htab *fast_of(struct map *m)
@@ -77,6 +91,7 @@ static struct fast_elem *elem_of_node(struct htab_node *n)
 static void fast_destroy(struct map *m)
 {
 	struct fast_htab *h = fast_of(m);
+	flattab_destroy(&h->flattab);
 	tagtab_destroy(&h->table);
 	elem_pool_destroy(&h->pool);
 	free(h);
@@ -87,13 +102,25 @@ static int fast_create(const struct map_attr *attr, struct map **out)
 	int err = map_check_hash_attr(attr);
 	if (err)
 		return err;
-	struct fast_htab *h = calloc(1, sizeof(*h));
+	/* aligned: the flat table keeps its count on a line of its own */
+	struct fast_htab *h = aligned_alloc(64, (sizeof(*h) + 63) & ~(size_t)63);
 	if (!h)
 		return -ENOMEM;
+	memset(h, 0, sizeof(*h));
 	h->map.attr = *attr;
+	h->value_in_place = attr->value_size <= sizeof(uint64_t);
+	h->flat = flattab_fits(attr->key_size, attr->value_size);
+	if (h->flat) {
+		err = flattab_init(&h->flattab, attr->max_entries,
+				   attr->key_size, attr->flags & MAP_F_ZERO_SEED);
+		if (err)
+			fast_destroy(&h->map);
+		else
+			*out = &h->map;
+		return err;
+	}
 	h->elem_size = htab_elem_size(offsetof(struct fast_elem, node),
 				      attr->key_size, attr->value_size);
-	h->value_in_place = attr->value_size <= sizeof(uint64_t);
 	err = elem_pool_init(&h->pool, attr->max_entries, attr->ncpus,
 			     h->elem_size, offsetof(struct fast_elem, free_link));
 	if (!err)
@@ -112,6 +139,9 @@ static int fast_create(const struct map_attr *attr, struct map **out)
 static void *fast_lookup(struct map *m, const void *key)
 {
 	struct fast_htab *h = fast_of(m);
+	if (h->flat)
+		return flattab_lookup(&h->flattab,
+				      flattab_hash(&h->flattab, key), key);
 	struct htab_node *n =
 		tagtab_lookup(&h->table, tagtab_hash(&h->table, key), key);
 	return n ? htab_node_value(n, m->attr.key_size) : NULL;
@@ -120,6 +150,14 @@ static void *fast_lookup(struct map *m, const void *key)
 static int fast_lookup_copy(struct map *m, const void *key, void *value)
 {
 	struct fast_htab *h = fast_of(m);
+	if (h->flat) {
+		uint64_t word;
+		int err = flattab_lookup_word(
+			&h->flattab, flattab_hash(&h->flattab, key), key, &word);
+		if (!err)
+			memcpy(value, &word, m->attr.value_size);
+		return err;
+	}
 	if (!h->value_in_place)
 		return map_copy_value_rcu(m, fast_lookup, key, value);
 	map_rcu_read_lock();
@@ -150,6 +188,13 @@ static int fast_update(struct map *m, const void *key, const void *value,
 	int err = map_update_flags_valid(flags);
 	if (err)
 		return err;
+	if (h->flat) {
+		uint64_t word = 0;
+		memcpy(&word, value, m->attr.value_size);
+		return flattab_update(&h->flattab,
+				      flattab_hash(&h->flattab, key), key, word,
+				      flags);
+	}
 	unsigned cpu = map_this_cpu();
 	uint32_t hash = tagtab_hash(&h->table, key);
 	tagtab_prefetch_for_write(&h->table, hash);
@@ -180,6 +225,9 @@ static int fast_update(struct map *m, const void *key, const void *value,
 static int fast_delete(struct map *m, const void *key)
 {
 	struct fast_htab *h = fast_of(m);
+	if (h->flat)
+		return flattab_delete(&h->flattab,
+				      flattab_hash(&h->flattab, key), key);
 	struct htab_node *n = tagtab_delete_key(&h->table, key);
 	if (!n)
 		return -ENOENT;
@@ -189,8 +237,11 @@ static int fast_delete(struct map *m, const void *key)
 
 static int fast_get_next_key(struct map *m, const void *key, void *next)
 {
+	struct fast_htab *h = fast_of(m);
+	if (h->flat)
+		return flattab_next_key(&h->flattab, key, next);
 	map_rcu_read_lock();
-	int err = tagtab_next_key_rcu(&fast_of(m)->table, key, next);
+	int err = tagtab_next_key_rcu(&h->table, key, next);
 	map_rcu_read_unlock();
 	return err;
 }
@@ -198,6 +249,8 @@ static int fast_get_next_key(struct map *m, const void *key, void *next)
 static size_t fast_memory(const struct map *m)
 {
 	const struct fast_htab *h = (const struct fast_htab *)m;
+	if (h->flat)
+		return sizeof(*h) + flattab_bytes(&h->flattab);
 	return sizeof(*h) + tagtab_bytes(&h->table) +
 	       (size_t)h->pool.n_elems * h->elem_size +
 	       (size_t)m->attr.ncpus * (sizeof(struct pcpu_freelist_head) +
