@@ -179,7 +179,9 @@ static int add_loads_side(const struct bench_cli *cli, struct measurement *m)
 		return cli_error(cli->cmd, "--physical %s: no buffer of %.0f "
 				 "bytes: %s", d->name, mem.bytes, strerror(-rc));
 	format_bytes(limit_buffer_bytes(&s.buffer), size, sizeof(size));
-	snprintf(s.label, sizeof(s.label), "random loads (%s's %s)", d->name,
+	/* No quote in a label: kernel-compare/report.py hands labels to
+	 * gnuplot between single quotes. */
+	snprintf(s.label, sizeof(s.label), "random loads (%s, %s)", d->name,
 		 size);
 	if ((rc = measure_add_side(m, cli->cmd, &s)))
 		limit_buffer_free(&s.buffer);

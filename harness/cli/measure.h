@@ -87,7 +87,7 @@ int measure_add_side(struct measurement *m, const char *cmd,
 
 /*
  * With --physical D, add the reference sides: "harness (noop)", then
- * "random loads (D's <size>)" over a buffer of D's footprint, measured as
+ * "random loads (D, <size>)" over a buffer of D's footprint, measured as
  * bench measures a map's memory (bench_footprint: D's map with the
  * workload's sizes and flags and the cpu slots of the most threads of
  * --threads, prefilled).  A footprint this build cannot measure (D keeps
