@@ -207,9 +207,7 @@ static int setup_workers(struct bench_shared *s, char *err, size_t errlen)
 		struct bench_worker *w = &s->workers[t];
 		w->shared = s;
 		w->tid = t;
-		if (c->seconds <= 0) /* whole batches: a batch is never cut */
-			w->quota = team_share(team_share(c->ops, c->threads),
-					      BENCH_BATCH) * BENCH_BATCH;
+		w->quota = bench_worker_quota(c, BENCH_BATCH);
 		w->value = calloc(1, c->w.value_size);
 		if (!w->value || workload_make_stream(&c->w, s->sampler, t, len,
 						      &w->stream))

@@ -138,6 +138,18 @@ void bench_result_add(struct bench_result *r, const uint64_t ok[OP_COUNT],
 		      uint64_t t_end);
 void bench_result_finish(struct bench_result *r, unsigned threads);
 
+/* A worker's ops when c counts ops (c->seconds == 0): its share of
+ * c->ops, rounded up to whole batches of `batch` ops, so a batch is never
+ * cut; 0 (no quota: run until stopped) when c runs for a duration. */
+static inline uint64_t bench_worker_quota(const struct bench_config *c,
+					  unsigned batch)
+{
+	if (c->seconds > 0)
+		return 0;
+	uint64_t share = (c->ops + c->threads - 1) / c->threads;
+	return (share + batch - 1) / batch * batch;
+}
+
 /* The no-op design: every call returns at once.  It prices the harness
  * itself (loop, key fetch, dispatch, sampling).  Not in the registry. */
 extern const struct map_ops bench_noop_ops;

@@ -119,9 +119,7 @@ static struct limit_worker *make_workers(const struct limit_shared *s)
 	for (unsigned t = 0; t < c->threads; t++) {
 		w[t].shared = s;
 		rng_seed(&w[t].rng, rng_mix64(c->w.seed ^ (t + 1)));
-		if (c->seconds <= 0) /* whole batches */
-			w[t].quota = team_share(team_share(c->ops, c->threads),
-						LIMIT_BATCH) * LIMIT_BATCH;
+		w[t].quota = bench_worker_quota(c, LIMIT_BATCH);
 	}
 	return w;
 }
