@@ -37,7 +37,9 @@ static const char after_compare[] =
 	"examples:\n  maplab compare --map hash/linux,hash/rculfhash --entries 65536 "
 	"--mix lookup=100 --threads 1,2 --repeat 5\n"
 	"  maplab compare --map lru/global --key-range 400% --mix "
-	"insert=50,lookup=50 --threads 1,2 --repeat 5\n";
+	"insert=50,lookup=50 --threads 1,2 --repeat 5\n"
+	"  maplab compare --map hash/linux,hash/fast --entries 1048576 "
+	"--physical hash/fast --repeat 5\n";
 
 #define CELL 22 /* the narrowest column */
 
