@@ -387,6 +387,7 @@ int kbench_run(const struct kbench_config *c, struct kbench_result *out,
 	if (!rc) {
 		collect(&p, out);
 		kb_work_evictions(&k, &out->r);
+		out->r.memory = k.memory;
 	}
 out:
 	kbench__destroy(p.skel);

@@ -258,8 +258,10 @@ int kbench_syscall_run(const struct kbench_config *c, enum syscall_mode mode,
 	if (!(rc = make_workers(&s, err, errlen)) &&
 	    !(rc = kb_work_create_target(&k, err, errlen)) &&
 	    !(rc = kb_work_run_team(&k, &plan, err, errlen)) &&
-	    !(rc = collect(&s, r, err, errlen)))
+	    !(rc = collect(&s, r, err, errlen))) {
 		kb_work_evictions(&k, r);
+		r->memory = k.memory;
+	}
 	free_workers(&s);
 	kb_work_free(&k);
 	return rc;

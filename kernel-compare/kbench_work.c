@@ -6,6 +6,7 @@
 
 #include <bpf/bpf.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -99,6 +100,33 @@ static int prefill(struct kb_work *k, char *err, size_t errlen)
 	return rc;
 }
 
+/*
+ * The kernel's own count of map fd's bytes: the memlock line of its
+ * fdinfo (since Linux 6.4 the map's memory usage, map_mem_usage: its
+ * buckets, elements, per-CPU parts; before, an estimate from its sizes).
+ */
+static struct bench_memory kernel_memory(int fd, uint32_t max_entries)
+{
+	struct bench_memory mem = { .from = BENCH_MEMORY_NONE, .bytes = NAN,
+				    .bytes_per_entry = NAN, .design_bytes = NAN,
+				    .allocator_bytes = NAN };
+	char path[64], line[256];
+	unsigned long long bytes;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	FILE *f = fopen(path, "r");
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "memlock: %llu", &bytes) == 1) {
+			mem.from = BENCH_MEMORY_KERNEL;
+			mem.bytes = (double)bytes;
+			mem.bytes_per_entry = mem.bytes / max_entries;
+			break;
+		}
+	if (f)
+		fclose(f);
+	return mem;
+}
+
 int kb_work_create_target(struct kb_work *k, char *err, size_t errlen)
 {
 	const struct kbench_config *c = k->c;
@@ -118,7 +146,10 @@ int kb_work_create_target(struct kb_work *k, char *err, size_t errlen)
 			 strerror(-rc));
 		return rc;
 	}
-	return prefill(k, err, errlen);
+	int rc = prefill(k, err, errlen);
+	if (!rc)
+		k->memory = kernel_memory(k->target_fd, w->entries);
+	return rc;
 }
 
 /* What the team's callbacks see: the engine's plan and the work. */

@@ -8,7 +8,8 @@
  *                          threads than CPUs the process may use); build the
  *                          keys and each worker's stream, as bench does
  *   kb_work_create_target  create the kernel map of the config (type, sizes,
- *                          flags) and prefill it with bench's keys and values
+ *                          flags), prefill it with bench's keys and values,
+ *                          and read its memory as the kernel counts it
  *   kb_work_run_team       the thread team (harness/common/team.h): worker i
  *                          pinned to the i-th CPU this process may use; a
  *                          warm-up phase, then the timed phase (--duration,
@@ -62,6 +63,10 @@ struct kb_work {
 	uint64_t quota;         /* map calls per worker when counting ops
 				   (c->b.seconds == 0); else 0 */
 	struct kb_done *done;   /* one per worker */
+	/* The target map's memory after the prefill, by the kernel's own
+	 * accounting (the memlock line of its fd's fdinfo), for the
+	 * engines' results; from NONE where the kernel shows none. */
+	struct bench_memory memory;
 };
 
 enum kb_phase { KB_PHASE_WARMUP, KB_PHASE_TIMED };
@@ -86,8 +91,8 @@ struct kb_team_plan {
 int kb_work_prepare(struct kb_work *k, const struct kbench_config *c,
 		    char *err, size_t errlen);
 
-/* Create and prefill k->target_fd.  0, or the kernel's -errno with a
- * reason in err. */
+/* Create and prefill k->target_fd, then read k->memory.  0, or the
+ * kernel's -errno with a reason in err. */
 int kb_work_create_target(struct kb_work *k, char *err, size_t errlen);
 
 /* Start the team, run its phases, join.  0, or -errno with a reason in err

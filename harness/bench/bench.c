@@ -1,11 +1,15 @@
 /* SPDX-License-Identifier: MIT */
+/* bench.c: one benchmark run (bench.h), and the no-op design that prices
+ * the harness. */
 #include "bench.h"
+#include "memstat.h"
 #include "harness/common/clock.h"
 #include "harness/common/team.h"
 #include "maps/common/cpu.h"
 #include "maps/common/rcu.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -203,9 +207,7 @@ static int setup_workers(struct bench_shared *s, char *err, size_t errlen)
 		struct bench_worker *w = &s->workers[t];
 		w->shared = s;
 		w->tid = t;
-		if (c->seconds <= 0) /* whole batches: a batch is never cut */
-			w->quota = team_share(team_share(c->ops, c->threads),
-					      BENCH_BATCH) * BENCH_BATCH;
+		w->quota = bench_worker_quota(c, BENCH_BATCH);
 		w->value = calloc(1, c->w.value_size);
 		if (!w->value || workload_make_stream(&c->w, s->sampler, t, len,
 						      &w->stream))
@@ -227,25 +229,117 @@ static void free_workers(struct bench_shared *s)
 	free(s->workers);
 }
 
-/* Keys, sampler, streams and a prefilled map: everything but the run. */
-static int prepare(struct bench_shared *s, struct bench_result *r, char *err,
-		   size_t errlen)
+/* The keys of every op (the prefill's too): 0 or -ENOMEM with a reason. */
+static int make_keys(struct bench_shared *s, char *err, size_t errlen)
 {
 	const struct bench_config *c = s->c;
 	s->keys = workload_make_keys(&c->w, c->threads);
-	if (!s->keys) {
-		snprintf(err, errlen, "cannot allocate %llu keys of %u bytes",
-			 (unsigned long long)workload_key_count(&c->w, c->threads),
-			 c->w.key_size);
-		return -ENOMEM;
-	}
-	s->sampler = workload_sampler_new(&c->w);
+	if (s->keys)
+		return 0;
+	snprintf(err, errlen, "cannot allocate %llu keys of %u bytes",
+		 (unsigned long long)workload_key_count(&c->w, c->threads),
+		 c->w.key_size);
+	return -ENOMEM;
+}
+
+/* Keys, sampler and streams: what the run allocates besides the map, all
+ * of it before the map's memory is first read (bench.h). */
+static int prepare(struct bench_shared *s, char *err, size_t errlen)
+{
+	int rc = make_keys(s, err, errlen);
+	if (rc)
+		return rc;
+	s->sampler = workload_sampler_new(&s->c->w);
 	if (!s->sampler) {
 		snprintf(err, errlen, "out of memory for the key sampler");
 		return -ENOMEM;
 	}
-	int rc = setup_workers(s, err, errlen);
-	return rc ? rc : prefill(s, &r->prefilled, err, errlen);
+	return setup_workers(s, err, errlen);
+}
+
+const char *bench_memory_from_name(enum bench_memory_from from)
+{
+	static const char *const names[] = {
+		[BENCH_MEMORY_DESIGN] = "design",
+		[BENCH_MEMORY_ALLOCATOR] = "allocator",
+		[BENCH_MEMORY_KERNEL] = "kernel",
+	};
+	return from > BENCH_MEMORY_NONE && from <= BENCH_MEMORY_KERNEL
+		       ? names[from] : NULL;
+}
+
+/*
+ * m's memory after its prefill: the design's count, and the allocator's
+ * bytes now less `before` (NULL: no reading was taken then).  The RCU
+ * barrier first: what the prefill retired is freed, not pending.
+ */
+static struct bench_memory memory_of(struct map *m, const size_t *before)
+{
+	struct bench_memory mem = { .from = BENCH_MEMORY_NONE, .bytes = NAN,
+				    .bytes_per_entry = NAN, .design_bytes = NAN,
+				    .allocator_bytes = NAN };
+	size_t after;
+
+	if (m->ops->memory)
+		mem.design_bytes = (double)m->ops->memory(m);
+	map_rcu_barrier();
+	/* Less than before: something else freed meanwhile; no figure
+	 * rather than a wrong one. */
+	if (before && memstat_allocated(&after) && after >= *before)
+		mem.allocator_bytes = (double)(after - *before);
+	if (!isnan(mem.design_bytes)) {
+		mem.from = BENCH_MEMORY_DESIGN;
+		mem.bytes = mem.design_bytes;
+	} else if (!isnan(mem.allocator_bytes)) {
+		mem.from = BENCH_MEMORY_ALLOCATOR;
+		mem.bytes = mem.allocator_bytes;
+	}
+	mem.bytes_per_entry = mem.bytes / m->attr.max_entries;
+	return mem;
+}
+
+/* The map of c: the design's type unless the workload names one. */
+static struct map_attr attr_of(const struct bench_config *c)
+{
+	return (struct map_attr){
+		.type = c->design->type ? c->design->type : MAP_TYPE_HASH,
+		.key_size = c->w.key_size, .value_size = c->w.value_size,
+		.max_entries = c->w.entries, .flags = c->map_flags,
+		.ncpus = map_cpus_for_threads(c->threads),
+	};
+}
+
+/* Create s->map, prefill it, and measure its memory into *mem (the
+ * allocator read just before map_create).  0, or -errno with a reason. */
+static int build_map(struct bench_shared *s, uint64_t *prefilled,
+		     struct bench_memory *mem, char *err, size_t errlen)
+{
+	const struct bench_config *c = s->c;
+	struct map_attr attr = attr_of(c);
+	size_t before;
+	bool counted = memstat_allocated(&before);
+	int rc = map_create(c->design, &attr, &s->map);
+
+	if (rc) {
+		snprintf(err, errlen, "%s refuses key_size=%u value_size=%u "
+			 "max_entries=%u: %s", c->design->name, attr.key_size,
+			 attr.value_size, attr.max_entries, strerror(-rc));
+		return rc;
+	}
+	rc = prefill(s, prefilled, err, errlen);
+	if (!rc)
+		*mem = memory_of(s->map, counted ? &before : NULL);
+	return rc;
+}
+
+/* The caller's config with the keys' type filled in: the design's type's
+ * (an LPM key starts with a prefix length) unless the caller chose one. */
+static struct bench_config typed_config(const struct bench_config *c)
+{
+	struct bench_config own = *c;
+	if (!own.w.type)
+		own.w.type = attr_of(c).type;
+	return own;
 }
 
 /* after - before, member by member. */
@@ -279,40 +373,21 @@ static void run_team(struct bench_shared *s, struct bench_result *r,
 int bench_run(const struct bench_config *config, struct bench_result *r,
 	      char *err, size_t errlen)
 {
-	/* The keys are the design's type's (an LPM key starts with a prefix
-	 * length) unless the caller chose a type for them. */
-	struct bench_config own = *config;
-	const struct bench_config *c = &own;
-	struct bench_shared s = { .c = c };
-	uint32_t type = c->design->type ? c->design->type : MAP_TYPE_HASH;
-	if (!own.w.type)
-		own.w.type = type;
-	struct map_attr attr = {
-		.type = type,
-		.key_size = c->w.key_size, .value_size = c->w.value_size,
-		.max_entries = c->w.entries, .flags = c->map_flags,
-	};
+	struct bench_config own = typed_config(config);
+	struct bench_shared s = { .c = &own };
 	struct team team;
 	struct team_config tc = {
-		.threads = c->threads, .rcu = true, .cpu_slots = true,
-		.body = worker_phase, .ctx = &s, .progress = c->progress,
-		.progress_arg = c->progress_arg,
-		.done_fraction = c->seconds > 0 ? NULL : fraction_done,
+		.threads = own.threads, .rcu = true, .cpu_slots = true,
+		.body = worker_phase, .ctx = &s, .progress = own.progress,
+		.progress_arg = own.progress_arg,
+		.done_fraction = own.seconds > 0 ? NULL : fraction_done,
 	};
-	int rc;
 
 	memset(r, 0, sizeof(*r));
-	attr.ncpus = map_cpus_for_threads(c->threads);
 	map_thread_online();
-	rc = map_create(c->design, &attr, &s.map);
-	if (rc) {
-		snprintf(err, errlen, "%s refuses key_size=%u value_size=%u "
-			 "max_entries=%u: %s", c->design->name, attr.key_size,
-			 attr.value_size, attr.max_entries, strerror(-rc));
-		map_thread_offline();
-		return rc;
-	}
-	rc = prepare(&s, r, err, errlen);
+	int rc = prepare(&s, err, errlen);
+	if (!rc)
+		rc = build_map(&s, &r->prefilled, &r->memory, err, errlen);
 	if (!rc)
 		rc = team_start(&team, &tc, err, errlen);
 	if (!rc)
@@ -320,7 +395,26 @@ int bench_run(const struct bench_config *config, struct bench_result *r,
 	free_workers(&s);
 	workload_sampler_free(s.sampler);
 	free((void *)s.keys);
-	map_destroy(s.map);
+	if (s.map)
+		map_destroy(s.map);
+	map_thread_offline();
+	return rc;
+}
+
+int bench_footprint(const struct bench_config *config,
+		    struct bench_memory *out, char *err, size_t errlen)
+{
+	struct bench_config own = typed_config(config);
+	struct bench_shared s = { .c = &own };
+	uint64_t prefilled;
+
+	map_thread_online();
+	int rc = make_keys(&s, err, errlen);
+	if (!rc)
+		rc = build_map(&s, &prefilled, out, err, errlen);
+	if (s.map)
+		map_destroy(s.map);
+	free((void *)s.keys);
 	map_thread_offline();
 	return rc;
 }

@@ -6,8 +6,11 @@
  *                                   cpu slot i, pinned to the i-th CPU this
  *                                   process may use)
  *   ───────────                     ────────────────────────────────────────────
- *   create map, build every         ──
- *   worker's op stream, prefill
+ *   build the keys and every        ──
+ *   worker's op stream; read the
+ *   allocator; create the map,
+ *   prefill, rcu_barrier, read the
+ *   map's memory (below)
  *   team_start ────────────────────► register, claim, pin
  *   phase warm-up (--warmup s) ─────► replay the stream, untimed
  *   phase timed (--duration s, ────► replay the stream in batches of BATCH
@@ -15,6 +18,17 @@
  *                                     every SAMPLE_EVERY-th op is timed alone;
  *                                     record its own start and end times
  *   join, merge, destroy map
+ *
+ * The map's memory: its bytes after the prefill, over max_entries, is its
+ * bytes per entry (of max_entries, not of the live keys: a map that
+ * preallocates pays for the entries it may hold).  The bytes are the
+ * design's own count where it keeps one (map_ops.memory), else the
+ * allocator's: jemalloc's allocated bytes (memstat.h) after the prefill and
+ * an RCU barrier (so nothing the prefill retired is still pending) less
+ * those before map_create.  Everything else the run allocates (keys,
+ * sampler, streams) is allocated before the first reading, so the delta is
+ * the map's alone.  A libc build has no allocator count: a design without
+ * its own has no figure there (BENCH_MEMORY_NONE), never a wrong one.
  *
  * The design's work (map_ops.work: evictions, refills, list nodes scanned,
  * locks taken) is read from the map, every slot together, when the timed
@@ -55,6 +69,29 @@ struct bench_config {
 	void *progress_arg;
 };
 
+/* Where a map's memory figure came from. */
+enum bench_memory_from {
+	BENCH_MEMORY_NONE,      /* no figure */
+	BENCH_MEMORY_DESIGN,    /* the design's count (map_ops.memory) */
+	BENCH_MEMORY_ALLOCATOR, /* jemalloc's allocated bytes, a delta */
+	BENCH_MEMORY_KERNEL,    /* the kernel's own accounting of its map (the
+				   memlock line of the map fd's fdinfo) */
+};
+
+/* "design", "allocator", "kernel"; NULL for BENCH_MEMORY_NONE. */
+const char *bench_memory_from_name(enum bench_memory_from from);
+
+/* A map's memory after the prefill. */
+struct bench_memory {
+	enum bench_memory_from from; /* which reading `bytes` is */
+	double bytes;                /* the figure reported; NaN: none */
+	double bytes_per_entry;      /* bytes / max_entries */
+	/* Both userspace readings, NaN where not taken: the design's count
+	 * (a design without map_ops.memory has none) and the allocator's
+	 * delta (a libc build has none). */
+	double design_bytes, allocator_bytes;
+};
+
 struct bench_result {
 	uint64_t ops;
 	uint64_t ok[OP_COUNT], fail[OP_COUNT];
@@ -69,12 +106,25 @@ struct bench_result {
 	 * kernel's map: from its size, kernel-compare/kbench.h). */
 	bool has_work, has_evictions;
 	struct map_work work;
+	/* The map's memory after the prefill (above); from NONE and bytes 0
+	 * where a result was not made by bench_run (zeroed). */
+	struct bench_memory memory;
 };
 
 /* 0, or a negative errno with a one-line reason in err.  Keys are made for
  * the design's map type when c->w.type is 0. */
 int bench_run(const struct bench_config *c, struct bench_result *r,
 	      char *err, size_t errlen);
+
+/*
+ * A design's memory as bench_run measures it, without the run: c's map
+ * (c->design with the workload's sizes, c->map_flags and the cpu slots of
+ * c->threads) created, prefilled, measured and destroyed.  0, or a
+ * negative errno with a one-line reason in err.  The caller must not be
+ * inside an RCU read section.
+ */
+int bench_footprint(const struct bench_config *c, struct bench_memory *out,
+		    char *err, size_t errlen);
 
 /*
  * One result from many workers (bench's, kbench's syscall side): add each
@@ -87,6 +137,18 @@ void bench_result_add(struct bench_result *r, const uint64_t ok[OP_COUNT],
 		      const struct histogram *latency, uint64_t t_start,
 		      uint64_t t_end);
 void bench_result_finish(struct bench_result *r, unsigned threads);
+
+/* A worker's ops when c counts ops (c->seconds == 0): its share of
+ * c->ops, rounded up to whole batches of `batch` ops, so a batch is never
+ * cut; 0 (no quota: run until stopped) when c runs for a duration. */
+static inline uint64_t bench_worker_quota(const struct bench_config *c,
+					  unsigned batch)
+{
+	if (c->seconds > 0)
+		return 0;
+	uint64_t share = (c->ops + c->threads - 1) / c->threads;
+	return (share + batch - 1) / batch * batch;
+}
 
 /* The no-op design: every call returns at once.  It prices the harness
  * itself (loop, key fetch, dispatch, sampling).  Not in the registry. */

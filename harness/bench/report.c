@@ -34,6 +34,9 @@ static const struct field_spec {
 	[RF_NODES_SCANNED_PER_OP] = { "nodes_scanned_per_op", "%.4f" },
 	[RF_LOCKS_PER_OP] = { "locks_per_op", "%.4f" },
 	[RF_EVICTIONS_PER_REFILL] = { "evictions_per_refill", "%.4f" },
+	/* Enough digits that bytes_per_entry x entries gives the bytes back. */
+	[RF_BYTES_PER_ENTRY] = { "bytes_per_entry", "%.6f" },
+	[RF_BUFFER_BYTES] = { "buffer_bytes", "%.0f" },
 	[RF_PROBE_NS] = { "probe_ns", "%.3f" },
 };
 
@@ -107,6 +110,9 @@ void report_run_from(struct report_run *run, const struct bench_result *r,
 	memcpy(run->ok, r->ok, sizeof(run->ok));
 	memcpy(run->fail, r->fail, sizeof(run->fail));
 	report_run_work(run, r);
+	run->memory_from = r->memory.from;
+	if (r->memory.from != BENCH_MEMORY_NONE)
+		run->v[RF_BYTES_PER_ENTRY] = r->memory.bytes_per_entry;
 }
 
 bool report_is_superlinear(double speedup, unsigned threads,
@@ -168,6 +174,9 @@ void report_summarise(struct report_point *p)
 	}
 	memset(p->ok, 0, sizeof(p->ok));
 	memset(p->fail, 0, sizeof(p->fail));
+	p->memory_from = BENCH_MEMORY_NONE;
+	for (unsigned r = 0; r < n && !p->memory_from; r++)
+		p->memory_from = p->run[r].memory_from;
 	for (unsigned r = 0; r < n; r++)
 		for (int op = 0; op < OP_COUNT; op++) {
 			p->ok[op] += p->run[r].ok[op];
@@ -244,9 +253,9 @@ static int name_width(const struct report_point *points, unsigned n)
 
 static void table_header(FILE *f, int width)
 {
-	fprintf(f, "%-*s %7s %9s %8s %7s %7s %7s %7s  %s\n", width, "map",
+	fprintf(f, "%-*s %7s %9s %8s %7s %7s %7s %7s %8s  %s\n", width, "map",
 		"threads", "Mops/s", "ns/op", "p50", "p90", "p99", "p99.9",
-		"ops that succeeded");
+		"B/entry", "ops that succeeded");
 }
 
 /* After the name and threads columns: one value of each figure. */
@@ -261,6 +270,10 @@ static void table_figures(FILE *f, const struct report_point *p,
 			fprintf(f, " %7s", "-");
 		else
 			fprintf(f, " %7.0f", spread_part(&s[RF_P50 + q], which));
+	if (isnan(s[RF_BYTES_PER_ENTRY].median))
+		fprintf(f, " %8s", "-");
+	else
+		fprintf(f, " %8.1f", spread_part(&s[RF_BYTES_PER_ENTRY], which));
 }
 
 typedef void (*row_figures)(FILE *f, const struct report_point *p,
@@ -345,6 +358,50 @@ void report_write_notes(FILE *f, const struct report_point *points,
 	}
 }
 
+/* Whether an earlier point than points[i] has its label and source. */
+static bool source_named_before(const struct report_point *points,
+				unsigned i)
+{
+	for (unsigned k = 0; k < i; k++)
+		if (points[k].runs &&
+		    points[k].memory_from == points[i].memory_from &&
+		    strcmp(points[k].label, points[i].label) == 0)
+			return true;
+	return false;
+}
+
+void report_write_memory_sources(FILE *f, const struct report_point *points,
+				 unsigned n)
+{
+	static const char *const sources[] = {
+		[BENCH_MEMORY_DESIGN] = "the design's own count",
+		[BENCH_MEMORY_ALLOCATOR] = "jemalloc's allocated bytes after an "
+					   "RCU barrier, less those before "
+					   "the map",
+		[BENCH_MEMORY_KERNEL] = "the kernel's memlock (fdinfo)",
+	};
+	bool any = false;
+	for (int from = BENCH_MEMORY_DESIGN; from <= BENCH_MEMORY_KERNEL;
+	     from++) {
+		bool named = false; /* a label of this source written */
+		for (unsigned i = 0; i < n; i++) {
+			const struct report_point *p = &points[i];
+			if (!p->runs || (int)p->memory_from != from ||
+			    source_named_before(points, i))
+				continue;
+			if (!named)
+				fprintf(f, "%s%s: ", any ? "; from " :
+					"bytes per entry: the map's bytes after "
+					"the prefill over max_entries; from ",
+					sources[from]);
+			fprintf(f, "%s%s", named ? ", " : "", p->label);
+			named = any = true;
+		}
+	}
+	if (any)
+		fputc('\n', f);
+}
+
 /* --- the work table ------------------------------------------------------------ */
 
 static const enum report_field work_fields[] = {
@@ -427,6 +484,7 @@ static void write_table(FILE *f, const struct host_record *host,
 	report_write_work(f, points, n);
 	fputs("\nlatency columns in ns (sampled ops, each including one clock "
 	      "read); with repeats, each figure is its median, min and max\n", f);
+	report_write_memory_sources(f, points, n);
 	host_record_line(f, host);
 	report_write_probe(f, points, n);
 }
@@ -485,9 +543,14 @@ static void row_jsonl(FILE *f, const struct report_point *p)
 	fprintf(f, ",\"key_size\":%u,\"value_size\":%u,\"prefill\":%u,"
 		"\"map_flags\":%u,\"runs\":%u", c->w.key_size, c->w.value_size,
 		c->w.prefill_pct, c->map_flags, p->runs);
-	for (int field = 0; field < RF_COUNT; field++)
-		if (!isnan(p->field[field].median))
-			jsonl_field(f, &fields[field], &p->field[field]);
+	for (int field = 0; field < RF_COUNT; field++) {
+		if (isnan(p->field[field].median))
+			continue;
+		jsonl_field(f, &fields[field], &p->field[field]);
+		if (field == RF_BYTES_PER_ENTRY && p->memory_from)
+			fprintf(f, ",\"memory_from\":\"%s\"",
+				bench_memory_from_name(p->memory_from));
+	}
 	if (!isnan(p->field[RF_SPEEDUP].median))
 		fprintf(f, ",\"speedup_over_threads\":%u", p->base_threads);
 	jsonl_runs(f, "mops_runs", p, RF_MOPS);
@@ -508,9 +571,12 @@ static void csv_header(FILE *f)
 {
 	fputs("side,map,label,mix,dist,threads,entries,key_range,key_size,"
 	      "value_size,prefill,map_flags,runs", f);
-	for (int i = 0; i < RF_COUNT; i++)
+	for (int i = 0; i < RF_COUNT; i++) {
 		fprintf(f, ",%s,%s_min,%s_max", fields[i].name, fields[i].name,
 			fields[i].name);
+		if (i == RF_BYTES_PER_ENTRY)
+			fputs(",memory_from", f);
+	}
 	fputs(",flags", f);
 	for (int op = 0; op < OP_COUNT; op++)
 		fprintf(f, ",%s_ok,%s_fail", bench_op_names[op],
@@ -539,6 +605,9 @@ static void row_csv(FILE *f, const struct report_point *p)
 			if (!isnan(values[k]))
 				fprintf(f, fields[i].format, values[k]);
 		}
+		if (i == RF_BYTES_PER_ENTRY)
+			fprintf(f, ",%s", p->memory_from ?
+				bench_memory_from_name(p->memory_from) : "");
 	}
 	format_flags(p->flags, "|", flags, sizeof(flags));
 	fprintf(f, ",%s", flags);

@@ -21,12 +21,17 @@
  * program_ns_per_op and baseline_ns_per_op on the kernel side; speedup and
  * kernel_ratio where derived; the work of designs that count it:
  * evictions (a count per run), evictions_per_op, nodes_scanned_per_op,
- * locks_per_op, evictions_per_refill; probe_ns) as F, F_min and F_max,
+ * locks_per_op, evictions_per_refill; the map's memory: bytes_per_entry,
+ * its bytes after the prefill over max_entries, followed by memory_from,
+ * where the bytes came from: "design" (map_ops.memory), "allocator"
+ * (jemalloc's count) or "kernel" (the kernel map's memlock); buffer_bytes,
+ * the size of the loads side's buffer; probe_ns) as F, F_min and F_max,
  * then speedup_over_threads (where there is a speedup), mops_runs and
  * probe_ns_runs (every repeat's value, in order), flags, and the ok and
  * fail counts of every op summed over the repeats.  csv has the same
  * figures and counts (key_range empty for the pool model), a figure not
- * measured left empty.
+ * measured left empty (memory_from too), memory_from in the column after
+ * bytes_per_entry_max.
  */
 #ifndef MAPLAB_REPORT_H
 #define MAPLAB_REPORT_H
@@ -52,6 +57,9 @@ enum report_field {
 	RF_NODES_SCANNED_PER_OP,   /* list nodes visited */
 	RF_LOCKS_PER_OP,           /* locks taken, bucket locks included */
 	RF_EVICTIONS_PER_REFILL,   /* keys evicted per trip to shared state */
+	RF_BYTES_PER_ENTRY, /* the map's bytes after the prefill / max_entries
+			       (bench.h: where the bytes come from) */
+	RF_BUFFER_BYTES,    /* side loads: its buffer (limit.h) */
 	RF_PROBE_NS,     /* the reference probe before the repeat (probe.h) */
 	RF_COUNT
 };
@@ -77,10 +85,12 @@ struct spread spread_of(const double *values, unsigned n);
 struct report_run {
 	double v[RF_COUNT];
 	uint64_t ok[OP_COUNT], fail[OP_COUNT];
+	enum bench_memory_from memory_from; /* RF_BYTES_PER_ENTRY's source */
 };
 
 /* A run's figures from its bench_result: latencies only if `latency`;
- * the work figures that r has (has_work, has_evictions). */
+ * the work figures that r has (has_work, has_evictions); its memory where
+ * r->memory has a figure. */
 void report_run_from(struct report_run *run, const struct bench_result *r,
 		     bool latency);
 
@@ -124,6 +134,7 @@ struct report_point {
 	struct spread field[RF_COUNT];
 	uint64_t ok[OP_COUNT], fail[OP_COUNT]; /* over every run */
 	unsigned flags;
+	enum bench_memory_from memory_from; /* its runs' (NONE: no figure) */
 };
 
 /*
@@ -158,9 +169,13 @@ void report_write(FILE *out, enum report_format format,
 
 /* Pieces of the table that compare's own table shares: the notes on the
  * flagged points (nothing if none), the table of work per op (the points
- * with work figures, nothing if none), and the probe's line. */
+ * with work figures, nothing if none), the line that says where each
+ * map's bytes per entry came from (nothing if no point has them), and the
+ * probe's line. */
 void report_write_notes(FILE *f, const struct report_point *points,
 			unsigned n);
+void report_write_memory_sources(FILE *f, const struct report_point *points,
+				 unsigned n);
 void report_write_work(FILE *f, const struct report_point *points,
 		       unsigned n);
 void report_write_probe(FILE *f, const struct report_point *points,

@@ -37,7 +37,9 @@ static const char after_compare[] =
 	"examples:\n  maplab compare --map hash/linux,hash/rculfhash --entries 65536 "
 	"--mix lookup=100 --threads 1,2 --repeat 5\n"
 	"  maplab compare --map lru/global --key-range 400% --mix "
-	"insert=50,lookup=50 --threads 1,2 --repeat 5\n";
+	"insert=50,lookup=50 --threads 1,2 --repeat 5\n"
+	"  maplab compare --map hash/linux,hash/fast --entries 1048576 "
+	"--physical hash/fast --repeat 5\n";
 
 #define CELL 22 /* the narrowest column */
 
@@ -48,7 +50,7 @@ static void print_cell(FILE *f, int width, const struct report_point *p,
 		       enum spread_part part)
 {
 	char cell[48] = "-", ratio[24] = "";
-	if (p->runs) {
+	if (p->runs && !isnan(spread_part(&p->field[field], part))) {
 		const struct spread *r = &p->field[RF_KERNEL_RATIO];
 		if (field == RF_NS_PER_OP && !isnan(r->median))
 			snprintf(ratio, sizeof(ratio), " (%.2fx)",
@@ -61,28 +63,25 @@ static void print_cell(FILE *f, int width, const struct report_point *p,
 	fprintf(f, " %*s", width, cell);
 }
 
-/* The columns: wide enough for the longest label. */
-static int cell_width(const struct measurement *m)
+/* Side s's column: wide enough for its label (a long label widens its
+ * own column only). */
+static int cell_width(const struct measurement *m, unsigned s)
 {
-	size_t width = CELL;
-	for (unsigned s = 0; s < m->n_sides; s++)
-		if (strlen(m->sides[s].label) > width)
-			width = strlen(m->sides[s].label);
-	return (int)width;
+	size_t width = strlen(m->sides[s].label);
+	return (int)(width > CELL ? width : CELL);
 }
 
 /* One figure of every side: a line per thread count, and under it lines
- * of minima and maxima when there were repeats. */
+ * of minima and maxima when there were repeats and `spread`. */
 static void print_figure(FILE *f, const struct bench_cli *cli,
 			 const struct measurement *m, enum report_field field,
-			 const char *format)
+			 const char *format, bool spread)
 {
 	static const char *const part_names[] = { "", "  min", "  max" };
-	unsigned parts = cli->repeat > 1 ? 3 : 1;
-	int width = cell_width(m);
+	unsigned parts = cli->repeat > 1 && spread ? 3 : 1;
 	fprintf(f, "%-8s", "threads");
 	for (unsigned s = 0; s < m->n_sides; s++)
-		fprintf(f, " %*s", width, m->sides[s].label);
+		fprintf(f, " %*s", cell_width(m, s), m->sides[s].label);
 	fputc('\n', f);
 	for (unsigned t = 0; t < m->n_threads; t++)
 		for (unsigned part = 0; part < parts; part++) {
@@ -91,10 +90,38 @@ static void print_figure(FILE *f, const struct bench_cli *cli,
 			else
 				fprintf(f, "%-8s", part_names[part]);
 			for (unsigned s = 0; s < m->n_sides; s++)
-				print_cell(f, width, measure_point(m, s, t), field,
-					   format, (enum spread_part)part);
+				print_cell(f, cell_width(m, s),
+					   measure_point(m, s, t), field, format,
+					   (enum spread_part)part);
 			fputc('\n', f);
 		}
+}
+
+/* Whether some point of the measurement has figure `field`. */
+static bool has_figure(const struct measurement *m, enum report_field field)
+{
+	for (size_t i = 0; i < (size_t)m->n_sides * m->n_threads; i++)
+		if (m->points[i].runs && !isnan(m->points[i].field[field].median))
+			return true;
+	return false;
+}
+
+/* Where there are reference sides (--physical): what each one is. */
+static void print_physical(FILE *f, const struct measurement *m)
+{
+	for (unsigned s = 0; s < m->n_sides; s++) {
+		const struct side *side = &m->sides[s];
+		if (side->kind == &side_harness)
+			fprintf(f, "%s: the noop design through the same loop: "
+				"the harness's own cost per op.\n", side->label);
+		else if (side->kind == &side_loads)
+			fprintf(f, "%s: independent random 8-byte loads over "
+				"%zu bytes, %s's footprint: ns per load per "
+				"thread, the memory system's floor for a loop of "
+				"lookups (docs/bench.md).\n", side->label,
+				limit_buffer_bytes(&side->buffer),
+				side->design->name);
+	}
 }
 
 /* Whether some side's ns/op is divided by another's. */
@@ -159,9 +186,15 @@ static void print_compare_table(FILE *f, const struct bench_cli *cli,
 			"its min and max below it\n", cli->repeat);
 	fprintf(f, "\nns/op per thread%s\n", ratios
 		? " (ratio: side / kernel BPF, within each repeat)" : "");
-	print_figure(f, cli, m, RF_NS_PER_OP, "%.1f");
+	print_figure(f, cli, m, RF_NS_PER_OP, "%.1f", true);
 	fprintf(f, "\nMops/s, all threads\n");
-	print_figure(f, cli, m, RF_MOPS, "%.2f");
+	print_figure(f, cli, m, RF_MOPS, "%.2f", true);
+	if (has_figure(m, RF_BYTES_PER_ENTRY)) {
+		/* The same map each repeat: its medians say it all. */
+		fprintf(f, "\nbytes per entry of max_entries, after the prefill "
+			"(medians)\n");
+		print_figure(f, cli, m, RF_BYTES_PER_ENTRY, "%.1f", false);
+	}
 	report_write_notes(f, m->points, m->n_sides * m->n_threads);
 	report_write_work(f, m->points, m->n_sides * m->n_threads);
 	fputc('\n', f);
@@ -174,6 +207,8 @@ static void print_compare_table(FILE *f, const struct bench_cli *cli,
 	} else {
 		fprintf(f, "no kernel side on this machine: userspace only.\n");
 	}
+	print_physical(f, m);
+	report_write_memory_sources(f, m->points, m->n_sides * m->n_threads);
 	host_record_line(f, host);
 	report_write_probe(f, m->points, m->n_sides * m->n_threads);
 }
@@ -250,8 +285,11 @@ int cmd_compare(int argc, char **argv)
 		return rc == 1 ? EXIT_OK : rc;
 	if ((rc = one_map_type(&cli)) ||
 	    (rc = add_sides(&cli, measure_kernel_ready(cli.cmd, true), &m)) ||
-	    (rc = outputs_open(&cli, &out)))
+	    (rc = measure_add_physical_sides(&cli, &m)) ||
+	    (rc = outputs_open(&cli, &out))) {
+		measure_free(&m);
 		return rc;
+	}
 	host_record_read(&host);
 	rc = measure_run(&cli, &m);
 	if (!rc)

@@ -8,6 +8,7 @@
 #include "measure.h"
 #include "cli.h"
 #include "progress.h"
+#include "harness/bench/memstat.h"
 #include "harness/bench/probe.h"
 #include "kernel-compare/kbench.h"
 #include "kernel-compare/kmap.h"
@@ -84,7 +85,34 @@ static int run_syscall_batch(const struct side *s, const struct bench_cli *cli,
 	return run_syscalls(s, cli, b, SYSCALL_BATCH, out, err, errlen);
 }
 
+/* The noop design through bench's loop: the harness's cost, no map. */
+static int run_harness(const struct side *s, const struct bench_cli *cli,
+		       const struct bench_config *b, struct report_run *out,
+		       char *err, size_t errlen)
+{
+	int rc = run_user(s, cli, b, out, err, errlen);
+	out->v[RF_BYTES_PER_ENTRY] = NAN; /* a noop "map" holds nothing */
+	out->memory_from = BENCH_MEMORY_NONE;
+	return rc;
+}
+
+static int run_loads(const struct side *s, const struct bench_cli *cli,
+		     const struct bench_config *b, struct report_run *out,
+		     char *err, size_t errlen)
+{
+	struct bench_result r;
+	(void)cli;
+	int rc = limit_run(&s->buffer, b, &r, err, errlen);
+	if (!rc) {
+		report_run_from(out, &r, false); /* no latencies sampled */
+		out->v[RF_BUFFER_BYTES] = (double)limit_buffer_bytes(&s->buffer);
+	}
+	return rc;
+}
+
 const struct side_kind side_user = { "user", run_user };
+const struct side_kind side_harness = { "harness", run_harness };
+const struct side_kind side_loads = { "loads", run_loads };
 const struct side_kind side_kernel = { "kernel", run_kernel };
 const struct side_kind side_syscall = { "syscall", run_syscall };
 const struct side_kind side_syscall_batch = { "syscall-batch",
@@ -99,6 +127,77 @@ int measure_add_side(struct measurement *m, const char *cmd,
 	*s = *side;
 	s->map = s->design ? s->design->name : map_type_name(s->map_type);
 	return 0;
+}
+
+/* "17.0 MB": bytes in the unit that keeps a figure or two before the
+ * point. */
+static void format_bytes(double bytes, char *buf, size_t len)
+{
+	static const char *const units[] = { "B", "kB", "MB", "GB", "TB" };
+	int u = 0;
+	while (bytes >= 1000 && u < 4) {
+		bytes /= 1000;
+		u++;
+	}
+	snprintf(buf, len, u ? "%.1f %s" : "%.0f %s", bytes, units[u]);
+}
+
+/* The most threads of --threads. */
+static unsigned most_threads(const struct bench_cli *cli)
+{
+	unsigned most = 1;
+	for (unsigned t = 0; t < cli->n_threads; t++)
+		most = cli->threads[t] > most ? cli->threads[t] : most;
+	return most;
+}
+
+/* The loads side: its buffer sized to D's footprint (measure.h). */
+static int add_loads_side(const struct bench_cli *cli, struct measurement *m)
+{
+	const struct map_ops *d = cli->physical;
+	struct side s = { .kind = &side_loads, .design = d,
+			  .map_type = d->type ? d->type : MAP_TYPE_HASH,
+			  .mode_flags = d->mode_flags, .reference = -1 };
+	struct bench_config b = { .design = d, .w = cli->w,
+				  .map_flags = cli->map_flags | d->mode_flags,
+				  .threads = most_threads(cli) };
+	struct bench_memory mem;
+	char err[256], size[32];
+
+	b.w.type = 0; /* D's own type's keys */
+	int rc = bench_footprint(&b, &mem, err, sizeof(err));
+	if (rc)
+		return cli_error(cli->cmd, "--physical %s: %s", d->name, err);
+	if (mem.from == BENCH_MEMORY_NONE) {
+		fprintf(stderr, "maplab %s: random loads: skipped: %s keeps no "
+			"count of its memory, and this build's allocator (%s) "
+			"gives none (jemalloc does)\n", cli->cmd, d->name,
+			memstat_available() ? "jemalloc" : "libc");
+		return 0;
+	}
+	if ((rc = limit_buffer_init(&s.buffer, (size_t)mem.bytes)))
+		return cli_error(cli->cmd, "--physical %s: no buffer of %.0f "
+				 "bytes: %s", d->name, mem.bytes, strerror(-rc));
+	format_bytes(limit_buffer_bytes(&s.buffer), size, sizeof(size));
+	/* No quote in a label: kernel-compare/report.py hands labels to
+	 * gnuplot between single quotes. */
+	snprintf(s.label, sizeof(s.label), "random loads (%s, %s)", d->name,
+		 size);
+	if ((rc = measure_add_side(m, cli->cmd, &s)))
+		limit_buffer_free(&s.buffer);
+	return rc;
+}
+
+int measure_add_physical_sides(const struct bench_cli *cli,
+			       struct measurement *m)
+{
+	struct side harness = { .kind = &side_harness, .design = &bench_noop_ops,
+				.map_type = MAP_TYPE_HASH, .reference = -1 };
+	if (!cli->physical)
+		return 0;
+	snprintf(harness.label, sizeof(harness.label), "harness (noop)");
+	int rc = measure_add_side(m, cli->cmd, &harness);
+	return rc ? rc : add_loads_side(cli, m);
 }
 
 void measure_mode_suffix(uint32_t mode_flags, char *buf, size_t len)
@@ -247,6 +346,8 @@ int measure_run(const struct bench_cli *cli, struct measurement *m)
 
 void measure_free(struct measurement *m)
 {
+	for (unsigned s = 0; s < m->n_sides; s++)
+		limit_buffer_free(&m->sides[s].buffer);
 	free(m->configs);
 	free(m->points);
 	free(m->runs);

@@ -18,12 +18,19 @@
  * point a side cannot run here (-EOPNOTSUPP: batches of a mixed workload,
  * more threads than CPUs) is skipped with a note; any other failure ends
  * the command with one line.
+ *
+ * Two sides are references rather than maps (--physical D): "harness",
+ * the noop design through bench's loop (the harness's own cost per op),
+ * and "loads", independent random 8-byte loads over a buffer of D's
+ * footprint (harness/bench/limit.h: the memory system's floor for a loop
+ * of lookups).  Neither has a ratio to the kernel.
  */
 #ifndef MAPLAB_MEASURE_H
 #define MAPLAB_MEASURE_H
 
 #include "options.h"
 #include "harness/bench/host.h"
+#include "harness/bench/limit.h"
 #include "harness/bench/report.h"
 
 #include <stdio.h>
@@ -40,11 +47,12 @@ struct side_kind {
 };
 
 extern const struct side_kind side_user, side_kernel, side_syscall,
-	side_syscall_batch;
+	side_syscall_batch, side_harness, side_loads;
 
 struct side {
 	const struct side_kind *kind;
-	const struct map_ops *design; /* side_user's design */
+	const struct map_ops *design; /* side_user's design (side_harness:
+					 noop; side_loads: whose footprint) */
 	uint32_t map_type;            /* the kernel sides' map type */
 	/* Flags the side's maps get beyond --flags: a design's mode_flags, or
 	 * those of the kernel's mode it runs (BPF_F_NO_COMMON_LRU). */
@@ -54,9 +62,13 @@ struct side {
 					 mode); -1: none */
 	const char *map;              /* the record's map */
 	char label[96];               /* its name in tables */
+	/* side_loads: the buffer its loads read, owned by the measurement
+	 * (measure_free frees it); empty for the other kinds. */
+	struct limit_buffer buffer;
 };
 
-#define MEASURE_MAX_SIDES (BENCH_MAX_MAPS * 3)
+/* Each map's sides, and the two reference sides of --physical. */
+#define MEASURE_MAX_SIDES (BENCH_MAX_MAPS * 3 + 2)
 
 struct measurement {
 	struct side sides[MEASURE_MAX_SIDES];
@@ -72,6 +84,19 @@ struct measurement {
  * 0, or EXIT_USAGE (message printed) when the table is full. */
 int measure_add_side(struct measurement *m, const char *cmd,
 		     const struct side *side);
+
+/*
+ * With --physical D, add the reference sides: "harness (noop)", then
+ * "random loads (D, <size>)" over a buffer of D's footprint, measured as
+ * bench measures a map's memory (bench_footprint: D's map with the
+ * workload's sizes and flags and the cpu slots of the most threads of
+ * --threads, prefilled).  A footprint this build cannot measure (D keeps
+ * no count, and the allocator is libc's) leaves the loads side out, with
+ * a note.  0, or EXIT_USAGE (message printed).  Nothing without
+ * --physical.
+ */
+int measure_add_physical_sides(const struct bench_cli *cli,
+			       struct measurement *m);
 
 /* " +no_common_lru" for mode flags (the names of map_flag_names), "" for
  * none: what a kernel side's label adds to say which mode it runs. */

@@ -85,6 +85,12 @@ static const struct opt_spec specs[] = {
 	  "BPF_PROG_TEST_RUN repeat count" },
 	{ OPT_NO_SYSCALL, "no-syscall", TAKES_NOTHING, 0, 0, 0, 0, NULL,
 	  "the kernel side in BPF only, no bpf(2) sides" },
+	{ OPT_PHYSICAL, "physical", TAKES_TEXT, 0, 0, 0, 0, "D",
+	  "two reference sides beside the maps: the harness alone (the noop\n"
+	  "design through the same loop: its own ns per op) and independent\n"
+	  "random 8-byte loads over a buffer of design D's footprint (its\n"
+	  "bytes after the prefill, as B/entry measures them): the memory\n"
+	  "system's floor for a loop of lookups (docs/bench.md)" },
 	{ OPT_KEY_RANGE, "key-range", TAKES_COUNT_OR_PERCENT, 1, 1ULL << 31, 1,
 	  100000, "N|P%", "keys drawn from 0..N-1, N or P % of --entries\n"
 	  "(200%)" },
@@ -359,8 +365,15 @@ const struct cmd_option bench_options[] = {
 	{ OPT_OUT, NULL },
 	{ OPT_SAVE, NULL },
 	{ OPT_QUIET, NULL },
+	{ OPT_PHYSICAL, NULL },
 };
 const size_t bench_option_count = sizeof(bench_options) / sizeof(bench_options[0]);
+
+/* The map type a design's maps have. */
+static uint32_t type_of(const struct map_ops *ops)
+{
+	return ops->type ? ops->type : MAP_TYPE_HASH;
+}
 
 struct design_list {
 	const char *cmd;
@@ -417,8 +430,7 @@ static int add_bench_map(const char *name, void *ctx)
 	char shown[80];
 	const struct map_ops *ops = strcmp(name, "noop") == 0 ? &bench_noop_ops
 							      : map_find(name);
-	uint32_t type = ops ? (ops->type ? ops->type : MAP_TYPE_HASH)
-			    : map_type_from_name(name);
+	uint32_t type = ops ? type_of(ops) : map_type_from_name(name);
 	if (!ops && !(c->kernel_types && type))
 		l->rc = cli_error(c->cmd, "no design '%s' (maplab list shows them%s)",
 				  parse_printable(name, shown, sizeof(shown)),
@@ -439,6 +451,18 @@ static int parse_bench_maps(struct bench_cli *c, const char *text)
 	struct bench_maps l = { c, 0 };
 	c->n_maps = 0;
 	return map_list(c->cmd, text, add_bench_map, &l, &l.rc);
+}
+
+/* --physical D: any design of the registry (of any map type: it lends
+ * only its footprint). */
+static int parse_physical(struct bench_cli *c, const char *name)
+{
+	char shown[80];
+	c->physical = map_find(name);
+	if (c->physical)
+		return 0;
+	return cli_error(c->cmd, "--physical: no design '%s' (maplab list shows "
+			 "them)", parse_printable(name, shown, sizeof(shown)));
 }
 
 int opts_thread_list(const char *cmd, const char *text, unsigned *out,
@@ -499,6 +523,7 @@ static int apply_bench(void *ctx, enum opt_id id, const struct opt_value *v)
 	case OPT_RUN_OPS: c->run_ops = (unsigned)v->u; return 0;
 	case OPT_RUN_REPEAT: c->run_repeat = (unsigned)v->u; return 0;
 	case OPT_NO_SYSCALL: c->no_syscall = true; return 0;
+	case OPT_PHYSICAL: return parse_physical(c, v->text);
 	default:
 		return cli_error(c->cmd, "option not handled here (a bug)");
 	}
@@ -526,30 +551,38 @@ static void set_defaults(struct bench_cli *c)
 	c->run_repeat = 64;
 }
 
-/* The design must accept the workload's map: try one before running. */
-static int check_designs_accept(struct bench_cli *c)
+/* Design ops must accept the workload's map of `type` (what --opt names):
+ * try one.  0, or EXIT_USAGE after one line. */
+static int design_accepts(const struct bench_cli *c, const char *opt,
+			  const struct map_ops *ops, uint32_t type)
 {
-	struct map_attr attr = { .key_size = c->w.key_size,
+	struct map_attr attr = { .type = type, .key_size = c->w.key_size,
 				 .value_size = c->w.value_size,
 				 .max_entries = c->w.entries,
 				 .flags = c->map_flags };
+	struct map *m;
+	int err = map_create(ops, &attr, &m);
+	if (!err) {
+		map_destroy(m);
+		return 0;
+	}
+	return cli_error(c->cmd, "%s%s refuses this map (key_size=%u "
+			 "value_size=%u max_entries=%u flags=%#x): %s", opt,
+			 ops->name, attr.key_size, attr.value_size,
+			 attr.max_entries, attr.flags, strerror(-err));
+}
+
+/* The designs must accept the workload's map: try one before running. */
+static int check_designs_accept(struct bench_cli *c)
+{
 	int rc = 0;
 	map_thread_online();
-	for (unsigned i = 0; i < c->n_maps && !rc; i++) {
-		struct map *m;
-		if (!c->maps[i])
-			continue; /* a kernel map type: the kernel will judge */
-		attr.type = c->map_types[i];
-		int err = map_create(c->maps[i], &attr, &m);
-		if (err)
-			rc = cli_error(c->cmd, "%s refuses this map (key_size=%u "
-				       "value_size=%u max_entries=%u flags=%#x): %s",
-				       c->maps[i]->name, attr.key_size,
-				       attr.value_size, attr.max_entries,
-				       attr.flags, strerror(-err));
-		else
-			map_destroy(m);
-	}
+	for (unsigned i = 0; i < c->n_maps && !rc; i++)
+		if (c->maps[i]) /* else a kernel map type: the kernel judges */
+			rc = design_accepts(c, "", c->maps[i], c->map_types[i]);
+	if (!rc && c->physical)
+		rc = design_accepts(c, "--physical: ", c->physical,
+				    type_of(c->physical));
 	map_thread_offline();
 	return rc;
 }
@@ -573,6 +606,18 @@ static int resolve_key_range(struct bench_cli *c)
 	return 0;
 }
 
+/* `keys` distinct keys (`which` says whose) must fit in the workload's
+ * keys of map type `type`.  0, or EXIT_USAGE after one line. */
+static int keys_fit(const struct bench_cli *c, uint32_t type, uint64_t keys,
+		    const char *which)
+{
+	if (keys <= key_capacity(type, c->w.key_size))
+		return 0;
+	return cli_error(c->cmd, "%llu distinct keys (%s) do not fit in %u-byte "
+			 "%s keys", (unsigned long long)keys, which,
+			 c->w.key_size, map_type_name(type));
+}
+
 /* Every key number the run uses must have its own key bytes. */
 static int check_keys_fit(struct bench_cli *c)
 {
@@ -581,21 +626,17 @@ static int check_keys_fit(struct bench_cli *c)
 		most = c->threads[t] > most ? c->threads[t] : most;
 	uint64_t keys = workload_key_count(&c->w, most);
 	char which[64];
+	int rc = 0;
 	if (c->w.key_range)
 		snprintf(which, sizeof(which), "the key range");
 	else
 		snprintf(which, sizeof(which), "entries and each thread's pool "
 			 "of %d", WORKLOAD_POOL);
-	for (unsigned m = 0; m < c->n_maps; m++) {
-		uint64_t fits = key_capacity(c->map_types[m], c->w.key_size);
-		if (keys > fits)
-			return cli_error(c->cmd, "%llu distinct keys (%s) do not "
-					 "fit in %u-byte %s keys",
-					 (unsigned long long)keys, which,
-					 c->w.key_size,
-					 map_type_name(c->map_types[m]));
-	}
-	return 0;
+	for (unsigned m = 0; m < c->n_maps && !rc; m++)
+		rc = keys_fit(c, c->map_types[m], keys, which);
+	if (!rc && c->physical)
+		rc = keys_fit(c, type_of(c->physical), keys, which);
+	return rc;
 }
 
 static void warn(const struct bench_cli *c, const char *fmt, ...)

@@ -27,7 +27,7 @@ enum opt_id {
 	OPT_WARMUP, OPT_REPEAT, OPT_SEED, OPT_RCU, OPT_FORMAT, OPT_OUT,
 	OPT_SAVE, OPT_QUIET, OPT_VERBOSE, OPT_RUN_OPS, OPT_RUN_REPEAT,
 	OPT_NO_SYSCALL, OPT_KEY_RANGE, OPT_TYPE, OPT_TRACE, OPT_RANDOM,
-	OPT_ECHO, OPT_MAX_DIFFS,
+	OPT_ECHO, OPT_MAX_DIFFS, OPT_PHYSICAL,
 	/* sim */
 	OPT_POLICY, OPT_SIZES, OPT_TRACE_FORMAT, OPT_CSV_COLUMN, OPT_SPLIT,
 	OPT_WARMUP_REQUESTS, OPT_PLOT, OPT_NO_STRAY, OPT_WRITE_TRACE,
@@ -105,6 +105,9 @@ struct bench_cli {
 	/* kbench and compare */
 	unsigned run_ops, run_repeat;
 	bool no_syscall;
+	/* --physical D: the reference sides (measure.h), on D's footprint;
+	 * NULL: none */
+	const struct map_ops *physical;
 };
 
 /*

@@ -34,6 +34,77 @@ done
 expect 0 '^5$' bash -c "wc -l <'$tmp/b.jsonl'"
 expect 0 '"rcu":"qsbr"' "${b[@]}" --format jsonl --rcu qsbr --mix lookup=50,update=30,insert=10,delete=10 --prefill 90
 
+# Memory: bytes per entry of max_entries after the prefill, with its
+# source: hash/fast's own count in every build; hash/linux keeps none, so
+# jemalloc's figure where jemalloc is the allocator and none at all in the
+# libc (sanitizer) build, never a made-up one.
+allocator=$(head -1 "$tmp/b.jsonl" | grep -oE '"allocator":"[a-z]+"' | cut -d'"' -f4)
+"${b[@]}" --map hash/fast,hash/linux --repeat 2 --format jsonl --out "$tmp/m.jsonl"
+expect 0 '"bytes_per_entry":[0-9.]+,"bytes_per_entry_min":[0-9.]+,"bytes_per_entry_max":[0-9.]+,"memory_from":"design"' \
+    grep -F '"map":"hash/fast"' "$tmp/m.jsonl"
+if [ "$allocator" = jemalloc ]; then
+    expect 0 '"bytes_per_entry":[0-9.]+,.*"memory_from":"allocator"' grep -F '"map":"hash/linux"' "$tmp/m.jsonl"
+else
+    check 'libc build: no memory figure for hash/linux' \
+        bash -c "! grep -F '\"map\":\"hash/linux\"' '$tmp/m.jsonl' | grep -q bytes_per_entry"
+fi
+check 'hash/fast: at least a key and a value an entry' python3 -c "
+import json, sys
+r = [json.loads(l) for l in open('$tmp/m.jsonl')][1:]
+f = [x for x in r if x['map'] == 'hash/fast'][0]
+sys.exit(not f['bytes_per_entry'] >= 4 + 8)"
+"${b[@]}" --map hash/fast,hash/linux >"$tmp/mem.txt"
+expect 0 '^map +threads +Mops/s +ns/op +p50 +p90 +p99 +p99\.9 +B/entry +ops that succeeded$' cat "$tmp/mem.txt"
+expect 0 '^hash/fast +1 +[0-9.]+ +[0-9.]+ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+\.[0-9] +lookup 100%' cat "$tmp/mem.txt"
+expect 0 "^bytes per entry: .*from the design's own count: hash/fast" cat "$tmp/mem.txt"
+expect 0 ',bytes_per_entry,bytes_per_entry_min,bytes_per_entry_max,memory_from,buffer_bytes,' \
+    "${b[@]}" --map hash/fast --format csv
+expect 0 '^user,hash/fast,.*,[0-9]+\.[0-9]{6},[0-9]+\.[0-9]{6},[0-9]+\.[0-9]{6},design,' \
+    "${b[@]}" --map hash/fast --format csv
+
+# --physical D: the harness alone and random loads over D's footprint,
+# beside the maps, in bench and in compare (with no kernel side, or with
+# one: these two get no ratio to it).  The loads' buffer is the footprint
+# bench reports for D.
+check 'bench --physical: a bad name exits 2 with its message' \
+    one_line_error "--physical: no design 'hash/nope'" "${b[@]}" --physical hash/nope
+check 'compare --physical: a bad name exits 2 with its message' \
+    one_line_error "--physical: no design 'noop'" "$maplab" compare --quiet --physical noop
+expect 0 '--physical D +two reference sides' "$maplab" compare --help
+expect 0 '--physical D +two reference sides' "$maplab" bench --help
+p=("$maplab" compare --quiet --duration 0.05 --warmup 0 --entries 1024 --run-ops 64 --run-repeat 4
+   --no-syscall --map hash/linux,hash/fast --physical hash/fast)
+"${p[@]}" >"$tmp/phys.txt"
+expect 0 '^threads .* harness \(noop\) random loads \(hash/fast, [0-9.]+ kB\)$' cat "$tmp/phys.txt"
+expect 0 '^random loads \(hash/fast, [0-9.]+ kB\): independent random 8-byte loads over [0-9]+ bytes' \
+    cat "$tmp/phys.txt"
+expect 0 '^bytes per entry of max_entries' cat "$tmp/phys.txt"
+"${p[@]}" --threads 1,2 --format jsonl --out "$tmp/phys.jsonl"
+check 'compare --physical: the two sides, timed, the buffer of bench'"'"'s footprint' python3 -c "
+import json, sys
+r = [json.loads(l) for l in open('$tmp/phys.jsonl')][1:]
+side = lambda s: [x for x in r if x['side'] == s]
+fast = [x for x in side('user') if x['map'] == 'hash/fast']
+h, l = side('harness'), side('loads')
+ok = len(h) == 2 and len(l) == 2 and len(fast) == 2
+ok = ok and all(x['ns_per_op'] > 0 and 'kernel_ratio' not in x for x in h + l)
+ok = ok and all(x['map'] == 'noop' for x in h) and all(x['map'] == 'hash/fast' for x in l)
+ok = ok and all(round(f['bytes_per_entry'] * f['entries']) == x['buffer_bytes']
+                for f, x in zip(fast, l))
+if not ok: print(json.dumps(h + l + fast)[:600])
+sys.exit(not ok)"
+"${b[@]}" --map hash/fast --physical hash/fast --format jsonl --out "$tmp/bphys.jsonl"
+expect 0 '"side":"loads","map":"hash/fast","label":"random loads \(hash/fast, [0-9.]+ kB\)".*"buffer_bytes":[0-9]+,' \
+    cat "$tmp/bphys.jsonl"
+expect 0 '"side":"harness","map":"noop","label":"harness \(noop\)".*"ns_per_op":[0-9.]+' cat "$tmp/bphys.jsonl"
+# A design with no count of its own, in a build whose allocator cannot
+# count: no footprint, so no loads side, and a note that says why.
+if [ "$allocator" = jemalloc ]; then
+    expect 0 '^random loads \(hash/linux, [0-9.]+ kB\) +1 ' "${b[@]}" --physical hash/linux
+else
+    expect 0 'random loads: skipped: hash/linux keeps no count of its memory' "${b[@]}" --physical hash/linux
+fi
+
 # The host record names what sets the figures: possible CPUs, the CPUs
 # usable, virtualisation, the mitigations in force.
 for f in possible_cpus cpus_allowed virtualised hypervisor mitigations vulnerabilities; do
@@ -128,6 +199,8 @@ if is_root; then
     expect 0 '"side":"kernel".*"program_ns_per_op":[0-9.]+,"program_ns_per_op_min"' \
         sed -n 2p "$tmp/k.jsonl"
     expect 0 '"side":"syscall"' sed -n 3p "$tmp/k.jsonl"
+    # The kernel's own accounting of its map's memory.
+    expect 0 '"bytes_per_entry":[0-9.]+,.*"memory_from":"kernel"' sed -n 2p "$tmp/k.jsonl"
     # compare: ratios to the kernel with their spread, taken within each repeat.
     c=("$maplab" compare --quiet --duration 0.05 --warmup 0 --entries 1024 --run-ops 64
        --run-repeat 4 --map hash/linux --repeat 2)

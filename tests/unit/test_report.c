@@ -307,11 +307,14 @@ Test(report, csv_has_a_min_and_max_column_beside_each_figure)
 		"kernel_ratio_max,evictions,evictions_min,evictions_max,",
 		",locks_per_op,locks_per_op_min,locks_per_op_max,"
 		"evictions_per_refill,evictions_per_refill_min,"
-		"evictions_per_refill_max,probe_ns,probe_ns_min,probe_ns_max,flags,",
+		"evictions_per_refill_max,bytes_per_entry,bytes_per_entry_min,"
+		"bytes_per_entry_max,memory_from,buffer_bytes,buffer_bytes_min,"
+		"buffer_bytes_max,probe_ns,probe_ns_min,probe_ns_max,flags,",
 		/* The label, and an empty key_range: the pool model. */
 		"user,hash/linux,\"hash/linux\",\"lookup=100\",uniform,1,0,,",
 		",10.0000,5.0000,20.0000,100.000,50.000,200.000,,,,",
-		",21.000,20.000,22.000,wide_spread,600,3,",
+		/* No memory measured: its figures and source empty. */
+		",,,,,,,,21.000,20.000,22.000,wide_spread,600,3,",
 	};
 	expect_written(REPORT_CSV, want, N_WANT(want));
 }
@@ -449,6 +452,104 @@ Test(report, table_shows_the_spread_and_the_flag)
 		"mitigations: ",
 	};
 	expect_written(REPORT_TABLE, want, N_WANT(want));
+}
+
+/* --- memory ------------------------------------------------------------------------ */
+
+/* A run whose map held `bytes` over 1024 entries, by `from`. */
+static struct bench_result run_with_memory(enum bench_memory_from from,
+					   double bytes)
+{
+	struct bench_result r = { .ops = 1000 };
+	r.ok[OP_LOOKUP] = 1000;
+	r.memory = (struct bench_memory){ .from = from, .bytes = bytes,
+					  .bytes_per_entry = bytes / 1024,
+					  .design_bytes = NAN,
+					  .allocator_bytes = NAN };
+	return r;
+}
+
+Test(report, memory_is_a_figure_only_where_measured)
+{
+	struct report_run run;
+	struct bench_result r = run_with_memory(BENCH_MEMORY_ALLOCATOR, 81920);
+	report_run_from(&run, &r, false);
+	cr_expect_float_eq(run.v[RF_BYTES_PER_ENTRY], 80, EPS);
+	cr_expect_eq(run.memory_from, BENCH_MEMORY_ALLOCATOR);
+	/* A result bench_run did not make (zeroed): no figure, not 0. */
+	struct bench_result zeroed = { .ops = 1000 };
+	report_run_from(&run, &zeroed, false);
+	cr_expect(isnan(run.v[RF_BYTES_PER_ENTRY]), "%f",
+		  run.v[RF_BYTES_PER_ENTRY]);
+	cr_expect_eq(run.memory_from, BENCH_MEMORY_NONE);
+}
+
+/* The first point's runs hold 80, 96 and 88 bytes an entry by `from`;
+ * the second point's none. */
+static void make_memory_point(struct fixture *fx, enum bench_memory_from from)
+{
+	static const double bytes[RUNS] = { 80 * 1024, 96 * 1024, 88 * 1024 };
+	make_side(fx, &speedup_side);
+	for (int r = 0; r < RUNS; r++) {
+		struct bench_result b = run_with_memory(from, bytes[r]);
+		report_run_from(&fx->runs[0][r], &b, false);
+	}
+	report_summarise(&fx->points[0]);
+	report_summarise(&fx->points[1]);
+}
+
+/* What report_write wrote of fx's points in format, into *text (the
+ * caller's: a pointer into a buffer whose owner has gone out of scope
+ * is what GCC's -Wdangling-pointer takes open_memstream's for). */
+static void write_points(struct fixture *fx, enum report_format format,
+			 char **text)
+{
+	struct host_record host;
+	size_t len = 0;
+	FILE *f = open_memstream(text, &len);
+	host_record_read(&host);
+	report_write(f, format, &host, fx->points, 2);
+	fclose(f);
+}
+
+static int occurrences(const char *text, const char *word)
+{
+	int n = 0;
+	for (const char *p = strstr(text, word); p; p = strstr(p + 1, word))
+		n++;
+	return n;
+}
+
+Test(report, jsonl_names_where_the_memory_came_from)
+{
+	struct fixture fx;
+	char *text = NULL;
+	make_memory_point(&fx, BENCH_MEMORY_DESIGN);
+	write_points(&fx, REPORT_JSONL, &text);
+	cr_expect(strstr(text, "\"bytes_per_entry\":88.000000,"
+			       "\"bytes_per_entry_min\":80.000000,"
+			       "\"bytes_per_entry_max\":96.000000,"
+			       "\"memory_from\":\"design\""), "%s", text);
+	/* One memory_from: the second point has no memory figure. */
+	cr_expect_eq(occurrences(text, "memory_from"), 1, "%s", text);
+	free(text);
+}
+
+Test(report, the_table_has_bytes_per_entry_and_their_source)
+{
+	struct fixture fx;
+	char *text = NULL;
+	make_memory_point(&fx, BENCH_MEMORY_KERNEL);
+	write_points(&fx, REPORT_TABLE, &text);
+	cr_expect(strstr(text, "p99.9  B/entry  ops that succeeded"), "%s", text);
+	/* 88.0 for the first point, "-" for the second. */
+	cr_expect(strstr(text, "       -     88.0  lookup"), "%s", text);
+	cr_expect(strstr(text, "       -     80.0\n"), "the min: %s", text);
+	cr_expect(strstr(text, "       -        -  lookup"), "%s", text);
+	cr_expect(strstr(text, "bytes per entry: the map's bytes after the "
+			       "prefill over max_entries; from the kernel's "
+			       "memlock (fdinfo): hash/linux\n"), "%s", text);
+	free(text);
 }
 
 /* --- the host record ----------------------------------------------------------------- */
