@@ -27,11 +27,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
-
-#define KEYS_OFFSET sizeof(struct flattab_head)
 
 _Static_assert(sizeof(struct flattab_head) == 12, "a 12-byte bucket head");
 
@@ -39,7 +34,7 @@ _Static_assert(sizeof(struct flattab_head) == 12, "a 12-byte bucket head");
 static uint32_t slots_for(uint32_t key_size)
 {
 	for (uint32_t k = 8; k > 0; k--) {
-		size_t values = (KEYS_OFFSET + k * key_size + 7) & ~(size_t)7;
+		size_t values = (FLATTAB_KEYS_OFFSET + k * key_size + 7) & ~(size_t)7;
 		if (values + k * sizeof(uint64_t) <= FLATTAB_BUCKET_BYTES)
 			return k;
 	}
@@ -59,7 +54,7 @@ int flattab_init(struct flattab *t, uint32_t max_entries, uint32_t key_size,
 	memset(t, 0, sizeof(*t));
 	t->key_size = key_size;
 	t->slots = slots_for(key_size);
-	t->value_offset = (uint32_t)((KEYS_OFFSET + t->slots * key_size + 7) &
+	t->value_offset = (uint32_t)((FLATTAB_KEYS_OFFSET + t->slots * key_size + 7) &
 				     ~(size_t)7);
 	t->max_entries = max_entries;
 	t->seed = zero_seed ? 0 : htab_random_seed();
@@ -93,56 +88,11 @@ uint32_t flattab_hash(const struct flattab *t, const void *key)
 	return fastkey_hash(key, t->key_size, t->seed);
 }
 
-/* --- a bucket's parts ----------------------------------------------------- */
-
-static inline uint8_t *bucket_at(const struct flattab *t, uint32_t i)
-{
-	return t->buckets + (size_t)i * FLATTAB_BUCKET_BYTES;
-}
-
-static inline struct flattab_head *head_of(uint8_t *b)
-{
-	return (struct flattab_head *)b;
-}
-
-static inline uint8_t *key_at(const struct flattab *t, uint8_t *b, unsigned s)
-{
-	return b + KEYS_OFFSET + (size_t)s * t->key_size;
-}
-
-static inline _Atomic uint64_t *value_at(const struct flattab *t, uint8_t *b,
-					 unsigned s)
-{
-	return (_Atomic uint64_t *)(b + t->value_offset + s * sizeof(uint64_t));
-}
+/* --- a bucket's parts (the rest are flattab.h's) ---------------------------- */
 
 static inline unsigned all_slots(const struct flattab *t)
 {
 	return (1u << t->slots) - 1;
-}
-
-/* The used slots of b that hold key, as a mask (one bit, unless a writer
- * is busy in b: the seqlock's retry then throws the answer away). */
-static inline unsigned match(const struct flattab *t, uint8_t *b,
-			     unsigned used, const void *key)
-{
-#if defined(__SSE2__)
-	if (t->key_size == 4 && t->slots == 4) {
-		/* the four keys at once, as tagtab compares its tags */
-		uint32_t k;
-		memcpy(&k, key, 4);
-		__m128i keys = _mm_loadu_si128((const __m128i *)key_at(t, b, 0));
-		__m128i eq = _mm_cmpeq_epi32(keys, _mm_set1_epi32((int)k));
-		return (unsigned)_mm_movemask_ps(_mm_castsi128_ps(eq)) & used;
-	}
-#endif
-	unsigned m = 0;
-	for (unsigned rest = used; rest; rest &= rest - 1) {
-		unsigned s = (unsigned)__builtin_ctz(rest);
-		if (fastkey_equal(key_at(t, b, s), key, t->key_size))
-			m |= 1u << s;
-	}
-	return m;
 }
 
 /* What one read of a bucket saw. */
@@ -157,13 +107,13 @@ struct view {
 static inline void scan(const struct flattab *t, uint8_t *b, const void *key,
 			struct view *v)
 {
-	struct flattab_head *h = head_of(b);
+	struct flattab_head *h = flattab_head_of(b);
 	v->used = atomic_load_explicit(&h->used, memory_order_relaxed);
-	unsigned m = match(t, b, v->used, key);
+	unsigned m = flattab_match(t, b, v->used, key);
 	v->slot = m ? __builtin_ctz(m) : -1;
 	v->overflow = atomic_load_explicit(&h->overflow, memory_order_relaxed);
 	if (v->slot >= 0)
-		v->word = atomic_load_explicit(value_at(t, b, (unsigned)v->slot),
+		v->word = atomic_load_explicit(flattab_value_at(t, b, (unsigned)v->slot),
 					       memory_order_relaxed);
 }
 
@@ -171,7 +121,7 @@ static inline void scan(const struct flattab *t, uint8_t *b, const void *key,
 static inline void read_bucket(const struct flattab *t, uint8_t *b,
 			       const void *key, struct view *v)
 {
-	struct map_seqlock *l = &head_of(b)->seq;
+	struct map_seqlock *l = &flattab_head_of(b)->seq;
 	uint32_t s;
 	do {
 		s = map_seq_read_begin(l);
@@ -184,7 +134,7 @@ static inline void read_bucket(const struct flattab *t, uint8_t *b,
 static bool writer_read(const struct flattab *t, uint32_t home, uint32_t i,
 			const void *key, struct view *v)
 {
-	uint8_t *b = bucket_at(t, i);
+	uint8_t *b = flattab_bucket(t, i);
 	if (i == home) {
 		scan(t, b, key, v);
 		return true;
@@ -193,7 +143,7 @@ static bool writer_read(const struct flattab *t, uint32_t home, uint32_t i,
 		read_bucket(t, b, key, v);
 		return true;
 	}
-	struct map_seqlock *l = &head_of(b)->seq;
+	struct map_seqlock *l = &flattab_head_of(b)->seq;
 	uint32_t s;
 	do {
 		if (!map_seq_read_try_begin(l, &s))
@@ -207,7 +157,7 @@ static bool writer_read(const struct flattab *t, uint32_t home, uint32_t i,
  * before home and busy. */
 static bool writer_lock(const struct flattab *t, uint32_t home, uint32_t i)
 {
-	struct map_seqlock *l = &head_of(bucket_at(t, i))->seq;
+	struct map_seqlock *l = &flattab_head_of(flattab_bucket(t, i))->seq;
 	if (i > home) {
 		map_seq_lock(l);
 		return true;
@@ -226,47 +176,8 @@ static void add_overflow(const struct flattab *t, uint32_t home, uint32_t at,
 			 int32_t delta)
 {
 	for (uint32_t i = home; i != at; i = next_bucket(t, i))
-		atomic_fetch_add_explicit(&head_of(bucket_at(t, i))->overflow,
+		atomic_fetch_add_explicit(&flattab_head_of(flattab_bucket(t, i))->overflow,
 					  (uint32_t)delta, memory_order_relaxed);
-}
-
-/* --- readers -------------------------------------------------------------- */
-
-/* The probe for key: true with its bucket and view, or false. */
-static inline bool find(const struct flattab *t, uint32_t hash,
-			const void *key, uint32_t *at, struct view *v)
-{
-	uint32_t i = hash & t->mask;
-	for (uint32_t n = 0; n <= t->mask; n++, i = next_bucket(t, i)) {
-		read_bucket(t, bucket_at(t, i), key, v);
-		if (v->slot >= 0) {
-			*at = i;
-			return true;
-		}
-		if (!v->overflow)
-			return false;
-	}
-	return false;
-}
-
-uint64_t *flattab_lookup(struct flattab *t, uint32_t hash, const void *key)
-{
-	struct view v;
-	uint32_t at;
-	if (!find(t, hash, key, &at, &v))
-		return NULL;
-	return (uint64_t *)value_at(t, bucket_at(t, at), (unsigned)v.slot);
-}
-
-int flattab_lookup_word(struct flattab *t, uint32_t hash, const void *key,
-			uint64_t *word)
-{
-	struct view v;
-	uint32_t at;
-	if (!find(t, hash, key, &at, &v))
-		return -ENOENT;
-	*word = v.word;
-	return 0;
 }
 
 /* --- writers -------------------------------------------------------------- */
@@ -320,16 +231,16 @@ static int place_new(struct flattab *t, struct probe *p, const void *key,
 	for (uint32_t n = 0; n <= t->mask; n++, i = next_bucket(t, i)) {
 		if (i != p->home && !writer_lock(t, p->home, i))
 			return -EAGAIN;
-		uint8_t *b = bucket_at(t, i);
-		struct flattab_head *h = head_of(b);
+		uint8_t *b = flattab_bucket(t, i);
+		struct flattab_head *h = flattab_head_of(b);
 		unsigned used = atomic_load_explicit(&h->used,
 						     memory_order_relaxed);
 		unsigned free = ~used & all_slots(t);
 		if (free) {
 			unsigned s = (unsigned)__builtin_ctz(free);
 			add_overflow(t, p->home, i, 1); /* before it is seen */
-			fastkey_copy(key_at(t, b, s), key, t->key_size);
-			atomic_store_explicit(value_at(t, b, s), word,
+			fastkey_copy(flattab_key_at(t, b, s), key, t->key_size);
+			atomic_store_explicit(flattab_value_at(t, b, s), word,
 					      memory_order_relaxed);
 			atomic_store_explicit(&h->used, used | 1u << s,
 					      memory_order_relaxed);
@@ -351,7 +262,7 @@ static int update_locked(struct flattab *t, struct probe *p, const void *key,
 	if (p->found) {
 		if ((err = map_update_flags_check(true, flags)))
 			return err;
-		atomic_store_explicit(value_at(t, bucket_at(t, p->at),
+		atomic_store_explicit(flattab_value_at(t, flattab_bucket(t, p->at),
 					       (unsigned)p->slot),
 				      word, memory_order_relaxed);
 		return 0;
@@ -376,7 +287,7 @@ static int delete_locked(struct flattab *t, struct probe *p, const void *key)
 		return err ? err : -ENOENT;
 	if (p->at != p->home && !writer_lock(t, p->home, p->at))
 		return -EAGAIN;
-	struct flattab_head *h = head_of(bucket_at(t, p->at));
+	struct flattab_head *h = flattab_head_of(flattab_bucket(t, p->at));
 	unsigned used = atomic_load_explicit(&h->used, memory_order_relaxed);
 	atomic_store_explicit(&h->used, used & ~(1u << p->slot),
 			      memory_order_relaxed);
@@ -399,7 +310,7 @@ static int write_under_home_lock(struct flattab *t, uint32_t hash,
 				 const struct write *w)
 {
 	struct probe p = { .home = hash & t->mask };
-	struct map_seqlock *l = &head_of(bucket_at(t, p.home))->seq;
+	struct map_seqlock *l = &flattab_head_of(flattab_bucket(t, p.home))->seq;
 	unsigned spins = 0;
 	map_prefetch_for_write(l);
 	int err;
@@ -434,17 +345,17 @@ int flattab_delete(struct flattab *t, uint32_t hash, const void *key)
 static bool first_from(const struct flattab *t, uint8_t *b, unsigned from,
 		       void *next)
 {
-	struct map_seqlock *l = &head_of(b)->seq;
+	struct map_seqlock *l = &flattab_head_of(b)->seq;
 	uint32_t s;
 	bool got;
 	do {
 		s = map_seq_read_begin(l);
-		unsigned used = atomic_load_explicit(&head_of(b)->used,
+		unsigned used = atomic_load_explicit(&flattab_head_of(b)->used,
 						     memory_order_relaxed);
 		unsigned rest = from < 32 ? used >> from << from : 0;
 		got = rest != 0;
 		if (got)
-			fastkey_copy(next, key_at(t, b, (unsigned)__builtin_ctz(rest)),
+			fastkey_copy(next, flattab_key_at(t, b, (unsigned)__builtin_ctz(rest)),
 				     t->key_size);
 	} while (map_seq_read_retry(l, s));
 	return got;
@@ -452,15 +363,17 @@ static bool first_from(const struct flattab *t, uint8_t *b, unsigned from,
 
 int flattab_next_key(struct flattab *t, const void *key, void *next)
 {
-	uint32_t i = 0, at;
+	uint32_t i = 0;
 	unsigned from = 0;
-	struct view v;
-	if (key && find(t, flattab_hash(t, key), key, &at, &v)) {
-		i = at;
-		from = (unsigned)v.slot + 1;
+	uint8_t *b;
+	int slot = key ? flattab_find(t, flattab_hash(t, key), key, &b, NULL)
+		       : -1;
+	if (slot >= 0) {
+		i = (uint32_t)((size_t)(b - t->buckets) / FLATTAB_BUCKET_BYTES);
+		from = (unsigned)slot + 1;
 	}
 	for (; i <= t->mask; i++, from = 0)
-		if (first_from(t, bucket_at(t, i), from, next))
+		if (first_from(t, flattab_bucket(t, i), from, next))
 			return 0;
 	return -ENOENT;
 }

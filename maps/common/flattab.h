@@ -48,12 +48,18 @@
 #ifndef MAPLAB_FLATTAB_H
 #define MAPLAB_FLATTAB_H
 
+#include "fastkey.h"
 #include "lock.h"
 
+#include <errno.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #define FLATTAB_BUCKET_BYTES 64
 #define FLATTAB_MAX_KEY 8
@@ -87,17 +93,121 @@ int flattab_init(struct flattab *t, uint32_t max_entries, uint32_t key_size,
 void flattab_destroy(struct flattab *t);
 size_t flattab_bytes(const struct flattab *t);
 
-uint32_t flattab_hash(const struct flattab *t, const void *key);
+/* --- the readers, inline: a lookup is short enough that a call, and
+ * the registers it saves, would be a good part of it; and the fewer
+ * instructions a lookup takes, the more of them the cpu runs at once, each
+ * waiting for its own cache miss ------------------------------------------- */
+
+#define FLATTAB_KEYS_OFFSET sizeof(struct flattab_head)
+
+static inline uint8_t *flattab_bucket(const struct flattab *t, uint32_t i)
+{
+	return t->buckets + (size_t)i * FLATTAB_BUCKET_BYTES;
+}
+
+static inline struct flattab_head *flattab_head_of(uint8_t *b)
+{
+	return (struct flattab_head *)b;
+}
+
+static inline uint8_t *flattab_key_at(const struct flattab *t, uint8_t *b,
+				      unsigned s)
+{
+	return b + FLATTAB_KEYS_OFFSET + (size_t)s * t->key_size;
+}
+
+static inline _Atomic uint64_t *flattab_value_at(const struct flattab *t,
+						 uint8_t *b, unsigned s)
+{
+	return (_Atomic uint64_t *)(b + t->value_offset +
+				    s * sizeof(uint64_t));
+}
+
+/* The used slots of b that hold key, as a mask (one bit, unless a writer
+ * is busy in b: the seqlock's retry then throws the answer away). */
+static inline unsigned flattab_match(const struct flattab *t, uint8_t *b,
+				     unsigned used, const void *key)
+{
+#if defined(__SSE2__)
+	if (t->key_size == 4 && t->slots == 4) {
+		/* the four keys in one compare, as tagtab compares its tags */
+		uint32_t k;
+		memcpy(&k, key, 4);
+		__m128i keys = _mm_loadu_si128(
+			(const __m128i *)flattab_key_at(t, b, 0));
+		__m128i eq = _mm_cmpeq_epi32(keys, _mm_set1_epi32((int)k));
+		return (unsigned)_mm_movemask_ps(_mm_castsi128_ps(eq)) & used;
+	}
+#endif
+	unsigned m = 0;
+	for (unsigned rest = used; rest; rest &= rest - 1) {
+		unsigned s = (unsigned)__builtin_ctz(rest);
+		if (fastkey_equal(flattab_key_at(t, b, s), key, t->key_size))
+			m |= 1u << s;
+	}
+	return m;
+}
+
+/*
+ * The probe for key, each bucket read between two reads of its sequence
+ * count: key's slot, with its bucket in *bucket and (when word is not
+ * NULL) its value word read in the same snapshot, or -1.
+ */
+static inline int flattab_find(const struct flattab *t, uint32_t hash,
+			       const void *key, uint8_t **bucket,
+			       uint64_t *word)
+{
+	uint32_t i = hash & t->mask;
+	for (uint32_t probed = 0; probed <= t->mask;) {
+		uint8_t *b = flattab_bucket(t, i);
+		struct flattab_head *h = flattab_head_of(b);
+		uint32_t seq = map_seq_read_begin(&h->seq);
+		unsigned m = flattab_match(
+			t, b, atomic_load_explicit(&h->used, memory_order_relaxed),
+			key);
+		uint32_t overflow =
+			atomic_load_explicit(&h->overflow, memory_order_relaxed);
+		int slot = m ? __builtin_ctz(m) : -1;
+		if (slot >= 0 && word)
+			*word = atomic_load_explicit(
+				flattab_value_at(t, b, (unsigned)slot),
+				memory_order_relaxed);
+		if (map_seq_read_retry(&h->seq, seq))
+			continue;
+		if (slot >= 0) {
+			*bucket = b;
+			return slot;
+		}
+		if (!overflow)
+			return -1;
+		i = (i + 1) & t->mask;
+		probed++;
+	}
+	return -1;
+}
 
 /* The value word of key (8 bytes, the value first), or NULL.  A caller
  * that uses it after the return holds an RCU read section, as for any
  * design's lookup (the table itself never frees a bucket). */
-uint64_t *flattab_lookup(struct flattab *t, uint32_t hash, const void *key);
+static inline uint64_t *flattab_lookup(struct flattab *t, uint32_t hash,
+				       const void *key)
+{
+	uint8_t *b;
+	int slot = flattab_find(t, hash, key, &b, NULL);
+	return slot < 0 ? NULL
+			: (uint64_t *)flattab_value_at(t, b, (unsigned)slot);
+}
 
 /* key's value word, read in the same snapshot as the match (a slot that
  * changes key in between is not returned): 0 or -ENOENT. */
-int flattab_lookup_word(struct flattab *t, uint32_t hash, const void *key,
-			uint64_t *word);
+static inline int flattab_lookup_word(struct flattab *t, uint32_t hash,
+				      const void *key, uint64_t *word)
+{
+	uint8_t *b;
+	return flattab_find(t, hash, key, &b, word) < 0 ? -ENOENT : 0;
+}
+
+uint32_t flattab_hash(const struct flattab *t, const void *key);
 
 /* Insert or replace under the BPF update flags (update_flags.h): 0,
  * -EEXIST, -ENOENT, or -E2BIG for a new key when max_entries are in. */
