@@ -54,6 +54,10 @@
 
 #define BENCH_BATCH 256
 #define BENCH_SAMPLE_EVERY 64
+/* The key of the op this many ops ahead is prefetched: the keys are the
+ * harness's, read at random from a table as large as the key range (4 MB
+ * at 1M 4-byte keys), and a miss there would be counted as the map's. */
+#define BENCH_KEY_AHEAD 16
 
 struct bench_config {
 	const struct map_ops *design;
