@@ -259,8 +259,9 @@ static size_t fast_memory(const struct map *m)
 
 const struct map_ops hash_fast_ops = {
 	.name = "hash/fast",
-	.description = "BPF hash semantics for speed: 64-byte tagged buckets, "
-		       "seqlock readers, XXH3, small values replaced in place",
+	.description = "BPF hash semantics for speed: small keys and values "
+		       "inside 64-byte buckets, tagged buckets for the rest, "
+		       "seqlock readers, XXH3",
 	.type = MAP_TYPE_HASH,
 	.create = fast_create,
 	.destroy = fast_destroy,
