@@ -219,11 +219,24 @@ static int writer_probe(const struct flattab *t, const void *key, bool want_free
 		if (!probing && (p->has_free || !want_free))
 			return 0;
 	}
-	return 0;
+	/* every slot looked taken as we went (writers were busy): again */
+	return want_free && !p->has_free ? -EAGAIN : 0;
 }
 
-/* A new key into the first free slot from p->free_at on: 0 or -EAGAIN.
- * The home's lock is held; a later bucket's is taken for its slot. */
+/* One more key in the table, unless max_entries are in. */
+static bool take_count(struct flattab *t)
+{
+	if (atomic_fetch_add_explicit(&t->count, 1, memory_order_relaxed) <
+	    t->max_entries)
+		return true;
+	atomic_fetch_sub_explicit(&t->count, 1, memory_order_relaxed);
+	return false;
+}
+
+/* A new key into the first free slot from p->free_at on: 0, -E2BIG, or
+ * -EAGAIN.  The home's lock is held; a later bucket's is taken for its
+ * slot.  The key is counted only once its slot is locked and free, so an
+ * insert that waits, or starts again, holds no place another could use. */
 static int place_new(struct flattab *t, struct probe *p, const void *key,
 		     uint64_t word)
 {
@@ -236,7 +249,8 @@ static int place_new(struct flattab *t, struct probe *p, const void *key,
 		unsigned used = atomic_load_explicit(&h->used,
 						     memory_order_relaxed);
 		unsigned free = ~used & all_slots(t);
-		if (free) {
+		int err = free && !take_count(t) ? -E2BIG : 0;
+		if (free && !err) {
 			unsigned s = (unsigned)__builtin_ctz(free);
 			add_overflow(t, p->home, i, 1); /* before it is seen */
 			fastkey_copy(flattab_key_at(t, b, s), key, t->key_size);
@@ -248,7 +262,7 @@ static int place_new(struct flattab *t, struct probe *p, const void *key,
 		if (i != p->home)
 			map_seq_unlock(&h->seq);
 		if (free)
-			return 0;
+			return err;
 	}
 	return -EAGAIN; /* every slot taken as we went: start again */
 }
@@ -269,15 +283,7 @@ static int update_locked(struct flattab *t, struct probe *p, const void *key,
 	}
 	if ((err = map_update_flags_check(false, flags)))
 		return err;
-	if (atomic_fetch_add_explicit(&t->count, 1, memory_order_relaxed) >=
-	    t->max_entries) {
-		atomic_fetch_sub_explicit(&t->count, 1, memory_order_relaxed);
-		return -E2BIG;
-	}
-	err = place_new(t, p, key, word);
-	if (err)
-		atomic_fetch_sub_explicit(&t->count, 1, memory_order_relaxed);
-	return err;
+	return place_new(t, p, key, word);
 }
 
 static int delete_locked(struct flattab *t, struct probe *p, const void *key)
@@ -346,6 +352,7 @@ static bool first_from(const struct flattab *t, uint8_t *b, unsigned from,
 		       void *next)
 {
 	struct map_seqlock *l = &flattab_head_of(b)->seq;
+	uint8_t key[FLATTAB_MAX_KEY]; /* next is written only with a key */
 	uint32_t s;
 	bool got;
 	do {
@@ -355,9 +362,11 @@ static bool first_from(const struct flattab *t, uint8_t *b, unsigned from,
 		unsigned rest = from < 32 ? used >> from << from : 0;
 		got = rest != 0;
 		if (got)
-			fastkey_copy(next, flattab_key_at(t, b, (unsigned)__builtin_ctz(rest)),
-				     t->key_size);
+			memcpy(key, flattab_key_at(t, b, (unsigned)__builtin_ctz(rest)),
+			       t->key_size);
 	} while (map_seq_read_retry(l, s));
+	if (got)
+		memcpy(next, key, t->key_size);
 	return got;
 }
 

@@ -37,8 +37,12 @@
  * they are hints a reader needs only as far as the keys it looks for, and
  * a key adds itself to them before it is published and takes itself away
  * after it is gone.  A replace of a present key stores its value word
- * atomically, under the home's lock, without a new sequence count: a
- * reader sees the old value or the new, never half.
+ * atomically, under the home's lock: a reader sees the old value or the
+ * new, never half.  Every write op holds its home's seqlock, so readers
+ * of the home bucket wait out and retry any op of a key at home, even a
+ * failed one (a hot counter's readers retry on each of its updates); a
+ * key living past its home has its value stored without a new count in
+ * its own bucket, which is safe for the same reason.
  *
  * Readers write nothing: a bucket is read between map_seq_read_begin and
  * map_seq_read_retry, as in tagtab.h.  The returned value pointer may see

@@ -7,7 +7,7 @@
  *
  *  - flat (key and value of 8 bytes or less, the common BPF case): keys
  *    and values in the buckets themselves, maps/common/flattab.h: 64-byte
- *    buckets of 3 to 6 slots, open addressing by bucket, 2 slots a key.
+ *    buckets of 3 to 5 slots, open addressing by bucket, 2 slots a key.
  *    A lookup that hits reads one line; a replace is one atomic store.
  *
  *  - tagged (anything larger): the tagged table of maps/common/tagtab.h

@@ -86,6 +86,21 @@ Test(stress, hash_full_map_no_prealloc, .timeout = 60)
 	stress_every_design(MAP_TYPE_HASH, MAP_F_NO_PREALLOC, 256, 1024, 8, 24);
 }
 
+/* The same with small keys and values, which hash/fast keeps in its
+ * buckets (maps/common/flattab.h): the race for the last places is then
+ * a race for the count and for free slots in other buckets. */
+Test(stress, hash_full_map_small_entries, .timeout = 60)
+{
+	stress_every_design(MAP_TYPE_HASH, 0, 256, 1024, 8, 8);
+}
+
+/* An odd small key: 3 bytes, 4 slots a flat bucket, compared byte-wise
+ * (values stay 8 bytes: stress tags each value with its writer). */
+Test(stress, hash_odd_small_key, .timeout = 60)
+{
+	stress_every_design(MAP_TYPE_HASH, MAP_F_ZERO_SEED, 512, 2048, 3, 8);
+}
+
 /* A wide range, odd sizes. */
 Test(stress, hash_wide_range_odd_sizes, .timeout = 60)
 {

@@ -221,21 +221,31 @@ Test(flattab, a_full_table_replaces_and_refuses_new_keys)
 
 /* --- readers against writers ------------------------------------------------ */
 
-/* The keys of the race: all of one home, the last bucket, so the probe
- * wraps and the writers move slots in two buckets. */
+/*
+ * Keys that stay fill the last bucket and bucket 0 (all homed on the last
+ * bucket).  Three writers churn keys whose homes are the last bucket,
+ * bucket 0 and bucket 1: each churned key lives past its full home, the
+ * last one's across the wrap (where a writer only tries the lock of the
+ * bucket it reads or fills, and a busy one sends the op back to the
+ * start).  Meanwhile the test's thread reads the keys that stay, and
+ * halfway inserts one key and deletes another: the first must be found
+ * from then on, the second never again.
+ */
+#define RACE_WRITERS 3
+#define RACE_CHURN 4
 #define RACE_STAYING 3
-#define RACE_CHURN 5
-static uint32_t staying[RACE_STAYING], churn[RACE_CHURN];
+#define RACE_READS 300000
+static uint32_t churn[RACE_WRITERS][RACE_CHURN];
 static atomic_bool race_over;
-static atomic_int race_bad_errors; /* the writer's: criterion asserts only
+static atomic_int race_bad_errors; /* the writers': criterion asserts only
 				      on the test's own thread */
 
 static void *churn_writer(void *arg)
 {
-	(void)arg;
+	const uint32_t *keys = arg;
 	map_thread_online();
 	for (unsigned round = 0; !atomic_load(&race_over); round++) {
-		uint32_t k = churn[round % RACE_CHURN];
+		uint32_t k = keys[round % RACE_CHURN];
 		int err = put(k, round, MAP_NOEXIST);
 		if (err && err != -EEXIST)
 			atomic_fetch_add(&race_bad_errors, 1);
@@ -248,34 +258,90 @@ static void *churn_writer(void *arg)
 
 Test(flattab, readers_never_miss_a_key_that_stays)
 {
-	uint32_t keys[RACE_STAYING + RACE_CHURN];
-	keys_with_home(t.mask, 0, keys, RACE_STAYING + RACE_CHURN);
-	/* the churn first, so the staying keys sit past the churn's slots */
-	memcpy(churn, keys, sizeof(churn));
-	memcpy(staying, keys + RACE_CHURN, sizeof(staying));
-	for (unsigned i = 0; i < RACE_CHURN; i++)
-		cr_assert_eq(put(churn[i], 0, MAP_NOEXIST), 0);
+	enum { RESIDENTS = 4 }; /* fill the last bucket */
+	uint32_t last[RESIDENTS + RACE_STAYING + 2 + RACE_CHURN];
+	keys_with_home(t.mask, 0, last, sizeof(last) / sizeof(last[0]));
+	const uint32_t *residents = last, *staying = last + RESIDENTS;
+	uint32_t doomed = last[RESIDENTS + RACE_STAYING];
+	uint32_t late = last[RESIDENTS + RACE_STAYING + 1];
+	memcpy(churn[0], last + RESIDENTS + RACE_STAYING + 2, sizeof(churn[0]));
+	keys_with_home(0, 0, churn[1], RACE_CHURN);
+	keys_with_home(1, 0, churn[2], RACE_CHURN);
+
+	for (unsigned i = 0; i < RESIDENTS; i++)
+		cr_assert_eq(put(residents[i], 2000 + i, MAP_NOEXIST), 0);
 	for (unsigned i = 0; i < RACE_STAYING; i++)
 		cr_assert_eq(put(staying[i], 1000 + i, MAP_NOEXIST), 0);
-	cr_assert_gt(keys_in(0), 0, "some staying key lives past the wrap");
+	cr_assert_eq(put(doomed, 7, MAP_NOEXIST), 0);
+	cr_assert_eq(keys_in(t.mask), RESIDENTS);
+	cr_assert_eq(keys_in(0), RACE_STAYING + 1, "they live past the wrap");
 
-	pthread_t writer;
+	pthread_t writers[RACE_WRITERS];
 	atomic_store(&race_over, false);
-	cr_assert_eq(pthread_create(&writer, NULL, churn_writer, NULL), 0);
+	atomic_store(&race_bad_errors, 0);
+	for (unsigned w = 0; w < RACE_WRITERS; w++)
+		cr_assert_eq(pthread_create(&writers[w], NULL, churn_writer,
+					    churn[w]), 0);
 	uint64_t v;
-	for (unsigned i = 0; i < 200000; i++) {
+	for (unsigned i = 0; i < RACE_READS; i++) {
 		unsigned s = i % RACE_STAYING;
 		cr_assert_eq(get(staying[s], &v), 0, "staying key %u missed",
 			     staying[s]);
 		cr_assert_eq(v, 1000 + s);
+		if (i == RACE_READS / 2) {
+			cr_assert_eq(put(late, 9, MAP_NOEXIST), 0);
+			cr_assert_eq(del(doomed), 0);
+		}
+		if (i > RACE_READS / 2) {
+			cr_assert_eq(get(late, &v), 0, "a key in since %u missed",
+				     RACE_READS / 2);
+			cr_assert_eq(get(doomed, &v), -ENOENT,
+				     "a deleted key came back");
+		}
 	}
 	atomic_store(&race_over, true);
-	pthread_join(writer, NULL);
+	for (unsigned w = 0; w < RACE_WRITERS; w++)
+		pthread_join(writers[w], NULL);
 	cr_expect_eq(atomic_load(&race_bad_errors), 0,
-		     "the writer got an errno other than EEXIST or ENOENT");
-	for (unsigned i = 0; i < RACE_CHURN; i++)
-		del(churn[i]);
+		     "a writer got an errno other than EEXIST or ENOENT");
+
+	unsigned left = 0;
+	for (unsigned w = 0; w < RACE_WRITERS; w++)
+		for (unsigned i = 0; i < RACE_CHURN; i++)
+			left += del(churn[w][i]) == 0;
+	cr_expect_eq(keys_walked(), RESIDENTS + RACE_STAYING + 1,
+		     "residents, staying keys and late");
+	for (unsigned i = 0; i < RESIDENTS; i++)
+		cr_assert_eq(del(residents[i]), 0);
 	for (unsigned i = 0; i < RACE_STAYING; i++)
 		cr_assert_eq(del(staying[i]), 0);
+	cr_assert_eq(del(late), 0);
+	cr_expect_eq(atomic_load(&t.count), 0, "count after %u churned keys "
+		     "were left", left);
 	expect_all_overflow_zero();
+}
+
+/* The general compare (any key size but 4): 8-byte keys, 3 slots. */
+Test(flattab, eight_byte_keys_take_three_slots_and_probe_on)
+{
+	struct flattab t8;
+	cr_assert_eq(flattab_init(&t8, 16, 8, true), 0);
+	cr_assert_eq(t8.slots, 3);
+	uint64_t keys[8], v;
+	unsigned n = 0;
+	for (uint64_t k = 0; n < 8; k++)
+		if ((flattab_hash(&t8, &k) & t8.mask) == 2)
+			keys[n++] = k;
+	for (unsigned i = 0; i < 8; i++)
+		cr_assert_eq(flattab_update(&t8, flattab_hash(&t8, &keys[i]),
+					    &keys[i], i, MAP_NOEXIST), 0);
+	for (unsigned i = 0; i < 8; i++) {
+		cr_assert_eq(flattab_lookup_word(&t8, flattab_hash(&t8, &keys[i]),
+						 &keys[i], &v), 0);
+		cr_expect_eq(v, i);
+	}
+	uint64_t absent = keys[7] + 1;
+	cr_expect_eq(flattab_lookup_word(&t8, flattab_hash(&t8, &absent),
+					 &absent, &v), -ENOENT);
+	flattab_destroy(&t8);
 }

@@ -89,9 +89,9 @@ Test(hash_fast, a_full_map_replaces_and_refuses_new_keys)
 	}
 }
 
-/* Every key found, every delete sticks (the overflow paths are
- * tests/unit/test_tagtab.c's: a map cannot hold more keys than a bucket
- * of its own table takes on average). */
+/* Every key found, every delete sticks.  With 8-byte values the map is
+ * flat (its probes past home are tests/unit/test_flattab.c's); the tagged
+ * layout's overflow chains are tests/unit/test_tagtab.c's. */
 Test(hash_fast, every_key_is_reachable_and_deletes_stick)
 {
 	uint64_t v = 1, got;
