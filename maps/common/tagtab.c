@@ -385,14 +385,19 @@ static bool first_from_pass(struct tagtab *t, struct tagtab_bucket *b,
 	return !map_seq_read_retry(&b->seq, seq);
 }
 
+/* A pass copies into scratch; next is written only with a key that a pass
+ * validated (a spoilt pass may have copied bytes, and the walk may then
+ * end with -ENOENT, which must leave next as it was). */
 static bool first_from(struct tagtab *t, struct tagtab_bucket *b, int from,
-		       void *next)
+		       void *scratch, void *next)
 {
 	bool got;
 	uint32_t seq;
 	do
 		seq = map_seq_read_begin(&b->seq);
-	while (!first_from_pass(t, b, seq, from, next, &got));
+	while (!first_from_pass(t, b, seq, from, scratch, &got));
+	if (got)
+		memcpy(next, scratch, t->key_size);
 	return got;
 }
 
@@ -409,8 +414,17 @@ int tagtab_next_key_rcu(struct tagtab *t, const void *key, void *next)
 			from = pos + 1;
 		}
 	}
-	for (; i < t->n_buckets; i++, from = 0)
-		if (first_from(t, &t->buckets[i], from, next))
-			return 0;
-	return -ENOENT;
+	/* a hash key may be megabytes (attr.c): the scratch key is on the
+	 * stack only when small */
+	uint8_t small[64];
+	void *scratch = t->key_size <= sizeof(small) ? small : malloc(t->key_size);
+	if (!scratch)
+		return -ENOMEM;
+	int err = -ENOENT;
+	for (; i < t->n_buckets && err; i++, from = 0)
+		if (first_from(t, &t->buckets[i], from, scratch, next))
+			err = 0;
+	if (scratch != small)
+		free(scratch);
+	return err;
 }

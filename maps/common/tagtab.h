@@ -117,7 +117,9 @@ bool tagtab_unlink_node(struct tagtab *t, struct htab_node *n);
 
 /* get_next_key in the table's own order: buckets in turn, in each the
  * slots, then the overflow.  Visits every key once when nothing changes.
- * RCU read section held.  0, or -ENOENT after the last key. */
+ * RCU read section held.  0, -ENOENT after the last key, or -ENOMEM (a key
+ * over 64 bytes is read into a scratch copy first: next is written only
+ * with a whole key). */
 int tagtab_next_key_rcu(struct tagtab *t, const void *key, void *next);
 
 #endif /* MAPLAB_TAGTAB_H */
