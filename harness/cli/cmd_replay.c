@@ -378,6 +378,7 @@ int cmd_gentrace(int argc, char **argv)
 				 N_OPTS(gentrace_options), usage_gentrace);
 	if (rc)
 		return rc == 1 ? EXIT_OK : rc;
-	tracegen_write(stdout, &c.gen);
+	if (tracegen_write(stdout, &c.gen) != 0)
+		return cli_error(c.cmd, "out of memory");
 	return fflush(stdout) ? EXIT_USAGE : EXIT_OK;
 }

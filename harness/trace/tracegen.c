@@ -2,17 +2,19 @@
 /*
  * tracegen.c: see tracegen.h.  One pass of the seeded generator: each line
  * draws its operation and key number, an update its value bytes and flag.
+ * An LPM trie's traces (key_size over 4) have their own keys and their own
+ * pass, in tracegen_lpm.c.
  */
 #include "tracegen.h"
+#include "tracegen_internal.h"
 #include "hex.h"
 #include "harness/common/parse.h"
-#include "harness/common/rng.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Operation mix, in percent of lines. */
-enum { P_UPDATE = 40, P_LOOKUP = 18, P_PLOOKUP = 8, P_DELETE = 18, P_NEXT = 14 };
+const char *const tracegen_update_flags[3] = { "any", "noexist", "exist" };
 
 /* Key number k's bytes: a scramble of k, so neighbours land far apart. */
 static void key_bytes(uint64_t seed, unsigned k, uint8_t *key, uint32_t size)
@@ -24,27 +26,17 @@ static void key_bytes(uint64_t seed, unsigned k, uint8_t *key, uint32_t size)
 	}
 }
 
-/* An LPM key is a 4-byte host-order prefix length, then the data: here a
- * full-length prefix of scrambled data (an address). */
-#define LPM_PREFIX_BYTES 4
-
+/* Key number k, as a hash or LRU map's key (an LPM trie's whose key size
+ * the kernel refuses too: its map is never made, so any bytes do). */
 static void put_key(FILE *out, const struct tracegen_opts *o, uint8_t *buf,
 		    unsigned k)
 {
-	uint32_t size = o->attr.key_size;
-	if (o->attr.type == MAP_TYPE_LPM_TRIE && size > LPM_PREFIX_BYTES) {
-		uint32_t prefixlen = 8 * (size - LPM_PREFIX_BYTES);
-		memcpy(buf, &prefixlen, LPM_PREFIX_BYTES);
-		key_bytes(o->seed, k, buf + LPM_PREFIX_BYTES,
-			  size - LPM_PREFIX_BYTES);
-	} else {
-		key_bytes(o->seed, k, buf, size);
-	}
+	key_bytes(o->seed, k, buf, o->attr.key_size);
 	putc(' ', out);
 	hex_print(out, buf, o->attr.key_size);
 }
 
-static void put_value(FILE *out, struct rng *r, uint8_t *buf, uint32_t size)
+void tracegen_put_value(FILE *out, struct rng *r, uint8_t *buf, uint32_t size)
 {
 	for (uint32_t i = 0; i < size; i++)
 		buf[i] = (uint8_t)rng_next(r);
@@ -52,25 +44,13 @@ static void put_value(FILE *out, struct rng *r, uint8_t *buf, uint32_t size)
 	hex_print(out, buf, size);
 }
 
-void tracegen_write(FILE *out, const struct tracegen_opts *o)
+void tracegen_put_head(FILE *out, const struct tracegen_opts *o,
+		       unsigned key_space, const char *extra)
 {
-	static const char *const update_flags[] = { "any", "noexist", "exist" };
-	uint64_t wide = (uint64_t)o->attr.max_entries * 3 / 2 + 2;
-	unsigned space = o->key_space ? o->key_space
-				      : wide > UINT32_MAX ? UINT32_MAX : (unsigned)wide;
-	uint8_t *key = malloc(o->attr.key_size ? o->attr.key_size : 1);
-	uint8_t *value = malloc(o->attr.value_size ? o->attr.value_size : 1);
-	struct rng r;
 	char flags[160];
-
-	if (!key || !value) {
-		free(key);
-		free(value);
-		return;
-	}
-	rng_seed(&r, o->seed);
-	fprintf(out, "# maplab tracegen seed=%llu ops=%llu key_space=%u\n",
-		(unsigned long long)o->seed, (unsigned long long)o->ops, space);
+	fprintf(out, "# maplab tracegen seed=%llu ops=%llu key_space=%u%s\n",
+		(unsigned long long)o->seed, (unsigned long long)o->ops,
+		key_space, extra);
 	fprintf(out, "map %s key_size=%u value_size=%u max_entries=%u",
 		map_type_name(o->attr.type), o->attr.key_size,
 		o->attr.value_size, o->attr.max_entries);
@@ -78,6 +58,32 @@ void tracegen_write(FILE *out, const struct tracegen_opts *o)
 		fprintf(out, " flags=%s",
 			format_map_flags(o->attr.flags, flags, sizeof(flags)));
 	putc('\n', out);
+}
+
+int tracegen_write(FILE *out, const struct tracegen_opts *o)
+{
+	bool lpm = o->attr.type == MAP_TYPE_LPM_TRIE &&
+		   o->attr.key_size > TRACEGEN_LPM_PREFIX_BYTES &&
+		   o->attr.key_size <= TRACEGEN_LPM_PREFIX_BYTES + TRACEGEN_LPM_DATA_MAX;
+	/* An LPM trace's deletes aim at branch points and stray keys as well
+	 * as at the key space: twice max_entries keeps its map as full. */
+	uint64_t wide = (uint64_t)o->attr.max_entries * (lpm ? 4 : 3) / 2 + 2;
+	unsigned space = o->key_space ? o->key_space
+				      : wide > UINT32_MAX ? UINT32_MAX : (unsigned)wide;
+	struct rng r;
+
+	rng_seed(&r, o->seed);
+	if (lpm)
+		return tracegen_lpm_write(out, o, &r, space);
+
+	uint8_t *key = malloc(o->attr.key_size ? o->attr.key_size : 1);
+	uint8_t *value = malloc(o->attr.value_size ? o->attr.value_size : 1);
+	if (!key || !value) {
+		free(key);
+		free(value);
+		return -1;
+	}
+	tracegen_put_head(out, o, space, "");
 
 	for (uint64_t i = 0; i < o->ops; i++) {
 		unsigned dice = (unsigned)rng_below(&r, 100);
@@ -85,8 +91,9 @@ void tracegen_write(FILE *out, const struct tracegen_opts *o)
 		if (dice < P_UPDATE) {
 			fputs("update", out);
 			put_key(out, o, key, k);
-			put_value(out, &r, value, o->attr.value_size);
-			fprintf(out, " %s\n", update_flags[rng_below(&r, 4) % 3]);
+			tracegen_put_value(out, &r, value, o->attr.value_size);
+			fprintf(out, " %s\n",
+				tracegen_update_flags[rng_below(&r, 4) % 3]);
 		} else if ((dice -= P_UPDATE) < P_LOOKUP) {
 			fputs("lookup", out);
 			put_key(out, o, key, k);
@@ -113,6 +120,7 @@ void tracegen_write(FILE *out, const struct tracegen_opts *o)
 	fputs("dump\n", out);
 	free(key);
 	free(value);
+	return 0;
 }
 
 char *tracegen_string(const struct tracegen_opts *opts)
@@ -122,7 +130,10 @@ char *tracegen_string(const struct tracegen_opts *opts)
 	FILE *f = open_memstream(&text, &len);
 	if (!f)
 		return NULL;
-	tracegen_write(f, opts);
-	fclose(f);
+	int rc = tracegen_write(f, opts);
+	if (fclose(f) != 0 || rc != 0) {
+		free(text);
+		return NULL;
+	}
 	return text;
 }

@@ -6,6 +6,29 @@
  * The key space is a little larger than max_entries, so a trace fills the
  * map, meets -E2BIG, deletes and refills; keys are scattered bytes, not
  * counters, so they spread over buckets as real keys do.
+ *
+ * An LPM trie's trace (key_size 5 to 260) is shaped like a routing table
+ * instead (tracegen_lpm.c): its key space is key_space prefixes of a few
+ * related base addresses, of lengths weighted to the long end, so prefixes
+ * nest and diverge, and the trie holds intermediate nodes and real nodes
+ * above others.  The generator keeps the set of prefixes the map holds, so
+ * it can aim operations at present keys and at the branch points between
+ * them (intermediate nodes, or real nodes with two children).  Over the
+ * trace:
+ *   - trailing bits beyond the prefix length are zero, the base address's,
+ *     or random, so a re-inserted prefix may change them;
+ *   - some keys have a prefix length beyond the data's bits (max_prefixlen
+ *     + 1, further, UINT32_MAX): the kernel's EINVAL, ENOENT or first key;
+ *   - updates take any, noexist and exist alike, on absent, present and
+ *     intermediate prefixes, and fill the map to -ENOSPC;
+ *   - deletes aim at present keys, absent ones and intermediate nodes;
+ *   - lookups also use full-length addresses, which hit at any depth or
+ *     miss;
+ *   - `next` starts from no key, present keys, branch points and absent
+ *     keys, and now and then walks the whole map in the kernel's order
+ *     (next -, then next of each key in post-order: the last says ENOENT).
+ * Hash and LRU traces are what they were before LPM traces had their own
+ * pass, byte for byte (tests and kernel tests depend on them).
  */
 #ifndef MAPLAB_TRACEGEN_H
 #define MAPLAB_TRACEGEN_H
@@ -22,10 +45,11 @@ struct tracegen_opts {
 	unsigned key_space;   /* distinct keys; 0: max_entries * 3 / 2 + 2 */
 };
 
-/* Write one map line, opts->ops operations and a final dump. */
-void tracegen_write(FILE *out, const struct tracegen_opts *opts);
+/* Write one map line, opts->ops operations and a final dump.  0, or -1 out
+ * of memory (an LPM trace's model of the map), the trace unfinished. */
+int tracegen_write(FILE *out, const struct tracegen_opts *opts);
 
-/* The same into a malloc'ed string (NULL on ENOMEM). */
+/* The same into a malloc'ed string (NULL out of memory). */
 char *tracegen_string(const struct tracegen_opts *opts);
 
 #endif /* MAPLAB_TRACEGEN_H */
