@@ -26,6 +26,7 @@ extern const struct map_ops lru_sieve_ops;
 extern const struct map_ops lru_fast_ops;
 extern const struct map_ops lru_assoc_ops;
 extern const struct map_ops lpm_trie_linux_ops;
+extern const struct map_ops lpm_trie_prefix_hash_ops;
 
 const struct map_ops *const map_registry[] = {
 	&hash_linux_ops,
@@ -43,6 +44,7 @@ const struct map_ops *const map_registry[] = {
 	&lru_fast_ops,
 	&lru_assoc_ops,
 	&lpm_trie_linux_ops,
+	&lpm_trie_prefix_hash_ops,
 	NULL,
 };
 
