@@ -25,6 +25,8 @@ extern const struct map_ops lru_fifo_ops, lru_s3fifo_ops, lru_sampled_ops;
 extern const struct map_ops lru_sieve_ops;
 extern const struct map_ops lru_fast_ops;
 extern const struct map_ops lru_assoc_ops;
+extern const struct map_ops lpm_trie_linux_ops;
+extern const struct map_ops lpm_trie_prefix_hash_ops;
 
 const struct map_ops *const map_registry[] = {
 	&hash_linux_ops,
@@ -41,6 +43,8 @@ const struct map_ops *const map_registry[] = {
 	&lru_sieve_ops,
 	&lru_fast_ops,
 	&lru_assoc_ops,
+	&lpm_trie_linux_ops,
+	&lpm_trie_prefix_hash_ops,
 	NULL,
 };
 

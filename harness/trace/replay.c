@@ -496,8 +496,10 @@ void replay_compare(const struct trace *t, const char *trace_name,
 
 bool replay_line_comparable(const struct trace *t, size_t i)
 {
-	return t->lines[i].op != TRACE_NEXT ||
-	       (trace_attr_at(t, i)->flags & MAP_F_ZERO_SEED);
+	const struct map_attr *a = trace_attr_at(t, i);
+	/* the trie's order is its keys' (post-order), seed or not */
+	return t->lines[i].op != TRACE_NEXT || a->type == MAP_TYPE_LPM_TRIE ||
+	       (a->flags & MAP_F_ZERO_SEED);
 }
 
 /* --- sides ----------------------------------------------------------------- */

@@ -57,3 +57,16 @@ int map_check_hash_attr(const struct map_attr *attr)
 		return -E2BIG;
 	return 0;
 }
+
+#define LPM_CREATE_FLAGS (MAP_F_NO_PREALLOC | MAP_F_NUMA_NODE | ACCESS_FLAGS)
+
+int map_check_lpm_attr(const struct map_attr *attr)
+{
+	if (attr->max_entries == 0 || !(attr->flags & MAP_F_NO_PREALLOC) ||
+	    (attr->flags & ~LPM_CREATE_FLAGS) || !access_flags_ok(attr->flags) ||
+	    attr->key_size < MAP_LPM_PREFIX_BYTES + MAP_LPM_DATA_MIN ||
+	    attr->key_size > MAP_LPM_PREFIX_BYTES + MAP_LPM_DATA_MAX ||
+	    attr->value_size < 1 || attr->value_size > MAP_LPM_VALUE_MAX)
+		return -EINVAL;
+	return 0;
+}

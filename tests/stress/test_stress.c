@@ -107,6 +107,25 @@ Test(stress, hash_wide_range_odd_sizes, .timeout = 60)
 	stress_every_design(MAP_TYPE_HASH, MAP_F_ZERO_SEED, 16384, 16384, 13, 37);
 }
 
+/* LPM tries: full-length prefixes (the harness's LPM keys), many threads
+ * on a small trie; a full one (-ENOSPC); a wide one with 16-byte data. */
+Test(stress, lpm_hot_keys, .timeout = 60)
+{
+	stress_every_design(MAP_TYPE_LPM_TRIE, MAP_F_NO_PREALLOC, 64, 64, 8, 8);
+}
+
+Test(stress, lpm_full_trie, .timeout = 60)
+{
+	stress_every_design(MAP_TYPE_LPM_TRIE, MAP_F_NO_PREALLOC, 256, 1024, 8,
+			    16);
+}
+
+Test(stress, lpm_wide_keys, .timeout = 60)
+{
+	stress_every_design(MAP_TYPE_LPM_TRIE, MAP_F_NO_PREALLOC, 4096, 8192,
+			    20, 8);
+}
+
 /* LRU maps: the same, where a full map evicts; the final check accounts
  * for every key (present, deleted, or evicted by the map's own count). */
 Test(stress, lru_hot_keys, .timeout = 60)

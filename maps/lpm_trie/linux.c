@@ -1,0 +1,514 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * lpm_trie/linux: the kernel's BPF_MAP_TYPE_LPM_TRIE (kernel/bpf/lpm_trie.c,
+ * 6.18), reimplemented from its documented behaviour and checked against
+ * the running kernel op for op (tests/kernel/test_kernel_lpm.c).
+ *
+ * A key is a 4-byte prefix length in host order, then data_size bytes read
+ * most significant bit first (an address in network order).  The trie is
+ * binary and path-compressed: each node holds a prefix (its length and the
+ * key's bytes as given, trailing bits included) and two children, chosen by
+ * the first bit past its prefix.  Two kinds of node:
+ *
+ *   real          a stored key, with its value; 0, 1 or 2 children
+ *   intermediate  (IM) no value; made where two keys' paths part, with the
+ *                 prefix they share and exactly two children
+ *
+ *        192.168.0.0/16            a real node above its more specific keys
+ *          /        \
+ *   (IM) 192.168.0.0/23  192.168.128.0/24
+ *       /          \
+ *   .0.0/24      .1.0/24
+ *
+ * Invariants (under the trie's lock):
+ *   - a child's prefix is longer than its parent's and starts with it; it
+ *     hangs at child[b], b its bit at the parent's prefix length;
+ *   - every IM node has exactly two children (delete keeps this: a leaf
+ *     that goes takes its IM parent with it, and a real node with two
+ *     children that is deleted becomes IM instead);
+ *   - n_entries counts real nodes only, and never exceeds max_entries.
+ *
+ * Lookup walks from the root under RCU and answers with the last real node
+ * whose whole prefix matched: the longest stored prefix no longer than the
+ * key's own prefix length.  get_next_key walks in post-order (a prefix
+ * after all its extensions, child[0]'s side first); a key not in the trie,
+ * or a prefix length beyond the data's bits, starts again from the first.
+ *
+ * Locks: one spin lock for every writer (the kernel's rqspinlock, with
+ * interrupts off).  Readers take no lock: children are published with a
+ * release store after the node is complete, and a node leaves the trie
+ * before it is freed, after an RCU grace period (the kernel's
+ * bpf_mem_cache_free_rcu).  An update allocates its node before it takes
+ * the lock and an intermediate node under it, as the kernel does.
+ */
+#include "maps/common/attr.h"
+#include "maps/common/lock.h"
+#include "maps/common/map.h"
+#include "maps/common/rcu.h"
+#include "maps/common/update_flags.h"
+
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NODE_IM 1u /* an intermediate node: no value, two children */
+
+struct lpm_node {
+	struct rcu_head rcu; /* first: map_rcu_free_block frees the node */
+	_Atomic(struct lpm_node *) child[2];
+	uint32_t prefixlen;
+	_Atomic uint32_t flags; /* delete may turn a real node IM under readers */
+	uint8_t data[];         /* data_size bytes, then value_size bytes */
+};
+
+struct lpm_trie {
+	struct map map;
+	_Atomic(struct lpm_node *) root;
+	struct map_spinlock lock;
+	uint32_t data_size;
+	uint32_t max_prefixlen;
+	size_t node_size;
+	size_t n_entries; /* real nodes, under lock */
+	size_t n_nodes;   /* real and IM nodes, under lock: for memory() */
+};
+
+/* A key as the kernel's struct bpf_lpm_trie_key_u8 lays it out (the
+ * prefix length, then the data), read from the caller's bytes, which need
+ * not be aligned. */
+struct lpm_key {
+	uint32_t prefixlen;
+	const uint8_t *data;
+};
+
+static struct lpm_key key_of(const void *k)
+{
+	struct lpm_key key = { .data = (const uint8_t *)k + MAP_LPM_PREFIX_BYTES };
+	memcpy(&key.prefixlen, k, sizeof(key.prefixlen));
+	return key;
+}
+
+static struct lpm_trie *trie_of(struct map *m)
+{
+	return (struct lpm_trie *)m;
+}
+
+static struct lpm_node *load_child(struct lpm_node *n, unsigned b)
+{
+	return atomic_load_explicit(&n->child[b], memory_order_acquire);
+}
+
+static struct lpm_node *load_root(struct lpm_trie *t)
+{
+	return atomic_load_explicit(&t->root, memory_order_acquire);
+}
+
+static void publish(_Atomic(struct lpm_node *) *slot, struct lpm_node *n)
+{
+	atomic_store_explicit(slot, n, memory_order_release);
+}
+
+static bool is_im(struct lpm_node *n)
+{
+	return atomic_load_explicit(&n->flags, memory_order_relaxed) & NODE_IM;
+}
+
+/* Bit i of data, most significant first. */
+static unsigned bit_at(const uint8_t *data, uint32_t i)
+{
+	return (data[i / 8] >> (7 - i % 8)) & 1;
+}
+
+/*
+ * How many leading bits of node's data and key's data agree, counting no
+ * further than the shorter of the two prefix lengths.
+ */
+static uint32_t match_len(const struct lpm_trie *t, const struct lpm_node *n,
+			  const struct lpm_key *key)
+{
+	uint32_t limit = n->prefixlen < key->prefixlen ? n->prefixlen
+						      : key->prefixlen;
+	uint32_t bits = 0;
+	for (uint32_t i = 0; i < t->data_size && bits < limit; i++) {
+		uint8_t diff = n->data[i] ^ key->data[i];
+		if (diff) {
+			bits += (uint32_t)__builtin_clz(diff) - 24;
+			break;
+		}
+		bits += 8;
+	}
+	return bits < limit ? bits : limit;
+}
+
+static uint8_t *value_of(const struct lpm_trie *t, struct lpm_node *n)
+{
+	return n->data + t->data_size;
+}
+
+/* --- reading ------------------------------------------------------------- */
+
+static void *lpm_lookup(struct map *m, const void *k)
+{
+	struct lpm_trie *t = trie_of(m);
+	struct lpm_key key = key_of(k);
+	struct lpm_node *found = NULL;
+
+	if (key.prefixlen > t->max_prefixlen)
+		return NULL;
+	for (struct lpm_node *n = load_root(t); n;) {
+		uint32_t matched = match_len(t, n, &key);
+		if (matched == t->max_prefixlen) {
+			found = n; /* a full-length match: nothing below */
+			break;
+		}
+		if (matched < n->prefixlen)
+			break;
+		if (!is_im(n))
+			found = n;
+		n = load_child(n, bit_at(key.data, n->prefixlen));
+	}
+	return found ? value_of(t, found) : NULL;
+}
+
+static int lpm_lookup_copy(struct map *m, const void *key, void *value)
+{
+	return map_copy_value_rcu(m, lpm_lookup, key, value);
+}
+
+/* --- writing --------------------------------------------------------------- */
+
+static struct lpm_node *node_alloc(struct lpm_trie *t, const void *value)
+{
+	struct lpm_node *n = malloc(t->node_size);
+	if (!n)
+		return NULL;
+	atomic_init(&n->flags, 0);
+	atomic_init(&n->child[0], NULL);
+	atomic_init(&n->child[1], NULL);
+	if (value)
+		memcpy(value_of(t, n), value, t->map.attr.value_size);
+	return n;
+}
+
+/* A new real node may go in: the flags allow an insert and there is room.
+ * Lock held; counts it. */
+static int check_add(struct lpm_trie *t, uint64_t flags)
+{
+	if (flags == MAP_EXIST)
+		return -ENOENT;
+	if (t->n_entries == t->map.attr.max_entries)
+		return -ENOSPC;
+	t->n_entries++;
+	return 0;
+}
+
+/*
+ * The place for key: the slot of the first node on key's path that does
+ * not fully match it or has its very prefix length, or the empty slot at
+ * the path's end.  *node is that slot's node (NULL: empty), *matched the
+ * bits it shares with key, and *parent (when asked) the node above.
+ */
+static _Atomic(struct lpm_node *) *
+find_slot(struct lpm_trie *t, const struct lpm_key *key, struct lpm_node **node,
+	  uint32_t *matched, struct lpm_node **parent,
+	  _Atomic(struct lpm_node *) **parent_slot)
+{
+	_Atomic(struct lpm_node *) *slot = &t->root, *above = &t->root;
+	struct lpm_node *n, *up = NULL;
+	*matched = 0;
+	while ((n = atomic_load_explicit(slot, memory_order_relaxed))) {
+		*matched = match_len(t, n, key);
+		if (n->prefixlen != *matched || n->prefixlen == key->prefixlen)
+			break;
+		up = n;
+		above = slot;
+		slot = &n->child[bit_at(key->data, n->prefixlen)];
+	}
+	*node = n;
+	if (parent) {
+		*parent = up;
+		*parent_slot = above;
+	}
+	return slot;
+}
+
+/* The update cases of trie_update_elem, lock held.  *old: a replaced node
+ * to free after a grace period. */
+static int update_locked(struct lpm_trie *t, const struct lpm_key *key,
+			 struct lpm_node *fresh, uint64_t flags,
+			 struct lpm_node **old)
+{
+	struct lpm_node *n;
+	uint32_t matched;
+	_Atomic(struct lpm_node *) *slot =
+		find_slot(t, key, &n, &matched, NULL, NULL);
+	int err;
+
+	if (!n) { /* an empty slot: the new node is a leaf */
+		if ((err = check_add(t, flags)))
+			return err;
+		publish(slot, fresh);
+		return 0;
+	}
+	if (n->prefixlen == matched) { /* this very prefix: replace it */
+		if (!is_im(n) && flags == MAP_NOEXIST)
+			return -EEXIST;
+		if (is_im(n) && (err = check_add(t, flags)))
+			return err;
+		atomic_init(&fresh->child[0], load_child(n, 0));
+		atomic_init(&fresh->child[1], load_child(n, 1));
+		publish(slot, fresh);
+		*old = n;
+		return 0;
+	}
+	if ((err = check_add(t, flags)))
+		return err;
+	if (matched == key->prefixlen) { /* the new key is n's prefix: above */
+		atomic_init(&fresh->child[bit_at(n->data, matched)], n);
+		publish(slot, fresh);
+		return 0;
+	}
+	/* the paths part at bit `matched`: an IM node takes both */
+	struct lpm_node *im = node_alloc(t, NULL);
+	if (!im) {
+		t->n_entries--;
+		return -ENOMEM;
+	}
+	im->prefixlen = matched;
+	atomic_init(&im->flags, NODE_IM);
+	memcpy(im->data, n->data, t->data_size);
+	unsigned b = bit_at(key->data, matched);
+	atomic_init(&im->child[b], fresh);
+	atomic_init(&im->child[!b], n);
+	publish(slot, im);
+	t->n_nodes++;
+	return 0;
+}
+
+static int lpm_update(struct map *m, const void *k, const void *value,
+		      uint64_t flags)
+{
+	struct lpm_trie *t = trie_of(m);
+	struct lpm_key key = key_of(k);
+	struct lpm_node *old = NULL;
+
+	if (flags > MAP_EXIST || key.prefixlen > t->max_prefixlen)
+		return -EINVAL;
+	struct lpm_node *fresh = node_alloc(t, value);
+	if (!fresh)
+		return -ENOMEM;
+	fresh->prefixlen = key.prefixlen;
+	memcpy(fresh->data, key.data, t->data_size); /* trailing bits too */
+
+	map_spin_lock(&t->lock);
+	int err = update_locked(t, &key, fresh, flags, &old);
+	if (!err && !old)
+		t->n_nodes++;
+	map_spin_unlock(&t->lock);
+
+	if (err)
+		free(fresh); /* never seen by a reader */
+	if (old)
+		map_rcu_free_block(&old->rcu);
+	return err;
+}
+
+/* The delete cases of trie_delete_elem, lock held.  Nodes that leave the
+ * trie go to gone[0..1]. */
+static int delete_locked(struct lpm_trie *t, const struct lpm_key *key,
+			 struct lpm_node *gone[2])
+{
+	struct lpm_node *n, *parent;
+	_Atomic(struct lpm_node *) *parent_slot;
+	uint32_t matched;
+	_Atomic(struct lpm_node *) *slot =
+		find_slot(t, key, &n, &matched, &parent, &parent_slot);
+
+	if (!n || n->prefixlen != key->prefixlen || n->prefixlen != matched ||
+	    is_im(n))
+		return -ENOENT;
+	t->n_entries--;
+	struct lpm_node *left = load_child(n, 0), *right = load_child(n, 1);
+	if (left && right) { /* still needed as a fork: it turns IM */
+		atomic_store_explicit(&n->flags, NODE_IM, memory_order_relaxed);
+		return 0;
+	}
+	if (parent && is_im(parent) && !left && !right) {
+		/* a leaf under an IM node: the fork goes too, the sibling up */
+		unsigned mine = load_child(parent, 1) == n;
+		publish(parent_slot, load_child(parent, !mine));
+		gone[0] = parent;
+		gone[1] = n;
+		return 0;
+	}
+	publish(slot, left ? left : right);
+	gone[0] = n;
+	return 0;
+}
+
+static int lpm_delete(struct map *m, const void *k)
+{
+	struct lpm_trie *t = trie_of(m);
+	struct lpm_key key = key_of(k);
+	struct lpm_node *gone[2] = { NULL, NULL };
+
+	if (key.prefixlen > t->max_prefixlen)
+		return -EINVAL;
+	map_spin_lock(&t->lock);
+	int err = delete_locked(t, &key, gone);
+	for (int i = 0; i < 2; i++)
+		t->n_nodes -= gone[i] != NULL;
+	map_spin_unlock(&t->lock);
+	for (int i = 0; i < 2; i++)
+		if (gone[i])
+			map_rcu_free_block(&gone[i]->rcu);
+	return err;
+}
+
+/* --- get_next_key ---------------------------------------------------------- */
+
+/* The first real node of from's subtree in post-order: down child[0]
+ * where there is one, else child[1]; IM nodes always have both, so the
+ * walk ends at a real leaf. */
+static struct lpm_node *leftmost(struct lpm_node *from)
+{
+	struct lpm_node *last = NULL;
+	for (struct lpm_node *n = from; n;) {
+		if (!is_im(n))
+			last = n;
+		struct lpm_node *next = load_child(n, 0);
+		n = next ? next : load_child(n, 1);
+	}
+	return last;
+}
+
+static void copy_key(const struct lpm_trie *t, const struct lpm_node *n,
+		     void *next)
+{
+	memcpy(next, &n->prefixlen, MAP_LPM_PREFIX_BYTES);
+	memcpy((uint8_t *)next + MAP_LPM_PREFIX_BYTES, n->data, t->data_size);
+}
+
+/* The node after key's exact node in post-order, or NULL after the last;
+ * *first set when key is not a real node of the trie. */
+static int next_after(struct lpm_trie *t, const struct lpm_key *key,
+		      struct lpm_node *root, struct lpm_node **next)
+{
+	struct lpm_node **path = malloc(sizeof(*path) * (t->max_prefixlen + 1));
+	struct lpm_node *n;
+	int depth = -1;
+	uint32_t matched = 0;
+
+	if (!path)
+		return -ENOMEM;
+	for (n = root; n;) {
+		path[++depth] = n;
+		matched = match_len(t, n, key);
+		if (n->prefixlen != matched || n->prefixlen == key->prefixlen)
+			break;
+		n = load_child(n, bit_at(key->data, n->prefixlen));
+	}
+	*next = NULL;
+	if (!n || n->prefixlen != matched || is_im(n)) {
+		*next = leftmost(root); /* not in the trie: from the first */
+		free(path);
+		return 0;
+	}
+	for (; depth > 0; depth--) {
+		struct lpm_node *parent = path[depth - 1], *right;
+		if (load_child(parent, 0) == path[depth] &&
+		    (right = load_child(parent, 1))) {
+			*next = leftmost(right);
+			break;
+		}
+		if (!is_im(parent)) {
+			*next = parent;
+			break;
+		}
+	}
+	free(path);
+	return 0;
+}
+
+static int lpm_get_next_key(struct map *m, const void *k, void *next)
+{
+	struct lpm_trie *t = trie_of(m);
+	struct lpm_key key = k ? key_of(k) : (struct lpm_key){ 0 };
+	struct lpm_node *found = NULL;
+	int err = 0;
+
+	map_rcu_read_lock();
+	struct lpm_node *root = load_root(t);
+	if (!root)
+		err = -ENOENT;
+	else if (!k || key.prefixlen > t->max_prefixlen)
+		found = leftmost(root);
+	else
+		err = next_after(t, &key, root, &found);
+	if (!err && !found)
+		err = -ENOENT;
+	if (!err)
+		copy_key(t, found, next);
+	map_rcu_read_unlock();
+	return err;
+}
+
+/* --- create, destroy, memory ------------------------------------------------ */
+
+static int lpm_create(const struct map_attr *attr, struct map **out)
+{
+	int err = map_check_lpm_attr(attr);
+	if (err)
+		return err;
+	struct lpm_trie *t = calloc(1, sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	t->map.attr = *attr;
+	t->data_size = attr->key_size - MAP_LPM_PREFIX_BYTES;
+	t->max_prefixlen = 8 * t->data_size;
+	t->node_size = sizeof(struct lpm_node) + t->data_size + attr->value_size;
+	map_spin_init(&t->lock);
+	*out = &t->map;
+	return 0;
+}
+
+static void free_subtree(struct lpm_node *n)
+{
+	while (n) {
+		free_subtree(load_child(n, 0));
+		struct lpm_node *right = load_child(n, 1);
+		free(n);
+		n = right; /* the right spine iteratively: depth is the prefix's */
+	}
+}
+
+static void lpm_destroy(struct map *m)
+{
+	struct lpm_trie *t = trie_of(m);
+	map_rcu_barrier(); /* replaced and deleted nodes still queued */
+	free_subtree(load_root(t));
+	free(t);
+}
+
+static size_t lpm_memory(const struct map *m)
+{
+	const struct lpm_trie *t = (const struct lpm_trie *)m;
+	return sizeof(*t) + t->n_nodes * t->node_size;
+}
+
+const struct map_ops lpm_trie_linux_ops = {
+	.name = "lpm_trie/linux",
+	.description = "kernel-faithful BPF_MAP_TYPE_LPM_TRIE: binary trie with "
+		       "intermediate nodes, one writer lock, RCU readers",
+	.type = MAP_TYPE_LPM_TRIE,
+	.faithful = 1,
+	.models = "6.18",
+	.create = lpm_create,
+	.destroy = lpm_destroy,
+	.lookup = lpm_lookup,
+	.lookup_copy = lpm_lookup_copy,
+	.update = lpm_update,
+	.delete = lpm_delete,
+	.get_next_key = lpm_get_next_key,
+	.memory = lpm_memory,
+};

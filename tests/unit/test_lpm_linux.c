@@ -1,0 +1,144 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * lpm_trie/linux's own shape, beyond the semantics conformance_lpm checks
+ * on every LPM design: the kernel's post-order for get_next_key (the
+ * example at the top of kernel/bpf/lpm_trie.c), and the nodes each update
+ * and delete case leaves, counted through map_ops.memory (a node is
+ * node_size bytes, intermediate or real): an intermediate node appears
+ * where two prefixes part, goes with its leaf, and a real node with two
+ * children that is deleted stays as one.  tests/kernel/test_kernel_lpm.c
+ * replays random traces against the kernel itself.
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "maps/common/map.h"
+#include "maps/common/rcu.h"
+
+struct v4key {
+	uint32_t prefixlen;
+	uint8_t addr[4];
+};
+
+static struct map *m;
+static size_t empty_bytes;
+
+static void set_up(void)
+{
+	map_thread_online();
+	struct map_attr a = { .type = MAP_TYPE_LPM_TRIE, .key_size = 8,
+			      .value_size = 4, .max_entries = 16,
+			      .flags = MAP_F_NO_PREALLOC };
+	cr_assert_eq(map_create(map_find("lpm_trie/linux"), &a, &m), 0);
+	empty_bytes = m->ops->memory(m);
+}
+
+static void tear_down(void)
+{
+	map_destroy(m);
+	map_thread_offline();
+}
+
+TestSuite(lpm_linux, .init = set_up, .fini = tear_down, .timeout = 60);
+
+static struct v4key key(uint32_t prefixlen, uint8_t a, uint8_t b, uint8_t c,
+			uint8_t d)
+{
+	return (struct v4key){ prefixlen, { a, b, c, d } };
+}
+
+static void put(struct v4key k, uint32_t value)
+{
+	cr_assert_eq(map_update(m, &k, &value, MAP_ANY), 0, "/%u", k.prefixlen);
+}
+
+/* Nodes in the trie, intermediate ones included: each costs node_size. */
+static size_t nodes(size_t node_size)
+{
+	return (m->ops->memory(m) - empty_bytes) / node_size;
+}
+
+/* The kernel's example: 192.168.0.0/16, .0.0/24, .128.0/24, .1.0/24. */
+static void build_the_example(void)
+{
+	put(key(16, 192, 168, 0, 0), 1);
+	put(key(24, 192, 168, 0, 0), 2);
+	put(key(24, 192, 168, 128, 0), 3);
+	put(key(24, 192, 168, 1, 0), 5);
+}
+
+Test(lpm_linux, get_next_key_walks_in_post_order)
+{
+	build_the_example();
+	static const struct { uint32_t len; uint8_t third; } order[] = {
+		{ 24, 0 }, { 24, 1 }, { 24, 128 }, { 16, 0 },
+	};
+	struct v4key k, next;
+	cr_assert_eq(map_get_next_key(m, NULL, &next), 0);
+	for (size_t i = 0; i < 4; i++) {
+		cr_expect(next.prefixlen == order[i].len &&
+			  next.addr[2] == order[i].third,
+			  "key %zu: /%u third byte %u, want /%u %u", i,
+			  next.prefixlen, next.addr[2], order[i].len,
+			  order[i].third);
+		k = next;
+		int err = map_get_next_key(m, &k, &next);
+		cr_assert_eq(err, i < 3 ? 0 : -ENOENT);
+	}
+	/* a key not in the trie, even one its fork stands for, starts over */
+	k = key(23, 192, 168, 0, 0);
+	cr_assert_eq(map_get_next_key(m, &k, &next), 0);
+	cr_expect(next.prefixlen == 24 && next.addr[2] == 0, "from the first");
+}
+
+Test(lpm_linux, forks_come_and_go_with_their_keys)
+{
+	put(key(16, 192, 168, 0, 0), 1);
+	size_t node_size = m->ops->memory(m) - empty_bytes;
+	put(key(24, 192, 168, 0, 0), 2);
+	put(key(24, 192, 168, 128, 0), 3);
+	cr_expect_eq(nodes(node_size), 3, "children of the /16: no fork");
+	put(key(24, 192, 168, 1, 0), 5);
+	cr_expect_eq(nodes(node_size), 5, "a fork at /23 for .0 and .1");
+	put(key(23, 192, 168, 0, 0), 6);
+	cr_expect_eq(nodes(node_size), 5, "the /23 fork became a key");
+
+	struct v4key gone = key(23, 192, 168, 0, 0);
+	cr_assert_eq(map_delete(m, &gone), 0);
+	cr_expect_eq(nodes(node_size), 5, "two children: it stays, a fork again");
+	gone = key(24, 192, 168, 1, 0);
+	cr_assert_eq(map_delete(m, &gone), 0);
+	cr_expect_eq(nodes(node_size), 3, "a leaf under a fork takes the fork");
+	gone = key(16, 192, 168, 0, 0);
+	cr_assert_eq(map_delete(m, &gone), 0);
+	cr_expect_eq(nodes(node_size), 3, "the /16 with two children: a fork");
+	uint32_t v;
+	struct v4key addr = key(32, 192, 168, 5, 5);
+	cr_expect_eq(map_lookup_copy(m, &addr, &v), -ENOENT,
+		     "a fork answers no lookup");
+	addr = key(32, 192, 168, 128, 5);
+	cr_assert_eq(map_lookup_copy(m, &addr, &v), 0);
+	cr_expect_eq(v, 3);
+	gone = key(24, 192, 168, 0, 0);
+	cr_assert_eq(map_delete(m, &gone), 0);
+	cr_expect_eq(nodes(node_size), 1, "the last leaf under a fork");
+	gone = key(24, 192, 168, 128, 0);
+	cr_assert_eq(map_delete(m, &gone), 0);
+	cr_expect_eq(nodes(node_size), 0);
+	struct v4key next;
+	cr_expect_eq(map_get_next_key(m, NULL, &next), -ENOENT);
+}
+
+Test(lpm_linux, a_shorter_key_goes_above_a_longer_one)
+{
+	put(key(24, 10, 1, 2, 0), 24);
+	put(key(8, 10, 0, 0, 0), 8);
+	struct v4key next;
+	cr_assert_eq(map_get_next_key(m, NULL, &next), 0);
+	cr_expect_eq(next.prefixlen, 24, "the /24 below the /8 comes first");
+	struct v4key k = next;
+	cr_assert_eq(map_get_next_key(m, &k, &next), 0);
+	cr_expect_eq(next.prefixlen, 8);
+}
