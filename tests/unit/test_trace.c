@@ -4,10 +4,12 @@
  * is refused with its own line number and a message safe for a terminal.
  */
 #include <criterion/criterion.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "harness/trace/replay.h"
 #include "harness/trace/trace.h"
 #include "harness/trace/tracegen.h"
 
@@ -225,32 +227,404 @@ Test(trace, print_line_round_trips)
 	trace_free(&again);
 }
 
-/* A random LPM trace's keys are LPM keys: a full-length prefix length in
- * their first four bytes (with scrambled ones the kernel answers EINVAL to
- * every update, and the trace tests nothing). */
-Test(tracegen, lpm_keys_start_with_their_prefix_length)
+/* --- random traces ------------------------------------------------------- */
+
+/* FNV-1a, to pin a generated trace without storing it. */
+static uint64_t fnv1a(const char *s)
 {
-	struct tracegen_opts o = {
-		.attr = { .type = MAP_TYPE_LPM_TRIE, .key_size = 8,
-			  .value_size = 4, .max_entries = 16,
-			  .flags = MAP_F_NO_PREALLOC },
-		.seed = 3, .ops = 300,
+	uint64_t h = 0xcbf29ce484222325ULL;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
+	return h;
+}
+
+/*
+ * Hash and LRU traces are what they were before LPM traces had their own
+ * pass: the kernel tests replay them, and a finding quotes a seed.  The
+ * sums are those of the traces `maplab gentrace` wrote before that change
+ * (an LPM trie whose key the kernel refuses still gets them too).
+ */
+Test(tracegen, hash_and_lru_traces_are_unchanged)
+{
+	static const struct {
+		struct tracegen_opts o;
+		uint64_t fnv;
+		size_t len;
+	} pinned[] = {
+		{ { .attr = { .type = MAP_TYPE_HASH, .key_size = 8, .value_size = 8,
+			      .max_entries = 10, .flags = MAP_F_ZERO_SEED },
+		    .seed = 2, .ops = 500 }, 0xe25e14ef67bbf324ULL, 16542 },
+		{ { .attr = { .type = MAP_TYPE_LRU_HASH, .key_size = 13,
+			      .value_size = 8, .max_entries = 385,
+			      .flags = MAP_F_ZERO_SEED },
+		    .seed = 77, .ops = 500 }, 0x19536c0ed89b799aULL, 21307 },
+		{ { .attr = { .type = MAP_TYPE_LPM_TRIE, .key_size = 3,
+			      .value_size = 8, .max_entries = 64,
+			      .flags = MAP_F_NO_PREALLOC },
+		    .seed = 1, .ops = 50 }, 0x8b216af853a57099ULL, 1205 },
 	};
+	for (size_t i = 0; i < sizeof(pinned) / sizeof(pinned[0]); i++) {
+		char *text = tracegen_string(&pinned[i].o);
+		cr_assert_not_null(text);
+		cr_expect_eq(strlen(text), pinned[i].len, "trace %zu: %zu bytes",
+			     i, strlen(text));
+		cr_expect_eq(fnv1a(text), pinned[i].fnv, "trace %zu: %#llx", i,
+			     (unsigned long long)fnv1a(text));
+		free(text);
+	}
+}
+
+#define LPM_HDR 4 /* an LPM key's prefix length */
+
+static const uint32_t lpm_key_sizes[] = { 5, 8, 20, 260 };
+
+static uint32_t prefixlen_of(const uint8_t *key)
+{
+	uint32_t n;
+	memcpy(&n, key, LPM_HDR);
+	return n;
+}
+
+static unsigned data_bit(const uint8_t *key, uint32_t i)
+{
+	return (key[LPM_HDR + i / 8] >> (7 - i % 8)) & 1;
+}
+
+/* How many leading data bits keys a and b share, at most limit. */
+static uint32_t shared_bits(const uint8_t *a, const uint8_t *b, uint32_t limit)
+{
+	uint32_t n = 0;
+	while (n < limit && data_bit(a, n) == data_bit(b, n))
+		n++;
+	return n;
+}
+
+static struct tracegen_opts lpm_opts(uint32_t key_size, uint32_t entries,
+				     uint64_t seed, uint64_t ops)
+{
+	return (struct tracegen_opts){
+		.attr = { .type = MAP_TYPE_LPM_TRIE, .key_size = key_size,
+			  .value_size = 8, .max_entries = entries,
+			  .flags = MAP_F_NO_PREALLOC },
+		.seed = seed, .ops = ops,
+	};
+}
+
+static struct trace parse_generated(const struct tracegen_opts *o)
+{
 	struct trace t;
-	char err[256], *text = tracegen_string(&o);
+	char err[256];
+	char *text = tracegen_string(o);
 	cr_assert_not_null(text);
 	cr_assert_eq(trace_parse_string(text, "lpm", &t, err, sizeof(err)), 0,
 		     "%s", err);
-	size_t keys = 0;
-	for (size_t i = 0; i < t.n; i++) {
-		uint32_t prefixlen;
-		if (!t.lines[i].key)
-			continue;
-		memcpy(&prefixlen, t.lines[i].key, 4);
-		cr_expect_eq(prefixlen, 32u, "line %u", t.lines[i].lineno);
-		keys++;
-	}
-	cr_expect_gt(keys, 200u);
-	trace_free(&t);
 	free(text);
+	return t;
+}
+
+/* What an LPM trace's keys look like, read from the trace alone. */
+struct lpm_shape {
+	size_t full;       /* prefix length: the data's bits */
+	size_t shorter;    /* fewer */
+	size_t short_half; /* at most half of them */
+	size_t beyond;     /* more: a bad key */
+	size_t trailing;   /* a set bit past a short prefix */
+	size_t flags[3];   /* updates by flag */
+	size_t next_first; /* next - */
+	size_t retrailed;  /* an updated prefix updated again, other trailing bits */
+	size_t nested;     /* two updated prefixes, one extending the other */
+	size_t parted;     /* two updated prefixes parting below the root */
+};
+
+static void add_shape(struct lpm_shape *s, const struct trace *t)
+{
+	uint32_t max_len = 8 * (trace_attr_at(t, 0)->key_size - LPM_HDR);
+	const uint8_t **updated = calloc(t->n, sizeof(*updated));
+	size_t n_updated = 0;
+	cr_assert_not_null(updated);
+
+	for (size_t i = 0; i < t->n; i++) {
+		const struct trace_line *l = &t->lines[i];
+		if (l->op == TRACE_NEXT && !l->key)
+			s->next_first++;
+		if (l->op == TRACE_UPDATE)
+			s->flags[l->flags]++;
+		if (!l->key)
+			continue;
+		uint32_t len = prefixlen_of(l->key);
+		if (len > max_len) {
+			s->beyond++;
+			continue;
+		}
+		if (len == max_len) {
+			s->full++;
+		} else {
+			s->shorter++;
+			s->short_half += len <= max_len / 2;
+			for (uint32_t b = len; b < max_len; b++)
+				if (data_bit(l->key, b)) {
+					s->trailing++;
+					break;
+				}
+		}
+		if (l->op == TRACE_UPDATE)
+			updated[n_updated++] = l->key;
+	}
+	for (size_t i = 0; i < n_updated; i++)
+		for (size_t j = i + 1; j < n_updated; j++) {
+			uint32_t la = prefixlen_of(updated[i]);
+			uint32_t lb = prefixlen_of(updated[j]);
+			uint32_t low = la < lb ? la : lb;
+			uint32_t m = shared_bits(updated[i], updated[j], low);
+			if (m < low)
+				s->parted += m > 0;
+			else if (la != lb)
+				s->nested++;
+			else
+				s->retrailed += memcmp(updated[i], updated[j],
+						       LPM_HDR + max_len / 8) != 0;
+		}
+	free(updated);
+}
+
+/*
+ * A random LPM trace parses back, and holds what a trie needs to be
+ * tested: prefixes of every length (short ones too) with trailing bits set,
+ * prefixes that nest and that part below the root, re-inserts with other
+ * trailing bits, lengths beyond the data's bits, every update flag, and
+ * `next` from no key; it ends with a dump.  For each key size the kernel
+ * takes, smallest and largest included, and each seed on its own.
+ */
+Test(tracegen, lpm_traces_have_every_shape_of_key, .timeout = 60)
+{
+	for (size_t k = 0; k < sizeof(lpm_key_sizes) / sizeof(lpm_key_sizes[0]); k++)
+		for (uint64_t seed = 1; seed <= 3; seed++) {
+			struct tracegen_opts o = lpm_opts(lpm_key_sizes[k], 12,
+							  seed, 500);
+			struct trace t = parse_generated(&o);
+			struct lpm_shape s = { 0 };
+			add_shape(&s, &t);
+			const char *what = "";
+			if (!s.full) what = "a full-length prefix";
+			else if (!s.shorter) what = "a shorter prefix";
+			else if (!s.short_half) what = "a prefix of half the bits or fewer";
+			else if (!s.beyond) what = "a prefix length beyond the data";
+			else if (!s.trailing) what = "trailing bits";
+			else if (!s.flags[MAP_ANY]) what = "update any";
+			else if (!s.flags[MAP_NOEXIST]) what = "update noexist";
+			else if (!s.flags[MAP_EXIST]) what = "update exist";
+			else if (!s.next_first) what = "next -";
+			else if (!s.retrailed) what = "a re-insert with other trailing bits";
+			else if (!s.nested) what = "nested prefixes";
+			else if (!s.parted) what = "prefixes parting below the root";
+			cr_expect_str_empty(what, "key_size %u seed %llu: no %s",
+					    o.attr.key_size,
+					    (unsigned long long)seed, what);
+			cr_expect_eq(t.lines[0].op, TRACE_MAP);
+			cr_expect_eq(t.lines[0].attr.type, MAP_TYPE_LPM_TRIE);
+			cr_expect_eq(t.lines[t.n - 1].op, TRACE_DUMP);
+			cr_expect_eq(t.n, 1 + o.ops + 1);
+			trace_free(&t);
+		}
+}
+
+Test(tracegen, lpm_traces_follow_their_seed)
+{
+	struct tracegen_opts a = lpm_opts(20, 16, 9, 300), b = a;
+	b.seed = 10;
+	char *one = tracegen_string(&a), *again = tracegen_string(&a);
+	char *other = tracegen_string(&b);
+	cr_assert(one && again && other);
+	cr_expect_str_eq(one, again);
+	cr_expect_str_neq(one, other);
+	free(one);
+	free(again);
+	free(other);
+}
+
+/*
+ * The trie node a key names, among the prefixes the map holds: a real
+ * node with no held prefix below it (leaf), one with some (above), an
+ * intermediate node (no held prefix, but held ones below it on both
+ * sides of its next bit), or none.
+ */
+enum node_kind { LEAF, ABOVE, INTERMEDIATE, ABSENT, N_NODE_KINDS };
+
+struct held {
+	const uint8_t **keys; /* as last inserted */
+	size_t n;
+};
+
+static long held_find(const struct held *h, const uint8_t *key)
+{
+	uint32_t len = prefixlen_of(key);
+	for (size_t i = 0; i < h->n; i++)
+		if (prefixlen_of(h->keys[i]) == len &&
+		    shared_bits(h->keys[i], key, len) == len)
+			return (long)i;
+	return -1;
+}
+
+static enum node_kind node_kind(const struct held *h, const uint8_t *key)
+{
+	uint32_t len = prefixlen_of(key);
+	bool below[2] = { false, false };
+	for (size_t i = 0; i < h->n; i++)
+		if (prefixlen_of(h->keys[i]) > len &&
+		    shared_bits(h->keys[i], key, len) == len)
+			below[data_bit(h->keys[i], len)] = true;
+	if (held_find(h, key) >= 0)
+		return below[0] || below[1] ? ABOVE : LEAF;
+	return below[0] && below[1] ? INTERMEDIATE : ABSENT;
+}
+
+/* What the map answered, by operation and the node its key named. */
+struct lpm_cases {
+	size_t update[3][N_NODE_KINDS]; /* by flag */
+	size_t delete[N_NODE_KINDS];
+	size_t next[N_NODE_KINDS];
+	size_t next_last;               /* next of a held key: ENOENT */
+	size_t enospc, eexist;
+	size_t lookup_hit, lookup_miss; /* full-length keys */
+	size_t bad_update_einval, bad_delete_einval, bad_lookup_enoent,
+	       bad_next_first;
+};
+
+/* One result line from *out (advanced past it), without its '\n'. */
+static const char *result_line(const char **out, size_t *len)
+{
+	const char *line = *out, *end = strchr(line, '\n');
+	cr_assert_not_null(end, "results end early");
+	*len = (size_t)(end - line);
+	*out = end + 1;
+	return line;
+}
+
+static bool is(const char *line, size_t len, const char *want)
+{
+	return len == strlen(want) && memcmp(line, want, len) == 0;
+}
+
+/* Replay t on lpm_trie/linux and sort each answer by the node its key
+ * named, following the held prefixes from the answers themselves. */
+static void add_cases(struct lpm_cases *c, const struct trace *t)
+{
+	uint32_t max_len = 8 * (trace_attr_at(t, 0)->key_size - LPM_HDR);
+	struct replay_side side = replay_user_side(map_find("lpm_trie/linux"));
+	char *out = NULL, err[256] = "";
+	size_t outlen;
+	FILE *f = open_memstream(&out, &outlen);
+	cr_assert_not_null(f);
+	cr_assert_eq(replay_run(t, "lpm", &side, f, false, err, sizeof(err)),
+		     REPLAY_DONE, "%s", err);
+	fclose(f);
+
+	struct held h = { calloc(t->n, sizeof(*h.keys)), 0 };
+	cr_assert_not_null(h.keys);
+	const char *at = out;
+	for (size_t i = 0; i < t->n; i++) {
+		const struct trace_line *l = &t->lines[i];
+		size_t len;
+		const char *r = result_line(&at, &len);
+		bool ok = len >= 2 && memcmp(r, "ok", 2) == 0;
+		if (l->op == TRACE_DUMP) {
+			unsigned long n = strtoul(r + 3, NULL, 10);
+			cr_expect_eq(n, h.n, "line %u: the map holds %lu, the "
+				     "answers say %zu", l->lineno, n, h.n);
+			for (unsigned long e = 0; e < n; e++)
+				result_line(&at, &len);
+			continue;
+		}
+		if (!l->key)
+			continue;
+		if (prefixlen_of(l->key) > max_len) {
+			c->bad_update_einval += l->op == TRACE_UPDATE && is(r, len, "err EINVAL");
+			c->bad_delete_einval += l->op == TRACE_DELETE && is(r, len, "err EINVAL");
+			c->bad_lookup_enoent += l->op == TRACE_LOOKUP && is(r, len, "err ENOENT");
+			c->bad_next_first += l->op == TRACE_NEXT && ok;
+			continue;
+		}
+		enum node_kind kind = node_kind(&h, l->key);
+		long found = held_find(&h, l->key);
+		switch (l->op) {
+		case TRACE_UPDATE:
+			c->update[l->flags][kind]++;
+			c->enospc += is(r, len, "err ENOSPC");
+			c->eexist += is(r, len, "err EEXIST");
+			if (ok && found < 0)
+				h.keys[h.n++] = l->key;
+			break;
+		case TRACE_DELETE:
+			c->delete[kind]++;
+			if (ok) {
+				cr_assert_geq(found, 0, "line %u", l->lineno);
+				h.keys[found] = h.keys[--h.n];
+			}
+			break;
+		case TRACE_NEXT:
+			c->next[kind]++;
+			c->next_last += found >= 0 && is(r, len, "err ENOENT");
+			break;
+		case TRACE_LOOKUP:
+			if (prefixlen_of(l->key) == max_len) {
+				c->lookup_hit += ok;
+				c->lookup_miss += !ok;
+			}
+			break;
+		default:
+			break;
+		}
+	}
+	cr_expect_eq(*at, '\0', "results left over");
+	free(h.keys);
+	free(out);
+}
+
+/*
+ * Random LPM traces reach every case of the trie, as lpm_trie/linux
+ * answers them (the kernel tests hold it to the kernel's answers): updates
+ * with each flag of absent, held and intermediate prefixes, a full map
+ * (ENOSPC), deletes and `next` of leaves, of real nodes above others, of
+ * intermediate nodes and of absent keys, a walk's end (next of the last
+ * key), full-length lookups that hit and miss, and each operation on a key
+ * whose prefix length is beyond the data.  Three seeds of each key size
+ * together.
+ */
+Test(tracegen, lpm_traces_reach_every_case, .timeout = 120)
+{
+	static const char *const kinds[] = { "a leaf", "a node above others",
+					     "an intermediate node",
+					     "an absent key" };
+	for (size_t k = 0; k < sizeof(lpm_key_sizes) / sizeof(lpm_key_sizes[0]); k++) {
+		struct lpm_cases c = { 0 };
+		for (uint64_t seed = 1; seed <= 3; seed++) {
+			struct tracegen_opts o = lpm_opts(lpm_key_sizes[k], 12,
+							  seed, 800);
+			struct trace t = parse_generated(&o);
+			add_cases(&c, &t);
+			trace_free(&t);
+		}
+		uint32_t ks = lpm_key_sizes[k];
+		for (int kind = 0; kind < N_NODE_KINDS; kind++) {
+			cr_expect_gt(c.delete[kind], 0, "key_size %u: no delete of %s",
+				     ks, kinds[kind]);
+			cr_expect_gt(c.next[kind], 0, "key_size %u: no next of %s",
+				     ks, kinds[kind]);
+			if (kind == ABOVE)
+				continue; /* held: as a leaf, replaced */
+			for (int flag = 0; flag < 3; flag++)
+				cr_expect_gt(c.update[flag][kind], 0,
+					     "key_size %u: no update flag %d of %s",
+					     ks, flag, kinds[kind]);
+		}
+		cr_expect_gt(c.enospc, 0, "key_size %u: never full", ks);
+		cr_expect_gt(c.eexist, 0, "key_size %u: no EEXIST", ks);
+		cr_expect_gt(c.next_last, 0, "key_size %u: no walk's end", ks);
+		cr_expect_gt(c.lookup_hit, 0, "key_size %u", ks);
+		cr_expect_gt(c.lookup_miss, 0, "key_size %u", ks);
+		cr_expect_gt(c.bad_update_einval, 0, "key_size %u", ks);
+		cr_expect_gt(c.bad_delete_einval, 0, "key_size %u", ks);
+		cr_expect_gt(c.bad_lookup_enoent, 0, "key_size %u", ks);
+		cr_expect_gt(c.bad_next_first, 0, "key_size %u", ks);
+	}
 }
