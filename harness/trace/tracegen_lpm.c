@@ -542,7 +542,10 @@ int tracegen_lpm_write(FILE *out, const struct tracegen_opts *o, struct rng *r,
 	g.max_len = 8 * g.data_size;
 	/* More prefixes than ops would never be used. */
 	uint64_t want = key_space < 2 * o->ops + 16 ? key_space : 2 * o->ops + 16;
-	g.nbase = (unsigned)(2 + want / 8);
+	/* A base gives some 8 prefixes of the long lengths, fewer when the
+	 * data is short (the last quarter of 8 bits is 3 lengths). */
+	uint32_t per_base = g.max_len / 4 + 1 < 8 ? g.max_len / 4 + 1 : 8;
+	g.nbase = (unsigned)(2 + want / per_base);
 	g.bases = malloc((size_t)g.nbase * g.data_size);
 	g.data = malloc(g.data_size);
 	g.scratch = malloc(g.data_size);
