@@ -49,6 +49,7 @@
 
 #include <errno.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -453,6 +454,98 @@ static int lpm_get_next_key(struct map *m, const void *k, void *next)
 	return err;
 }
 
+/* --- dump_state: the trie as text or Graphviz ------------------------------- */
+
+/* A prefix as people write it: dotted quad for 4 data bytes, groups of
+ * hex for 16, hex otherwise; the bytes as stored, trailing bits too. */
+static void print_prefix(FILE *f, const struct lpm_trie *t,
+			 const struct lpm_node *n)
+{
+	for (uint32_t i = 0; i < t->data_size; i++) {
+		if (t->data_size == 4)
+			fprintf(f, i ? ".%u" : "%u", n->data[i]);
+		else if (t->data_size == 16)
+			fprintf(f, i && i % 2 == 0 ? ":%02x" : "%02x", n->data[i]);
+		else
+			fprintf(f, "%02x", n->data[i]);
+	}
+	fprintf(f, "/%u", n->prefixlen);
+}
+
+struct dump_counts {
+	size_t real, im;
+};
+
+static void count_nodes(struct lpm_node *n, struct dump_counts *c)
+{
+	for (; n; n = load_child(n, 1)) {
+		*(is_im(n) ? &c->im : &c->real) += 1;
+		count_nodes(load_child(n, 0), c);
+	}
+}
+
+/* Text: the tree indented, each child with its bit; (im) for forks. */
+static void dump_text(FILE *f, const struct lpm_trie *t, struct lpm_node *n,
+		      int depth, int bit)
+{
+	fprintf(f, "%*s", 2 * depth, "");
+	if (bit >= 0)
+		fprintf(f, "[%d] ", bit);
+	if (is_im(n))
+		fputs("(im) ", f);
+	print_prefix(f, t, n);
+	fputc('\n', f);
+	for (unsigned b = 0; b < 2; b++) {
+		struct lpm_node *c = load_child(n, b);
+		if (c)
+			dump_text(f, t, c, depth + 1, (int)b);
+	}
+}
+
+/* Dot: a box per real node, a dashed ellipse per fork, edges by bit; the
+ * nodes numbered in pre-order, so the same trie draws the same text.
+ * Returns n's number. */
+static unsigned dump_dot(FILE *f, const struct lpm_trie *t, struct lpm_node *n,
+			 unsigned *next_id)
+{
+	unsigned id = (*next_id)++;
+	fprintf(f, "  n%u [label=\"", id);
+	print_prefix(f, t, n);
+	fprintf(f, "%s\"%s];\n", is_im(n) ? "\\n(intermediate)" : "",
+		is_im(n) ? ", shape=ellipse, style=dashed" : "");
+	for (unsigned b = 0; b < 2; b++) {
+		struct lpm_node *c = load_child(n, b);
+		if (c)
+			fprintf(f, "  n%u -> n%u [label=\"%u\"];\n", id,
+				dump_dot(f, t, c, next_id), b);
+	}
+	return id;
+}
+
+static int lpm_dump_state(struct map *m, FILE *f, enum map_dump_format fmt)
+{
+	struct lpm_trie *t = trie_of(m);
+	struct lpm_node *root = load_root(t);
+	struct dump_counts c = { 0, 0 };
+	count_nodes(root, &c);
+	if (fmt == MAP_DUMP_DOT) {
+		fprintf(f, "digraph maplab {\n  label=\"lpm_trie/linux: %zu "
+			"prefixes, %zu intermediate\";\n  labelloc=t;\n"
+			"  node [shape=box, fontname=\"monospace\"];\n",
+			c.real, c.im);
+		unsigned next_id = 0;
+		if (root)
+			dump_dot(f, t, root, &next_id);
+		fputs("}\n", f);
+		return 0;
+	}
+	fprintf(f, "lpm_trie/linux: %zu prefixes, %zu intermediate (im); "
+		"each child after the bit that leads to it\n", c.real, c.im);
+	if (root)
+		dump_text(f, t, root, 0, -1);
+	return 0;
+}
+
 /* --- create, destroy, memory ------------------------------------------------ */
 
 static int lpm_create(const struct map_attr *attr, struct map **out)
@@ -511,4 +604,5 @@ const struct map_ops lpm_trie_linux_ops = {
 	.delete = lpm_delete,
 	.get_next_key = lpm_get_next_key,
 	.memory = lpm_memory,
+	.dump_state = lpm_dump_state,
 };
