@@ -89,6 +89,33 @@ else
     echo "note: Graphviz's dot is not installed: the dot output is not rendered"
 fi
 
+# The LPM trie: the kernel's example (kernel/bpf/lpm_trie.c's top
+# comment), drawn as the tree it is: the /16 above a fork at /23.
+cat >"$tmp/lpm.trace" <<'EOF2'
+map lpm_trie key_size=8 value_size=4 max_entries=8 flags=no_prealloc
+update 10000000c0a80000 01000000
+update 18000000c0a80000 02000000
+update 18000000c0a88000 03000000
+update 18000000c0a80100 05000000
+EOF2
+l=("$maplab" dump --map lpm_trie/linux --trace "$tmp/lpm.trace")
+"${l[@]}" >"$tmp/lpm.txt"
+expect 0 '^lpm_trie/linux: 4 prefixes, 1 intermediate' cat "$tmp/lpm.txt"
+check 'lpm dump: the tree, each child after its bit' diff - <(tail -5 "$tmp/lpm.txt") <<'EOF2'
+192.168.0.0/16
+  [0] (im) 192.168.0.0/23
+    [0] 192.168.0.0/24
+    [1] 192.168.1.0/24
+  [1] 192.168.128.0/24
+EOF2
+"${l[@]}" --format dot >"$tmp/lpm.dot"
+expect 0 'n1 \[label="192\.168\.0\.0/23\\n\(intermediate\)", shape=ellipse, style=dashed\];' \
+    cat "$tmp/lpm.dot"
+expect 0 '^  n0 -> n1 \[label="0"\];' cat "$tmp/lpm.dot"
+if command -v dot >/dev/null; then
+    check 'dot reads the trie' bash -c "dot -Tsvg '$tmp/lpm.dot' >'$tmp/lpm.svg'"
+fi
+
 # list names the kernel version each faithful design models.
 expect 0 '^design +type +models +description$' "$maplab" list
 expect 0 '^lru/linux_common \* +lru_hash +kernel 6\.18 ' "$maplab" list
