@@ -26,6 +26,7 @@ struct trace_cmd {
 	bool echo;             /* --echo (replay) */
 	bool verbose;          /* --verbose: the verifier's log on a refusal */
 	unsigned max_diffs;    /* --max-diffs (validate) */
+	bool key_size_given, flags_given;
 	struct tracegen_opts gen;
 };
 
@@ -50,15 +51,19 @@ static const char usage_validate[] =
 static const char usage_gentrace[] =
 	"usage: maplab gentrace [options]\n\n"
 	"Writes a random trace to stdout: one map line, --ops operations over a\n"
-	"key space 1.5 times max_entries (so the map fills), a dump.\n";
+	"key space 1.5 times max_entries (so the map fills), a dump.  An LPM\n"
+	"trie's is twice max_entries prefixes of a few related addresses, which\n"
+	"nest and part, with trailing bits, prefix lengths beyond the data and\n"
+	"walks in the kernel's order (docs/traces.md).\n";
 
 /* The options that shape a random trace (--random, gentrace). */
 #define GEN_OPTIONS                                                          \
 	{ OPT_TYPE, "map type: hash, lru_hash or lpm_trie (hash)" },        \
 	{ OPT_ENTRIES, "max_entries (64)" },                                 \
-	{ OPT_KEY_SIZE, "key bytes (4)" },                                   \
+	{ OPT_KEY_SIZE, "key bytes (4; 8 for lpm_trie: a /32 address)" },    \
 	{ OPT_VALUE_SIZE, "value bytes (8)" },                               \
-	{ OPT_FLAGS, "map flags (zero_seed): no_prealloc, no_common_lru,\n"   \
+	{ OPT_FLAGS, "map flags (zero_seed; no_prealloc for lpm_trie):\n"     \
+		     "no_prealloc, no_common_lru,\n"                         \
 		     "zero_seed, rdonly, wronly, rdonly_prog, wronly_prog,\n"  \
 		     "numa_node, or a number (0x... allowed)" },             \
 	{ OPT_OPS, "operation lines (1000)" },                               \
@@ -108,9 +113,14 @@ static int apply_trace_option(void *ctx, enum opt_id id,
 					       "lru_hash or lpm_trie, got '%s'",
 					       v->text);
 	case OPT_ENTRIES: a->max_entries = (uint32_t)v->u; return 0;
-	case OPT_KEY_SIZE: a->key_size = (uint32_t)v->u; return 0;
+	case OPT_KEY_SIZE:
+		a->key_size = (uint32_t)v->u;
+		c->key_size_given = true;
+		return 0;
 	case OPT_VALUE_SIZE: a->value_size = (uint32_t)v->u; return 0;
-	case OPT_FLAGS: return cli_apply_flags(c->cmd, v->text, &a->flags);
+	case OPT_FLAGS:
+		c->flags_given = true;
+		return cli_apply_flags(c->cmd, v->text, &a->flags);
 	case OPT_OPS: c->gen.ops = v->u; return 0;
 	case OPT_SEED: c->gen.seed = v->u; return 0;
 	default: return cli_error(c->cmd, "option not handled here (a bug)");
@@ -129,8 +139,17 @@ static int parse_trace_cmd(struct trace_cmd *c, int argc, char **argv,
 	c->gen.ops = 1000;
 	c->gen.seed = 1;
 	c->max_diffs = 5;
-	return opts_parse(c->cmd, argc, argv, opts, n, apply_trace_option, c,
-			  usage, NULL);
+	int rc = opts_parse(c->cmd, argc, argv, opts, n, apply_trace_option, c,
+			    usage, NULL);
+	/* An LPM trie takes a prefix length before its data, and must be
+	 * made with BPF_F_NO_PREALLOC: defaults it can be made with. */
+	if (rc == 0 && c->gen.attr.type == MAP_TYPE_LPM_TRIE) {
+		if (!c->key_size_given)
+			c->gen.attr.key_size = 8;
+		if (!c->flags_given)
+			c->gen.attr.flags = MAP_F_NO_PREALLOC;
+	}
+	return rc;
 }
 
 int cli_read_trace(const char *cmd, const char *file, struct trace *t)

@@ -20,9 +20,17 @@ printf 'map hash key_size=0 value_size=4 max_entries=2\nlookup 00\n' >"$tmp/zero
 expect 2 'zero.trace:2: the map line above has key_size=0' "$maplab" replay --trace "$tmp/zero.trace"
 expect 0 '^err EINVAL' "$maplab" replay --trace "$root/examples/hash_basics.trace"
 
-# Map types with no userspace design yet: the map line answers EOPNOTSUPP.
-printf 'map lpm_trie key_size=8 value_size=4 max_entries=8 flags=no_prealloc\n' >"$tmp/lpm.trace"
-expect 0 '^err EOPNOTSUPP$' "$maplab" replay --trace "$tmp/lpm.trace"
+# An LPM map line finds lpm_trie/linux: the kernel's example walks its /24s,
+# then the /16.
+expect 0 '^ok 18000000c0a88000$' "$maplab" replay --trace "$root/examples/lpm_basics.trace"
+# A random LPM trace: an LPM key (8 bytes, a prefix length first) and a
+# trie the kernel makes (no_prealloc), unless told otherwise.
+expect 0 '^map lpm_trie key_size=8 value_size=8 max_entries=64 flags=no_prealloc$' \
+    "$maplab" gentrace --type lpm_trie --ops 1
+expect 0 '^map lpm_trie key_size=20 value_size=8 max_entries=64 flags=no_prealloc\|rdonly$' \
+    "$maplab" gentrace --type lpm_trie --key-size 20 --flags 'no_prealloc|rdonly' --ops 1
+"$maplab" gentrace --type lpm_trie --entries 12 --ops 400 --seed 3 >"$tmp/lpm.trace"
+expect 0 '^err ENOSPC$' "$maplab" replay --trace "$tmp/lpm.trace"
 # An LRU map line finds its mode's kernel-faithful design.
 printf 'map lru_hash key_size=4 value_size=4 max_entries=8 flags=no_common_lru\n' >"$tmp/lru.trace"
 expect 0 '^ok$' "$maplab" replay --trace "$tmp/lru.trace"
@@ -72,6 +80,10 @@ if is_root; then
     expect 0 'validate: 5 trace lines, .* matches the kernel' "$maplab" validate --trace "$tmp/rdonly.trace"
     expect 0 'matches the kernel' "$maplab" validate --trace "$tmp/wronly.trace"
     expect 0 'matches the kernel' "$maplab" validate --random --flags 'zero_seed|rdonly_prog' --ops 300
+    # LPM: the bundled example (its header quotes this line), a random trace.
+    expect 0 '^validate: 41 trace lines, maplab \(kernel-faithful designs\) matches the kernel$' \
+        "$maplab" validate --trace "$root/examples/lpm_basics.trace"
+    expect 0 'validate: 402 trace lines, .* matches the kernel' "$maplab" validate --trace "$tmp/lpm.trace"
 
     # Both sides refuse the map line, then the trace goes on: its error.
     expect 2 'after.trace:2: operation on the map of line 1, .*EINVAL on both sides' \
