@@ -24,49 +24,16 @@
 #include "harness/trace/replay.h"
 #include "harness/trace/tracegen.h"
 #include "kernel-compare/kmap.h"
+#include "kernel_replay.h"
 #include "need_kernel.h"
 
-/* The first difference a comparison met: the line and both results. */
-struct first_difference {
-	unsigned lineno;
-	char text[1024];
-};
-
-static void keep_first(void *ctx, const struct trace *t, size_t i,
-		       const struct replay_answer *kern,
-		       const struct replay_answer *user)
-{
-	struct first_difference *d = ctx;
-	if (d->lineno)
-		return;
-	d->lineno = t->lines[i].lineno;
-	snprintf(d->text, sizeof(d->text), "\n  kernel:     %.*s  hash/linux: %.*s",
-		 (int)kern->len, kern->text, (int)user->len, user->text);
-}
-
-static struct replay_side kernel_side(void)
-{
-	return replay_fixed_side("kernel", &kmap_ops, kmap_prog_lookup);
-}
-
 /* Replay text on hash/linux and on the kernel; fail at the first
- * difference, showing the trace line and both results. */
+ * difference, showing the trace line and both results.  Without zero_seed
+ * the sides walk in their own orders: `next` lines are not compared. */
 static void expect_same(const char *text, const char *what)
 {
-	struct trace t;
-	char err[512];
-	cr_assert_eq(trace_parse_string(text, what, &t, err, sizeof(err)), 0,
-		     "%s", err);
 	struct replay_side user = replay_user_side(map_find("hash/linux"));
-	struct replay_side kern = kernel_side();
-	struct first_difference d = { 0 };
-	struct replay_comparison cmp;
-	replay_compare(&t, what, &kern, &user, keep_first, &d, &cmp);
-	cr_assert_eq(cmp.differences, 0, "%s: line %u differs%s", what,
-		     d.lineno, d.text);
-	cr_assert_eq(cmp.stop, REPLAY_DONE, "%s: %s", what, cmp.why);
-	cr_assert_eq(cmp.lines, t.n);
-	trace_free(&t);
+	kernel_expect_same(text, what, &user, false);
 }
 
 static void random_traces_of(uint32_t flags, uint64_t seeds)
@@ -151,13 +118,7 @@ Test(kernel_hash, creation_errors)
 Test(kernel_hash, the_bundled_example)
 {
 	need_kernel();
-	FILE *f = fopen(MAPLAB_SOURCE_ROOT "/examples/hash_basics.trace", "r");
-	cr_assert_not_null(f);
-	char *text = NULL;
-	size_t cap = 0;
-	ssize_t n = getdelim(&text, &cap, '\0', f);
-	fclose(f);
-	cr_assert_gt(n, 0);
+	char *text = kernel_read_example("hash_basics.trace");
 	expect_same(text, "examples/hash_basics.trace");
 	free(text);
 }
@@ -202,7 +163,7 @@ static enum replay_stop replay_on_kernel(const char *text, char **out,
 	size_t len;
 	cr_assert_eq(trace_parse_string(text, "t", &t, err, errlen), 0, "%s",
 		     err);
-	struct replay_side kern = kernel_side();
+	struct replay_side kern = kernel_replay_side();
 	FILE *f = open_memstream(out, &len);
 	cr_assert_not_null(f);
 	enum replay_stop stop = replay_run(&t, "t", &kern, f, false, err,

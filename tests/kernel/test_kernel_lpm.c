@@ -24,11 +24,9 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
-#include "harness/trace/replay.h"
 #include "harness/trace/tracegen.h"
-#include "kernel-compare/kmap.h"
+#include "kernel_replay.h"
 #include "need_kernel.h"
 
 /* --- our side, counting the updates refused for a full map ---------------- */
@@ -64,47 +62,13 @@ static void set_up(void)
 
 TestSuite(kernel_lpm, .init = set_up, .timeout = 300);
 
-/* --- trace comparison ----------------------------------------------------- */
-
-/* ctx: a stream over the failure message, which holds the first
- * difference only: the trace line and both answers. */
-static void note_first(void *ctx, const struct trace *t, size_t i,
-		       const struct replay_answer *kern,
-		       const struct replay_answer *ours)
-{
-	FILE *f = ctx;
-	if (ftell(f) > 0)
-		return;
-	fprintf(f, "line %u (", t->lines[i].lineno);
-	trace_print_line(f, t, i);
-	fprintf(f, "):\n  kernel:         %.*s  lpm_trie/linux: %.*s",
-		(int)kern->len, kern->text, (int)ours->len, ours->text);
-}
-
 /* Replay text on lpm_trie/linux and on the kernel; fail at the first
  * difference.  Every line compared, `next` included. */
 static void expect_same(const char *text, const char *what)
 {
-	struct trace t;
-	char err[512];
-	cr_assert_eq(trace_parse_string(text, what, &t, err, sizeof(err)), 0,
-		     "%s", err);
-	struct replay_side kern = replay_fixed_side("kernel", &kmap_ops,
-						    kmap_prog_lookup);
 	struct replay_side ours = { .label = "lpm_trie/linux",
 				    .choose = choose_counted };
-	char first[2048] = "";
-	FILE *f = fmemopen(first, sizeof(first), "w");
-	cr_assert_not_null(f);
-	struct replay_comparison cmp;
-	replay_compare(&t, what, &kern, &ours, note_first, f, &cmp);
-	fclose(f);
-	cr_assert_eq(cmp.differences, 0, "%s: %zu lines differ, first at %s",
-		     what, cmp.differences, first);
-	cr_assert_eq(cmp.stop, REPLAY_DONE, "%s: %s", what, cmp.why);
-	cr_assert_eq(cmp.lines, t.n);
-	cr_assert_eq(cmp.unordered, 0, "%s: next lines left uncompared", what);
-	trace_free(&t);
+	kernel_expect_same(text, what, &ours, true);
 }
 
 /* --- random traces ---------------------------------------------------------- */
@@ -201,13 +165,7 @@ Test(kernel_lpm, creation_errors)
 Test(kernel_lpm, the_bundled_example)
 {
 	need_kernel();
-	FILE *f = fopen(MAPLAB_SOURCE_ROOT "/examples/lpm_basics.trace", "r");
-	cr_assert_not_null(f);
-	char *text = NULL;
-	size_t cap = 0;
-	ssize_t n = getdelim(&text, &cap, '\0', f);
-	fclose(f);
-	cr_assert_gt(n, 0);
+	char *text = kernel_read_example("lpm_basics.trace");
 	unsigned long before = full_refusals;
 	expect_same(text, "examples/lpm_basics.trace");
 	cr_expect_eq(full_refusals, before + 1, "the example fills its map once");

@@ -32,6 +32,7 @@
 #include "kernel-compare/kmap.h"
 #include "maps/common/cpu.h"
 #include "maps/common/rcu.h"
+#include "kernel_replay.h"
 #include "need_kernel.h"
 #include "tests/common/lru_selftests.h"
 
@@ -73,42 +74,11 @@ TestSuite(kernel_lru, .init = set_up, .timeout = 300);
 
 /* --- trace comparison ----------------------------------------------------- */
 
-/* ctx: a stream over the failure message, which holds the first
- * difference only. */
-static void note_mismatch(void *ctx, const struct trace *t, size_t i,
-			  const struct replay_answer *kern,
-			  const struct replay_answer *ours)
-{
-	FILE *f = ctx;
-	if (ftell(f) > 0)
-		return;
-	fprintf(f, "line %u (", t->lines[i].lineno);
-	trace_print_line(f, t, i);
-	fprintf(f, "):\n  kernel: %.*s  maplab: %.*s", (int)kern->len,
-		kern->text, (int)ours->len, ours->text);
-}
-
 /* Replay text on both sides; fail at the first difference. */
 static void expect_same(const char *text, const char *what)
 {
-	struct trace t;
-	char err[512];
-	cr_assert_eq(trace_parse_string(text, what, &t, err, sizeof(err)), 0,
-		     "%s", err);
-	struct replay_side kern = replay_fixed_side("kernel", &kmap_ops,
-						    kmap_prog_lookup);
 	struct replay_side ours = { .label = "maplab", .choose = choose_counted };
-	char first[1536] = "";
-	FILE *f = fmemopen(first, sizeof(first), "w");
-	cr_assert_not_null(f);
-	struct replay_comparison cmp;
-	replay_compare(&t, what, &kern, &ours, note_mismatch, f, &cmp);
-	fclose(f);
-	cr_assert_eq(cmp.differences, 0, "%s: %zu lines differ, first at %s",
-		     what, cmp.differences, first);
-	cr_assert_eq(cmp.stop, REPLAY_DONE, "%s: %s", what, cmp.why);
-	cr_assert_eq(cmp.unordered, 0, "%s: next lines left uncompared", what);
-	trace_free(&t);
+	kernel_expect_same(text, what, &ours, true);
 }
 
 /* --- random traces on cpu 0 ----------------------------------------------- */
