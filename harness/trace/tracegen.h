@@ -8,8 +8,9 @@
  * counters, so they spread over buckets as real keys do.
  *
  * An LPM trie's trace (key_size 5 to 260) is shaped like a routing table
- * instead (tracegen_lpm.c): its key space is key_space prefixes of a few
- * related base addresses, of lengths weighted to the long end, so prefixes
+ * instead (tracegen_lpm.c): its key space is key_space prefixes (by
+ * default twice max_entries, at most 2 * ops + 16) of a few related base
+ * addresses, of lengths weighted to the long end, so prefixes
  * nest and diverge, and the trie holds intermediate nodes and real nodes
  * above others.  The generator keeps the set of prefixes the map holds, so
  * it can aim operations at present keys and at the branch points between
@@ -42,7 +43,8 @@ struct tracegen_opts {
 	struct map_attr attr; /* type, sizes, max_entries, flags */
 	uint64_t seed;
 	uint64_t ops;         /* operation lines after the map line */
-	unsigned key_space;   /* distinct keys; 0: max_entries * 3 / 2 + 2 */
+	unsigned key_space;   /* distinct keys; 0: max_entries * 3 / 2 + 2
+				 (an LPM trie's: max_entries * 2 + 2) */
 };
 
 /* Write one map line, opts->ops operations and a final dump.  0, or -1 out
