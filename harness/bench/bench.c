@@ -350,6 +350,7 @@ static struct map_work work_since(struct map_work before,
 		.refills = after.refills - before.refills,
 		.nodes_scanned = after.nodes_scanned - before.nodes_scanned,
 		.locks = after.locks - before.locks,
+		.allocations = after.allocations - before.allocations,
 	};
 }
 

@@ -34,6 +34,7 @@ static const struct field_spec {
 	[RF_NODES_SCANNED_PER_OP] = { "nodes_scanned_per_op", "%.4f" },
 	[RF_LOCKS_PER_OP] = { "locks_per_op", "%.4f" },
 	[RF_EVICTIONS_PER_REFILL] = { "evictions_per_refill", "%.4f" },
+	[RF_ALLOCATIONS_PER_OP] = { "allocations_per_op", "%.4f" },
 	/* Enough digits that bytes_per_entry x entries gives the bytes back. */
 	[RF_BYTES_PER_ENTRY] = { "bytes_per_entry", "%.6f" },
 	[RF_BUFFER_BYTES] = { "buffer_bytes", "%.0f" },
@@ -93,6 +94,7 @@ static void report_run_work(struct report_run *run,
 	run->v[RF_NODES_SCANNED_PER_OP] = per(w->nodes_scanned, r->ops);
 	run->v[RF_LOCKS_PER_OP] = per(w->locks, r->ops);
 	run->v[RF_EVICTIONS_PER_REFILL] = per(w->evictions, w->refills);
+	run->v[RF_ALLOCATIONS_PER_OP] = per(w->allocations, r->ops);
 }
 
 void report_run_from(struct report_run *run, const struct bench_result *r,
@@ -406,7 +408,7 @@ void report_write_memory_sources(FILE *f, const struct report_point *points,
 
 static const enum report_field work_fields[] = {
 	RF_EVICTIONS_PER_OP, RF_NODES_SCANNED_PER_OP, RF_LOCKS_PER_OP,
-	RF_EVICTIONS_PER_REFILL,
+	RF_EVICTIONS_PER_REFILL, RF_ALLOCATIONS_PER_OP,
 };
 #define N_WORK_FIELDS (sizeof(work_fields) / sizeof(work_fields[0]))
 #define WORK_CELL 13
@@ -440,9 +442,10 @@ void report_write_work(FILE *f, const struct report_point *points,
 		if (!any)
 			fprintf(f, "\nwork per op (the timed ops' own; "
 				"docs/bench.md, \"Work per op\")\n%-*s %7s %*s "
-				"%*s %*s %*s\n", width, "map", "threads",
+				"%*s %*s %*s %*s\n", width, "map", "threads",
 				WORK_CELL, "evictions", WORK_CELL, "nodes scanned",
-				WORK_CELL, "locks", WORK_CELL, "evict/refill");
+				WORK_CELL, "locks", WORK_CELL, "evict/refill",
+				WORK_CELL, "allocations");
 		any = true;
 		spread_rows(f, p, width, work_figures, "");
 	}

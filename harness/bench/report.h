@@ -21,7 +21,7 @@
  * program_ns_per_op and baseline_ns_per_op on the kernel side; speedup and
  * kernel_ratio where derived; the work of designs that count it:
  * evictions (a count per run), evictions_per_op, nodes_scanned_per_op,
- * locks_per_op, evictions_per_refill; the map's memory: bytes_per_entry,
+ * locks_per_op, evictions_per_refill, allocations_per_op; the map's memory: bytes_per_entry,
  * its bytes after the prefill over max_entries, followed by memory_from,
  * where the bytes came from: "design" (map_ops.memory), "allocator"
  * (jemalloc's count) or "kernel" (the kernel map's memlock); buffer_bytes,
@@ -57,6 +57,7 @@ enum report_field {
 	RF_NODES_SCANNED_PER_OP,   /* list nodes visited */
 	RF_LOCKS_PER_OP,           /* locks taken, bucket locks included */
 	RF_EVICTIONS_PER_REFILL,   /* keys evicted per trip to shared state */
+	RF_ALLOCATIONS_PER_OP,     /* blocks allocated (trie nodes) */
 	RF_BYTES_PER_ENTRY, /* the map's bytes after the prefill / max_entries
 			       (bench.h: where the bytes come from) */
 	RF_BUFFER_BYTES,    /* side loads: its buffer (limit.h) */

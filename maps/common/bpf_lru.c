@@ -82,7 +82,7 @@ void bpf_lru_list_move_to_free(struct bpf_lru_list *l, struct lru_node *n,
 
 static void count_scanned(struct lru_htab *h, unsigned cpu)
 {
-	lru_count(&lru_work(h, cpu)->nodes_scanned, 1);
+	map_work_count(&lru_work(h, cpu)->nodes_scanned, 1);
 }
 
 /*

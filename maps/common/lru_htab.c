@@ -113,11 +113,11 @@ static void table_commit(struct lru_htab *h, union table_update *u,
 
 bool lru_htab_evict(struct lru_htab *h, unsigned cpu, struct lru_node *n)
 {
-	struct lru_work_slot *w = lru_work(h, cpu);
-	lru_count(&w->locks, 1);
+	struct map_work_slot *w = lru_work(h, cpu);
+	map_work_count(&w->locks, 1);
 	if (!table_unlink(h, lru_htab_hnode(n)))
 		return false;
-	lru_count(&w->evictions, 1);
+	map_work_count(&w->evictions, 1);
 	if (h->on_evict)
 		h->on_evict(h->on_evict_ctx, lru_node_key(n));
 	return true;
@@ -127,15 +127,15 @@ struct lru_node *lru_hand_sweep(struct lru_htab *h, unsigned cpu,
 				struct dlist *head, struct dlist *start,
 				uint64_t keys, struct dlist **at)
 {
-	struct lru_work_slot *w = lru_work(h, cpu);
+	struct map_work_slot *w = lru_work(h, cpu);
 	uint64_t honour_bits = 2 * keys, limit = honour_bits + keys;
 	struct dlist *p = start;
 
-	lru_count(&w->refills, 1);
+	map_work_count(&w->refills, 1);
 	for (uint64_t seen = 0; seen < limit && p != head;
 	     seen++, p = lru_step_wrapping(head, p)) {
 		struct lru_node *n = lru_node_of(p);
-		lru_count(&w->nodes_scanned, 1);
+		map_work_count(&w->nodes_scanned, 1);
 		if (seen < honour_bits && lru_node_is_ref(n)) {
 			lru_node_clear_ref(n);
 			continue;
@@ -314,7 +314,7 @@ int lru_htab_update(struct map *m, const void *key, const void *value,
 	struct lru_node *n = h->policy->pop_free(h, cpu, hash);
 	if (!n)
 		return -ENOMEM;
-	lru_count(&lru_work(h, cpu)->locks, 1);
+	map_work_count(&lru_work(h, cpu)->locks, 1);
 	err = table_begin(h, key, hash, flags, &u, &old_node);
 	if (err) {
 		h->policy->push_free(h, cpu, n);
@@ -339,7 +339,7 @@ int lru_htab_delete(struct map *m, const void *key)
 {
 	struct lru_htab *h = lru_htab_of(m);
 	unsigned cpu = map_this_cpu();
-	lru_count(&lru_work(h, cpu)->locks, 1);
+	map_work_count(&lru_work(h, cpu)->locks, 1);
 	struct htab_node *n = table_delete(h, key);
 	if (!n)
 		return -ENOENT;
@@ -357,27 +357,10 @@ int lru_htab_get_next_key(struct map *m, const void *key, void *next)
 	return err;
 }
 
-static void add_slot(const struct lru_work_slot *s, struct map_work *w)
-{
-	w->evictions += atomic_load_explicit(&s->evictions, memory_order_relaxed);
-	w->refills += atomic_load_explicit(&s->refills, memory_order_relaxed);
-	w->nodes_scanned += atomic_load_explicit(&s->nodes_scanned,
-						 memory_order_relaxed);
-	w->locks += atomic_load_explicit(&s->locks, memory_order_relaxed);
-}
-
-void lru_work_sum(const struct lru_work_slot *slots, unsigned ncpus, int cpu,
-		  struct map_work *w)
-{
-	for (unsigned c = 0; c < ncpus; c++)
-		if (cpu < 0 || (unsigned)cpu == c)
-			add_slot(&slots[c], w);
-}
-
 void lru_htab_work(const struct map *m, int cpu, struct map_work *w)
 {
 	const struct lru_htab *h = (const struct lru_htab *)m;
-	lru_work_sum(h->work, m->attr.ncpus, cpu, w);
+	map_work_sum(h->work, m->attr.ncpus, cpu, w);
 }
 
 int lru_htab_dump_state(struct map *m, FILE *f, enum map_dump_format fmt)

@@ -43,7 +43,7 @@
 #include "dlist.h"
 #include "htab_core.h"
 #include "lock.h"
-#include "lru_work.h"
+#include "work.h"
 #include "map.h"
 #include "tagtab.h"
 
@@ -142,7 +142,7 @@ struct lru_htab {
 	uint8_t *elems;              /* n_elems elements of elem_size bytes */
 	size_t elem_size;
 	uint32_t n_elems;
-	struct lru_work_slot *work;  /* [ncpus] */
+	struct map_work_slot *work;  /* [ncpus] */
 };
 
 /* --- what map_ops of an LRU design point at ---------------------------------- */
@@ -242,7 +242,7 @@ static inline void lru_node_clear_ref(struct lru_node *n)
 }
 
 
-static inline struct lru_work_slot *lru_work(struct lru_htab *h, unsigned cpu)
+static inline struct map_work_slot *lru_work(struct lru_htab *h, unsigned cpu)
 {
 	return &h->work[cpu];
 }
@@ -252,7 +252,7 @@ static inline void lru_lock(struct lru_htab *h, unsigned cpu,
 			    struct map_spinlock *lock)
 {
 	map_spin_lock(lock);
-	lru_count(&lru_work(h, cpu)->locks, 1);
+	map_work_count(&lru_work(h, cpu)->locks, 1);
 }
 
 /* The node on a policy's list at p. */

@@ -89,8 +89,9 @@ struct map_attr {
 struct map_ops;
 
 /*
- * The work a design did to keep room (LRU designs): what explains its cost,
- * beside the time.  Counted per cpu slot by the slot's own thread.
+ * The work a design did: what explains its cost, beside the time (the LRU
+ * designs: keeping room; lpm_trie/linux: walking and changing the trie).
+ * Counted per cpu slot by the slot's own thread (maps/common/work.h).
  */
 struct map_work {
 	uint64_t evictions;     /* keys removed from the table to make room */
@@ -98,8 +99,9 @@ struct map_work {
 				   (the kernel: a local list refilled from the
 				   global lists; others: an eviction pass) */
 	uint64_t nodes_scanned; /* list nodes visited by rotations, shrinks,
-				   hands, samples */
+				   hands, samples; trie nodes visited */
 	uint64_t locks;         /* locks taken, bucket locks included */
+	uint64_t allocations;   /* blocks allocated (trie nodes) */
 };
 
 /* What map_ops.dump_state writes. */

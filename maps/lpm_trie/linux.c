@@ -34,6 +34,10 @@
  * after all its extensions, child[0]'s side first); a key not in the trie,
  * or a prefix length beyond the data's bits, starts again from the first.
  *
+ * Work (map_ops.work, per cpu slot): trie nodes visited by lookups,
+ * updates and deletes, the lock taken by each write, nodes allocated: what
+ * the kernel's own trie does for each op, beside its time.
+ *
  * Locks: one spin lock for every writer (the kernel's rqspinlock, with
  * interrupts off).  Readers take no lock: children are published with a
  * release store after the node is complete, and a node leaves the trie
@@ -42,10 +46,12 @@
  * the lock and an intermediate node under it, as the kernel does.
  */
 #include "maps/common/attr.h"
+#include "maps/common/cpu.h"
 #include "maps/common/lock.h"
 #include "maps/common/map.h"
 #include "maps/common/rcu.h"
 #include "maps/common/update_flags.h"
+#include "maps/common/work.h"
 
 #include <errno.h>
 #include <stdatomic.h>
@@ -72,6 +78,9 @@ struct lpm_trie {
 	size_t node_size;
 	size_t n_entries; /* real nodes, under lock */
 	size_t n_nodes;   /* real and IM nodes, under lock: for memory() */
+	/* The kernel's work, per cpu slot (map_ops.work): nodes visited by
+	 * every op, the lock taken by each write, nodes allocated. */
+	struct map_work_slot *work; /* [ncpus] */
 };
 
 /* A key as the kernel's struct bpf_lpm_trie_key_u8 lays it out (the
@@ -92,6 +101,12 @@ static struct lpm_key key_of(const void *k)
 static struct lpm_trie *trie_of(struct map *m)
 {
 	return (struct lpm_trie *)m;
+}
+
+/* This thread's work counters (only its slot's thread writes them). */
+static struct map_work_slot *work_of(struct lpm_trie *t)
+{
+	return &t->work[map_this_cpu()];
 }
 
 static struct lpm_node *load_child(struct lpm_node *n, unsigned b)
@@ -154,9 +169,11 @@ static void *lpm_lookup(struct map *m, const void *k)
 	struct lpm_key key = key_of(k);
 	struct lpm_node *found = NULL;
 
+	uint64_t visited = 0;
 	if (key.prefixlen > t->max_prefixlen)
 		return NULL;
 	for (struct lpm_node *n = load_root(t); n;) {
+		visited++;
 		uint32_t matched = match_len(t, n, &key);
 		if (matched == t->max_prefixlen) {
 			found = n; /* a full-length match: nothing below */
@@ -168,6 +185,7 @@ static void *lpm_lookup(struct map *m, const void *k)
 			found = n;
 		n = load_child(n, bit_at(key.data, n->prefixlen));
 	}
+	map_work_count(&work_of(t)->nodes_scanned, visited);
 	return found ? value_of(t, found) : NULL;
 }
 
@@ -183,6 +201,7 @@ static struct lpm_node *node_alloc(struct lpm_trie *t, const void *value)
 	struct lpm_node *n = malloc(t->node_size);
 	if (!n)
 		return NULL;
+	map_work_count(&work_of(t)->allocations, 1);
 	atomic_init(&n->flags, 0);
 	atomic_init(&n->child[0], NULL);
 	atomic_init(&n->child[1], NULL);
@@ -216,8 +235,10 @@ find_slot(struct lpm_trie *t, const struct lpm_key *key, struct lpm_node **node,
 {
 	_Atomic(struct lpm_node *) *slot = &t->root, *above = &t->root;
 	struct lpm_node *n, *up = NULL;
+	uint64_t visited = 0;
 	*matched = 0;
 	while ((n = atomic_load_explicit(slot, memory_order_relaxed))) {
+		visited++;
 		*matched = match_len(t, n, key);
 		if (n->prefixlen != *matched || n->prefixlen == key->prefixlen)
 			break;
@@ -225,6 +246,7 @@ find_slot(struct lpm_trie *t, const struct lpm_key *key, struct lpm_node **node,
 		above = slot;
 		slot = &n->child[bit_at(key->data, n->prefixlen)];
 	}
+	map_work_count(&work_of(t)->nodes_scanned, visited);
 	*node = n;
 	if (parent) {
 		*parent = up;
@@ -302,6 +324,7 @@ static int lpm_update(struct map *m, const void *k, const void *value,
 	memcpy(fresh->data, key.data, t->data_size); /* trailing bits too */
 
 	map_spin_lock(&t->lock);
+	map_work_count(&work_of(t)->locks, 1);
 	int err = update_locked(t, &key, fresh, flags, &old);
 	if (!err && !old)
 		t->n_nodes++;
@@ -356,6 +379,7 @@ static int lpm_delete(struct map *m, const void *k)
 	if (key.prefixlen > t->max_prefixlen)
 		return -EINVAL;
 	map_spin_lock(&t->lock);
+	map_work_count(&work_of(t)->locks, 1);
 	int err = delete_locked(t, &key, gone);
 	for (int i = 0; i < 2; i++)
 		t->n_nodes -= gone[i] != NULL;
@@ -561,6 +585,12 @@ static int lpm_create(const struct map_attr *attr, struct map **out)
 	t->max_prefixlen = 8 * t->data_size;
 	t->node_size = sizeof(struct lpm_node) + t->data_size + attr->value_size;
 	map_spin_init(&t->lock);
+	t->work = aligned_alloc(64, sizeof(*t->work) * attr->ncpus);
+	if (!t->work) {
+		free(t);
+		return -ENOMEM;
+	}
+	memset(t->work, 0, sizeof(*t->work) * attr->ncpus);
 	*out = &t->map;
 	return 0;
 }
@@ -580,7 +610,14 @@ static void lpm_destroy(struct map *m)
 	struct lpm_trie *t = trie_of(m);
 	map_rcu_barrier(); /* replaced and deleted nodes still queued */
 	free_subtree(load_root(t));
+	free(t->work);
 	free(t);
+}
+
+static void lpm_work(const struct map *m, int cpu, struct map_work *w)
+{
+	const struct lpm_trie *t = (const struct lpm_trie *)m;
+	map_work_sum(t->work, m->attr.ncpus, cpu, w);
 }
 
 static size_t lpm_memory(const struct map *m)
@@ -604,5 +641,6 @@ const struct map_ops lpm_trie_linux_ops = {
 	.delete = lpm_delete,
 	.get_next_key = lpm_get_next_key,
 	.memory = lpm_memory,
+	.work = lpm_work,
 	.dump_state = lpm_dump_state,
 };

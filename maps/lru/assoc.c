@@ -47,7 +47,7 @@
 #include "maps/common/fastkey.h"
 #include "maps/common/htab_core.h"
 #include "maps/common/lock.h"
-#include "maps/common/lru_work.h"
+#include "maps/common/work.h"
 #include "maps/common/map.h"
 #include "maps/common/rcu.h"
 #include "maps/common/update_flags.h"
@@ -80,7 +80,7 @@ struct assoc {
 	uint32_t seed;
 	void (*on_evict)(void *ctx, const void *key);
 	void *on_evict_ctx;
-	struct lru_work_slot *work; /* [ncpus] */
+	struct map_work_slot *work; /* [ncpus] */
 };
 
 static struct assoc *assoc_of(struct map *m)
@@ -272,7 +272,7 @@ static void join_queue(struct set_head *s, unsigned w)
 /* SIEVE in a full set: from the hand towards the head (wrapping to the
  * tail), clear visited bits up to the first unvisited key: it leaves. */
 static unsigned evict(struct assoc *a, struct set_head *s,
-		      struct lru_work_slot *work)
+		      struct map_work_slot *work)
 {
 	unsigned n = load8(&s->n), p = load8(&s->hand), scanned = 0;
 	if (p >= n)
@@ -291,9 +291,9 @@ static unsigned evict(struct assoc *a, struct set_head *s,
 		a->on_evict(a->on_evict_ctx, key_at(a, s, victim));
 	store8(&s->hand, (uint8_t)p); /* its neighbour will stand there */
 	leave_queue(s, victim);
-	lru_count(&work->refills, 1); /* one eviction pass, as lru/fast counts */
-	lru_count(&work->nodes_scanned, scanned);
-	lru_count(&work->evictions, 1);
+	map_work_count(&work->refills, 1); /* one eviction pass, as lru/fast counts */
+	map_work_count(&work->nodes_scanned, scanned);
+	map_work_count(&work->evictions, 1);
 	return victim;
 }
 
@@ -311,13 +311,13 @@ static unsigned free_way(const struct assoc *a, struct set_head *s)
 /* The set of key, locked; the lock counted on this thread's slot, whose
  * counters *work points at. */
 static struct set_head *lock_set_of(struct assoc *a, const void *key,
-				    struct lru_work_slot **work)
+				    struct map_work_slot **work)
 {
 	struct set_head *s =
 		set_of(a, fastkey_hash(key, a->map.attr.key_size, a->seed));
 	*work = &a->work[map_this_cpu()];
 	map_seq_lock(&s->seq);
-	lru_count(&(*work)->locks, 1);
+	map_work_count(&(*work)->locks, 1);
 	return s;
 }
 
@@ -328,7 +328,7 @@ static int assoc_update(struct map *m, const void *key, const void *value,
 	int err = map_update_flags_valid(flags);
 	if (err)
 		return err;
-	struct lru_work_slot *work;
+	struct map_work_slot *work;
 	struct set_head *s = lock_set_of(a, key, &work);
 	int w = way_of(a, s, key);
 	err = map_update_flags_check(w >= 0, flags);
@@ -355,7 +355,7 @@ static int assoc_update(struct map *m, const void *key, const void *value,
 static int assoc_delete(struct map *m, const void *key)
 {
 	struct assoc *a = assoc_of(m);
-	struct lru_work_slot *work;
+	struct map_work_slot *work;
 	struct set_head *s = lock_set_of(a, key, &work);
 	int w = way_of(a, s, key);
 	if (w >= 0)
@@ -411,7 +411,7 @@ static int assoc_get_next_key(struct map *m, const void *key, void *next)
 static void assoc_work(const struct map *m, int cpu, struct map_work *w)
 {
 	const struct assoc *a = (const struct assoc *)m;
-	lru_work_sum(a->work, m->attr.ncpus, cpu, w);
+	map_work_sum(a->work, m->attr.ncpus, cpu, w);
 }
 
 static void assoc_watch_evictions(struct map *m,

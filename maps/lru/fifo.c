@@ -83,11 +83,11 @@ static void fifo_fini(struct lru_htab *h)
 static struct lru_node *evict_oldest(struct lru_htab *h, unsigned cpu)
 {
 	struct fifo_lru *q = state(h);
-	struct lru_work_slot *w = lru_work(h, cpu);
-	lru_count(&w->refills, 1);
+	struct map_work_slot *w = lru_work(h, cpu);
+	map_work_count(&w->refills, 1);
 	for (uint32_t tried = 0; tried < q->queue.len; tried++) {
 		struct lru_node *n = lru_queue_oldest(&q->queue);
-		lru_count(&w->nodes_scanned, 1);
+		map_work_count(&w->nodes_scanned, 1);
 		lru_queue_requeue(&q->queue, n);
 		if (lru_htab_evict(h, cpu, n))
 			return n;

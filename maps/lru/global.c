@@ -64,10 +64,10 @@ static void global_fini(struct lru_htab *h)
 static struct lru_node *evict_oldest(struct lru_htab *h, unsigned cpu)
 {
 	struct global_lru *g = state(h);
-	struct lru_work_slot *w = lru_work(h, cpu);
-	lru_count(&w->refills, 1);
+	struct map_work_slot *w = lru_work(h, cpu);
+	map_work_count(&w->refills, 1);
 	for (struct dlist *p = g->used.prev; p != &g->used; p = p->prev) {
-		lru_count(&w->nodes_scanned, 1);
+		map_work_count(&w->nodes_scanned, 1);
 		if (lru_htab_evict(h, cpu, lru_node_of(p)))
 			return lru_node_of(p);
 	}

@@ -136,7 +136,7 @@ static struct lru_node *local_pop_pending(struct lru_htab *h, unsigned cpu,
 		for (struct dlist *p = victim->pending.prev;
 		     p != &victim->pending; p = p->prev) {
 			struct lru_node *n = lru_node_of(p);
-			lru_count(&lru_work(h, cpu)->nodes_scanned, 1);
+			map_work_count(&lru_work(h, cpu)->nodes_scanned, 1);
 			if ((ignore_ref || !lru_node_is_ref(n)) &&
 			    lru_htab_evict(h, cpu, n)) {
 				dlist_del(p);
@@ -156,7 +156,7 @@ static void flush_pending(struct lru_htab *h, unsigned cpu,
 	for (p = loc->pending.prev; p != &loc->pending; p = newer) {
 		struct lru_node *n = lru_node_of(p);
 		newer = p->prev;
-		lru_count(&lru_work(h, cpu)->nodes_scanned, 1);
+		map_work_count(&lru_work(h, cpu)->nodes_scanned, 1);
 		bpf_lru_list_move_in(l, n, lru_node_is_ref(n)
 					   ? BPF_LRU_ACTIVE : BPF_LRU_INACTIVE);
 	}
@@ -172,7 +172,7 @@ static void refill_local(struct lru_htab *h, unsigned cpu,
 	unsigned nfree = 0;
 
 	lru_lock(h, cpu, &l->lock);
-	lru_count(&lru_work(h, cpu)->refills, 1);
+	map_work_count(&lru_work(h, cpu)->refills, 1);
 	flush_pending(h, cpu, l, loc);
 	bpf_lru_list_rotate(h, cpu, l);
 	for (p = global_free->next; p != global_free; p = older) {

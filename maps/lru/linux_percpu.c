@@ -90,7 +90,7 @@ static struct lru_node *percpu_pop_free(struct lru_htab *h, unsigned cpu,
 	lru_lock(h, cpu, &l->lock);
 	bpf_lru_list_rotate(h, cpu, l);
 	if (dlist_empty(free_list)) {
-		lru_count(&lru_work(h, cpu)->refills, 1);
+		map_work_count(&lru_work(h, cpu)->refills, 1);
 		bpf_lru_list_shrink(h, cpu, l, PERCPU_FREE_TARGET, free_list,
 				    BPF_LRU_FREE);
 	}

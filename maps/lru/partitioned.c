@@ -407,7 +407,7 @@ static struct lru_node *oldest_cold(struct lru_htab *h, unsigned cpu,
 				    unsigned *part)
 {
 	struct partitioned_lru *s = state(h);
-	struct lru_work_slot *w = lru_work(h, cpu);
+	struct map_work_slot *w = lru_work(h, cpu);
 	struct lru_node *oldest = NULL;
 	uint64_t oldest_use = UINT64_MAX;
 	for (bool any = true; !oldest && any;) {
@@ -425,7 +425,7 @@ static struct lru_node *oldest_cold(struct lru_htab *h, unsigned cpu,
 					dlist_entry(head, struct part_link, link);
 				struct lru_node *n = node_of_link(h, head);
 				uint64_t used = newest_use(links_of(h, n), s->nparts);
-				lru_count(&w->nodes_scanned, 1);
+				map_work_count(&w->nodes_scanned, 1);
 				if (used != load(&l->last_used)) {
 					leave_partition(p, l, GEN_ABSENT);
 				} else if (used < oldest_use) {
@@ -448,7 +448,7 @@ static enum reap_result reap_one(struct lru_htab *h, unsigned cpu,
 {
 	struct partitioned_lru *s = state(h);
 	unsigned q = 0;
-	lru_count(&lru_work(h, cpu)->refills, 1);
+	map_work_count(&lru_work(h, cpu)->refills, 1);
 	struct lru_node *n = oldest_cold(h, cpu, &q);
 	if (!n)
 		return NO_CANDIDATE;

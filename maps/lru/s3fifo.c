@@ -280,7 +280,7 @@ static bool step_at_tail(struct lru_htab *h, unsigned cpu, bool in_main,
 	struct lru_queue *q = in_main ? &s->main : &s->small;
 	struct lru_node *t = lru_queue_oldest(q);
 	uint8_t f = freq_of(t);
-	lru_count(&lru_work(h, cpu)->nodes_scanned, 1);
+	map_work_count(&lru_work(h, cpu)->nodes_scanned, 1);
 
 	if (honour_freq && in_main && f >= 1) {
 		lru_queue_requeue(q, t);          /* CLOCK: one more turn */
@@ -318,7 +318,7 @@ static struct lru_node *evict(struct lru_htab *h, unsigned cpu)
 	uint64_t limit = honour + h->n_elems;
 	struct lru_node *victim = NULL;
 
-	lru_count(&lru_work(h, cpu)->refills, 1);
+	map_work_count(&lru_work(h, cpu)->refills, 1);
 	s->has_evicted = true;
 	bool in_main = evict_from_main(s);
 	for (uint64_t steps = 0; steps < limit; steps++) {

@@ -172,7 +172,7 @@ static uint32_t draw_sample(struct lru_htab *h, unsigned cpu)
 	for (uint32_t i = 0; i < k; i++)
 		swap_live(s, i, i + (uint32_t)(next_random(s, cpu) %
 						(s->n_live - i)));
-	lru_count(&lru_work(h, cpu)->nodes_scanned, k);
+	map_work_count(&lru_work(h, cpu)->nodes_scanned, k);
 	return k;
 }
 
@@ -201,7 +201,7 @@ static struct lru_node *evict_oldest_of_sample(struct lru_htab *h,
 static struct lru_node *evict(struct lru_htab *h, unsigned cpu)
 {
 	struct sampled_lru *s = state(h);
-	lru_count(&lru_work(h, cpu)->refills, 1);
+	map_work_count(&lru_work(h, cpu)->refills, 1);
 	for (int t = 0; t < SAMPLE_TRIES; t++) {
 		struct lru_node *n =
 			evict_oldest_of_sample(h, cpu, draw_sample(h, cpu));
@@ -210,7 +210,7 @@ static struct lru_node *evict(struct lru_htab *h, unsigned cpu)
 	}
 	for (uint32_t i = 0; i < s->n_live; i++) {
 		struct lru_node *n = lru_htab_node(h, s->live[i]);
-		lru_count(&lru_work(h, cpu)->nodes_scanned, 1);
+		map_work_count(&lru_work(h, cpu)->nodes_scanned, 1);
 		if (lru_htab_evict(h, cpu, n))
 			return n;
 	}

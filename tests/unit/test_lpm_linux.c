@@ -6,7 +6,9 @@
  * and delete case leaves, counted through map_ops.memory (a node is
  * node_size bytes, intermediate or real): an intermediate node appears
  * where two prefixes part, goes with its leaf, and a real node with two
- * children that is deleted stays as one.  tests/kernel/test_kernel_lpm.c
+ * children that is deleted stays as one; and the work each op counts
+ * (map_ops.work: nodes visited, locks, nodes allocated).
+ * tests/kernel/test_kernel_lpm.c
  * replays random traces against the kernel itself.
  */
 #include <criterion/criterion.h>
@@ -141,4 +143,55 @@ Test(lpm_linux, a_shorter_key_goes_above_a_longer_one)
 	struct v4key k = next;
 	cr_assert_eq(map_get_next_key(m, &k, &next), 0);
 	cr_expect_eq(next.prefixlen, 8);
+}
+
+/* The work of one op: the counters before and after it. */
+static struct map_work work_of_op(void (*op)(void))
+{
+	struct map_work before = map_work_of(m, -1);
+	op();
+	struct map_work after = map_work_of(m, -1);
+	return (struct map_work){
+		.nodes_scanned = after.nodes_scanned - before.nodes_scanned,
+		.locks = after.locks - before.locks,
+		.allocations = after.allocations - before.allocations,
+	};
+}
+
+static void lookup_deep(void)
+{
+	struct v4key addr = key(32, 192, 168, 1, 9);
+	map_rcu_read_lock();
+	cr_assert_not_null(map_lookup(m, &addr));
+	map_rcu_read_unlock();
+}
+
+static void insert_forking(void)
+{
+	put(key(24, 192, 168, 129, 0), 9); /* parts from .128.0/24 at bit 23 */
+}
+
+static void delete_leaf_under_fork(void)
+{
+	struct v4key gone = key(24, 192, 168, 1, 0);
+	cr_assert_eq(map_delete(m, &gone), 0);
+}
+
+Test(lpm_linux, each_op_counts_the_kernels_work)
+{
+	build_the_example();
+	struct map_work w = work_of_op(lookup_deep);
+	cr_expect_eq(w.nodes_scanned, 3, "/16, the fork, .1.0/24: %llu",
+		     (unsigned long long)w.nodes_scanned);
+	cr_expect_eq(w.locks, 0, "a lookup takes no lock");
+	cr_expect_eq(w.allocations, 0);
+	w = work_of_op(insert_forking);
+	cr_expect_eq(w.nodes_scanned, 2, "/16, then .128.0/24 where the paths "
+		     "part: %llu", (unsigned long long)w.nodes_scanned);
+	cr_expect_eq(w.locks, 1);
+	cr_expect_eq(w.allocations, 2, "the key's node and the fork");
+	w = work_of_op(delete_leaf_under_fork);
+	cr_expect_eq(w.nodes_scanned, 3);
+	cr_expect_eq(w.locks, 1);
+	cr_expect_eq(w.allocations, 0, "a delete allocates nothing");
 }

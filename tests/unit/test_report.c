@@ -307,7 +307,9 @@ Test(report, csv_has_a_min_and_max_column_beside_each_figure)
 		"kernel_ratio_max,evictions,evictions_min,evictions_max,",
 		",locks_per_op,locks_per_op_min,locks_per_op_max,"
 		"evictions_per_refill,evictions_per_refill_min,"
-		"evictions_per_refill_max,bytes_per_entry,bytes_per_entry_min,"
+		"evictions_per_refill_max,allocations_per_op,"
+		"allocations_per_op_min,allocations_per_op_max,"
+		"bytes_per_entry,bytes_per_entry_min,"
 		"bytes_per_entry_max,memory_from,buffer_bytes,buffer_bytes_min,"
 		"buffer_bytes_max,probe_ns,probe_ns_min,probe_ns_max,flags,",
 		/* The label, and an empty key_range: the pool model. */
@@ -322,15 +324,16 @@ Test(report, csv_has_a_min_and_max_column_beside_each_figure)
 /* --- work per op ------------------------------------------------------------------- */
 
 /* A run of 1000 ops whose design did 250 evictions in 50 refills, scanned
- * 400 nodes and took 2500 locks: 0.25 evictions, 0.4 nodes and 2.5 locks
- * an op, 5 evictions a refill. */
+ * 400 nodes, took 2500 locks and allocated 100 blocks: 0.25 evictions,
+ * 0.4 nodes, 2.5 locks and 0.1 allocations an op, 5 evictions a refill. */
 static struct bench_result worked_run(void)
 {
 	struct bench_result r = { .ops = 1000, .has_work = true,
 				  .has_evictions = true };
 	r.ok[OP_INSERT] = 1000;
 	r.work = (struct map_work){ .evictions = 250, .refills = 50,
-				    .nodes_scanned = 400, .locks = 2500 };
+				    .nodes_scanned = 400, .locks = 2500,
+				    .allocations = 100 };
 	return r;
 }
 
@@ -344,6 +347,7 @@ Test(report, work_figures_are_per_op_and_per_refill)
 	cr_expect_float_eq(run.v[RF_NODES_SCANNED_PER_OP], 0.4, EPS);
 	cr_expect_float_eq(run.v[RF_LOCKS_PER_OP], 2.5, EPS);
 	cr_expect_float_eq(run.v[RF_EVICTIONS_PER_REFILL], 5, EPS);
+	cr_expect_float_eq(run.v[RF_ALLOCATIONS_PER_OP], 0.1, EPS);
 	/* No refill: no figure per refill (not a division by zero). */
 	r.work.refills = 0;
 	report_run_from(&run, &r, false);
@@ -359,8 +363,10 @@ Test(report, the_kernel_has_evictions_alone_and_hash_no_work)
 	cr_expect_float_eq(run.v[RF_EVICTIONS_PER_OP], 0.25, EPS);
 	cr_expect(isnan(run.v[RF_NODES_SCANNED_PER_OP]) &&
 		  isnan(run.v[RF_LOCKS_PER_OP]) &&
-		  isnan(run.v[RF_EVICTIONS_PER_REFILL]),
-		  "the kernel's scans, locks and refills are not counted");
+		  isnan(run.v[RF_EVICTIONS_PER_REFILL]) &&
+		  isnan(run.v[RF_ALLOCATIONS_PER_OP]),
+		  "the kernel's scans, locks, refills and allocations are not "
+		  "counted");
 	r.has_evictions = false; /* a design without map_ops.work */
 	report_run_from(&run, &r, false);
 	cr_expect(isnan(run.v[RF_EVICTIONS]) &&
