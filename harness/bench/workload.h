@@ -143,6 +143,12 @@ int workload_parse_dist(const char *text, struct workload *w, char *err,
 void workload_format_mix(const unsigned mix[OP_COUNT], char *buf, size_t len);
 void workload_format_dist(const struct workload *w, char *buf, size_t len);
 
+/* A prefix workload's lookups meant to hit, in percent (--hit-ratio). */
+static inline double workload_hit_ratio(const struct workload *w)
+{
+	return 100 - w->miss_ppm / 1e4;
+}
+
 /* Keys inserted before timing: prefill % of entries. */
 uint64_t workload_prefill_count(const struct workload *w);
 

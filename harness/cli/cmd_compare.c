@@ -186,7 +186,7 @@ static void print_workload(FILE *f, const struct bench_cli *cli)
 		fprintf(f, "prefixes: %s; lookups ask for full-length addresses, "
 			"%g%% of them inside a stored prefix, the others outside "
 			"every prefix%s\n", prefix_set_name(w->prefixes),
-			100 - w->miss_ppm / 1e4, several_map_types(cli)
+			workload_hit_ratio(w), several_map_types(cli)
 			? "; a hash map's key is the address alone" : "");
 }
 
