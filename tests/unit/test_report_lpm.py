@@ -17,7 +17,6 @@ import sys
 from report_case import HOST, report_of, verdict
 
 
-
 def result(side, mapname, label, ns, mix="lookup=100", prefixes=None, hits=100,
            key_size=4, map_flags=0, ratio=None):
     """One 1-thread point of 3 runs; ns (median, min, max)."""

@@ -17,7 +17,6 @@ import sys
 from report_case import HOST, report_of, verdict
 
 
-
 def result(side, mapname, label, ns, key_range=None, map_flags=0, ratio=None, work=None):
     """One 1-thread point of 3 runs; ns (median, min, max); work: per op
     (median, min, max) of each work field given."""
