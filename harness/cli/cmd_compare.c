@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * maplab compare: the kernel's map (in BPF, and through bpf(2)) and the
- * designs of --map, all of one map type, measured as sides of one
+ * designs of --map, all of one map type (or LPM tries and hashes on the
+ * same addresses: a prefix workload), measured as sides of one
  * interleaved run (measure.h), so every ratio to the kernel is taken
  * within a repeat between runs made side by side.  A design stands for the
  * kernel's map in its mode (map_ops.mode_flags: lru/linux_percpu for the
@@ -28,7 +29,10 @@ static const char usage_compare[] =
 	"ns/op (in BPF and through the syscall), each design's ns/op and its\n"
 	"ratio to the kernel's, and Mops/s.  A design with mode flags (as\n"
 	"lru/linux_percpu's BPF_F_NO_COMMON_LRU) is compared with the kernel's\n"
-	"map in that mode: one kernel side per mode among the designs.  With\n"
+	"map in that mode: one kernel side per mode among the designs.  LPM\n"
+	"tries and hash maps run side by side on the same addresses with\n"
+	"--prefixes random32 (a trie's key is the prefix length and the\n"
+	"address, a hash's the address alone): one kernel side per type.  With\n"
 	"--repeat N the sides run in turn within each repeat; each figure is the\n"
 	"median of the N, with its min and max, and each ratio is taken within a\n"
 	"repeat.  --format jsonl writes every record.  Without BPF here, it says\n"
@@ -39,7 +43,11 @@ static const char after_compare[] =
 	"  maplab compare --map lru/global --key-range 400% --mix "
 	"insert=50,lookup=50 --threads 1,2 --repeat 5\n"
 	"  maplab compare --map hash/linux,hash/fast --entries 1048576 "
-	"--physical hash/fast --repeat 5\n";
+	"--physical hash/fast --repeat 5\n"
+	"  maplab compare --map lpm_trie/linux,lpm_trie/prefix_hash --prefixes "
+	"bgp --hit-ratio 90 --repeat 5\n"
+	"  maplab compare --map lpm_trie/linux,lpm_trie/prefix_hash,hash/linux,"
+	"hash/cow --mix update=100\n";
 
 #define CELL 22 /* the narrowest column */
 

@@ -353,13 +353,12 @@ const struct cmd_option bench_options[] = {
 			 "--entries): a range beyond the entries makes LRU maps\n"
 			 "evict (none: lookups and updates on the entries,\n"
 			 "inserts and deletes on each thread's own keys)" },
-	{ OPT_PREFIXES, "LPM maps: the prefixes stored (docs/bench.md, \"LPM\n"
-			"workloads\"): random32 (random /32s), bgp (IPv4, the prefix\n"
-			"lengths of a public BGP table) or ipv6 (/48 and /64\n"
-			"heavy): 8-byte keys, 20 for ipv6 (random32 with 8-byte\n"
-			"keys).  Lookups ask for full-length addresses inside\n"
-			"the prefixes; a hash map of the same run takes the\n"
-			"addresses alone (random32 only)" },
+	{ OPT_PREFIXES, "LPM maps: the prefixes stored: random32 (random /32s),\n"
+			"bgp (IPv4, a public BGP table's prefix lengths) or\n"
+			"ipv6 (/48 and /64 heavy), with 8-byte keys (20 for\n"
+			"ipv6); lookups ask for full-length addresses; a hash\n"
+			"map of the run takes the address alone (random32\n"
+			"only).  docs/bench.md, \"LPM workloads\" (random32)" },
 	{ OPT_HIT_RATIO, "LPM maps: percent of the lookups that ask for an\n"
 			 "address inside a stored prefix; the others ask for\n"
 			 "one no prefix covers (100)" },
@@ -374,7 +373,7 @@ const struct cmd_option bench_options[] = {
 	{ OPT_WARMUP, "untimed seconds before each run (0.2)" },
 	{ OPT_REPEAT, "runs per point; the median is reported, with the min\n"
 		      "and max (1)" },
-	{ OPT_SEED, "key streams (1)" },
+	{ OPT_SEED, "key streams and prefix sets (1)" },
 	{ OPT_RCU, "liburcu flavour (memb)" },
 	{ OPT_FORMAT, "table, jsonl or csv (table)" },
 	{ OPT_OUT, NULL },
@@ -731,15 +730,14 @@ static int keys_fit(const struct bench_cli *c, uint32_t type, uint64_t keys,
 			 c->w.key_size, map_type_name(type));
 }
 
-/* A prefix workload's prefixes must be drawable: distinct, leaving room
- * for misses; its key numbers must fit a stream op's 32 bits. */
+/* A prefix workload's prefixes must be drawable (distinct: not too many
+ * of one length); its key numbers must fit a stream op's 32 bits. */
 static int check_prefixes_fit(const struct bench_cli *c, uint64_t keys)
 {
 	struct workload_layout l;
 	char err[200];
 	workload_layout(&c->w, 1, &l);
-	if (prefix_set_fits(c->w.prefixes, l.stored, l.misses != 0, err,
-			    sizeof(err)))
+	if (prefix_set_fits(c->w.prefixes, l.stored, err, sizeof(err)))
 		return cli_error(c->cmd, "--prefixes %s: %s",
 				 prefix_set_name(c->w.prefixes), err);
 	if (keys > UINT32_MAX)

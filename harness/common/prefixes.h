@@ -70,14 +70,14 @@ uint64_t prefix_set_total_weight(enum prefix_set s);
 void prefix_set_counts(enum prefix_set s, uint64_t n, uint64_t *count);
 
 /*
- * Whether a table of n prefixes (the first `exact` by the mix) fits: no
- * length may need more than half of its 2^len prefixes (so drawing
- * distinct ones stays quick); with misses, the prefixes must leave at
- * least 1 % of the addresses uncovered (an estimate from their lengths).
- * 0, or -1 with a reason in err.
+ * Whether `exact` prefixes by the mix fit: no length may need more than
+ * half of its 2^len prefixes, so drawing distinct ones stays quick.  (The
+ * largest BGP set that fits, about 2.1M prefixes, leaves some 10 % of the
+ * addresses uncovered, room enough for misses.)  0, or -1 with a reason
+ * in err.
  */
-int prefix_set_fits(enum prefix_set s, uint64_t exact, bool misses,
-		    char *err, size_t errlen);
+int prefix_set_fits(enum prefix_set s, uint64_t exact, char *err,
+		    size_t errlen);
 
 struct prefix_index;
 
