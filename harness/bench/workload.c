@@ -251,6 +251,11 @@ static uint8_t *make_prefix_keys(const struct workload *w, unsigned threads,
 	uint8_t *keys;
 
 	workload_layout(w, threads, &l);
+	if (threads > WORKLOAD_MAX_POOLS) {
+		snprintf(err, errlen, "a prefix workload has pools for %u threads "
+			 "at most, not %u", WORKLOAD_MAX_POOLS, threads);
+		return NULL;
+	}
 	if (w->key_size != data + (lpm ? 4 : 0)) {
 		snprintf(err, errlen, "%s prefixes make %u-byte keys for a %s map, "
 			 "not %u", prefix_set_name(w->prefixes), data + (lpm ? 4 : 0),

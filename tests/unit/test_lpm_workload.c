@@ -90,6 +90,11 @@ Test(lpm_workload, lpm_keys_are_prefixes_then_full_length_addresses)
 		uint8_t *one = keys_of(&w, 1);
 		cr_expect_eq(memcmp(keys, one, l.pool_base * w.key_size), 0);
 		free(one);
+		char err[128];
+		cr_expect_null(workload_make_keys(&w, WORKLOAD_MAX_POOLS + 1, err,
+						  sizeof(err)));
+		cr_expect(strstr(err, "pools for 254 threads at most") != NULL, "%s",
+			  err);
 		free(keys);
 	}
 }
