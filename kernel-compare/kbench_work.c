@@ -49,17 +49,21 @@ void kb_work_free(struct kb_work *k)
 int kb_work_prepare(struct kb_work *k, const struct kbench_config *c,
 		    char *err, size_t errlen)
 {
-	*k = (struct kb_work){ .c = c, .target_fd = -1 };
+	*k = (struct kb_work){ .own = *c, .target_fd = -1 };
+	/* The key bytes of the kernel map's type (an LPM key starts with its
+	 * prefix length), whatever type the caller's workload names: the very
+	 * table bench makes for a design of that type, addresses included;
+	 * and the flags the type requires (an LPM trie's BPF_F_NO_PREALLOC). */
+	k->own.b.w = workload_for_type(&c->b.w, c->map_type);
+	k->own.b.map_flags = bench_map_flags(c->map_type, c->b.map_flags);
+	k->c = c = &k->own;
 	int rc = check_threads(c, err, errlen);
 	if (rc)
 		return rc;
 	if (c->b.seconds <= 0)
 		k->quota = team_share(c->b.ops, c->b.threads);
-	/* The key bytes of the kernel map's type (an LPM key starts with its
-	 * prefix length), whatever type the caller's workload names. */
-	struct workload typed = c->b.w;
-	typed.type = c->map_type;
-	k->keys = workload_make_keys(&typed, c->b.threads);
+	char why[256] = "out of memory";
+	k->keys = workload_make_keys(&c->b.w, c->b.threads, why, sizeof(why));
 	k->streams = calloc(c->b.threads, sizeof(*k->streams));
 	k->done = aligned_alloc(64, c->b.threads * sizeof(*k->done));
 	struct key_sampler *s = workload_sampler_new(&c->b.w);
@@ -74,7 +78,8 @@ int kb_work_prepare(struct kb_work *k, const struct kbench_config *c,
 		rc = workload_make_stream(&c->b.w, s, t, len, &k->streams[t]);
 	workload_sampler_free(s);
 	if (rc) {
-		snprintf(err, errlen, "out of memory building key streams");
+		snprintf(err, errlen, "%s", k->keys ? "out of memory building key "
+			 "streams" : why);
 		kb_work_free(k);
 	}
 	return rc;
@@ -131,18 +136,18 @@ int kb_work_create_target(struct kb_work *k, char *err, size_t errlen)
 {
 	const struct kbench_config *c = k->c;
 	const struct workload *w = &c->b.w;
-	LIBBPF_OPTS(bpf_map_create_opts, o, .map_flags = c->b.map_flags);
+	const uint32_t flags = c->b.map_flags;
+	LIBBPF_OPTS(bpf_map_create_opts, o, .map_flags = flags);
 
 	k->target_fd = bpf_map_create((enum bpf_map_type)c->map_type, "maplab",
 				      w->key_size, w->value_size, w->entries, &o);
 	if (k->target_fd < 0) {
 		int rc = k->target_fd;
-		char flags[128];
+		char names[128];
 		snprintf(err, errlen, "the kernel refuses a %s map with key_size=%u "
 			 "value_size=%u max_entries=%u flags=%s: %s",
 			 map_type_name(c->map_type), w->key_size, w->value_size,
-			 w->entries, format_map_flags(c->b.map_flags, flags,
-						      sizeof(flags)),
+			 w->entries, format_map_flags(flags, names, sizeof(names)),
 			 strerror(-rc));
 		return rc;
 	}

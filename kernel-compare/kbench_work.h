@@ -50,6 +50,11 @@ struct kb_done {
 } __attribute__((aligned(64)));
 
 struct kb_work {
+	/* The caller's config as the kernel map takes it: the workload of its
+	 * type (workload_for_type: an LPM trie's keys, or a hash's address
+	 * bytes in a prefix workload) and the flags the type requires
+	 * (bench_map_flags).  c points to it: the engines read only c. */
+	struct kbench_config own;
 	const struct kbench_config *c;
 	uint8_t *keys;          /* key i at keys + i * key_size */
 	struct stream *streams; /* one per worker: bench's streams, as long

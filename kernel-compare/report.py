@@ -137,12 +137,23 @@ def ordered(names):
     return sorted(names, key=lambda n: (rank(n), n))
 
 
+def prefixes_text(r):
+    """An LPM workload's prefix set, and its lookups' hit ratio where some
+    are meant to miss; "" for other workloads."""
+    if not r.get("prefixes"):
+        return ""
+    hits = r.get("hit_ratio", 100)
+    return f", {r['prefixes']} prefixes" + (f", {hits:g} % of lookups meant to hit"
+                                            if hits != 100 else "")
+
+
 def workload_title(r):
-    """A workload's heading: its mix, and the key range of an eviction
-    workload."""
+    """A workload's heading: its mix, an LPM workload's prefixes, and the key
+    range of an eviction workload."""
+    title = r["mix"] + prefixes_text(r)
     if not r.get("key_range"):
-        return r["mix"]
-    return (f"{r['mix']}, keys from {r['key_range']} "
+        return title
+    return (f"{title}, keys from {r['key_range']} "
             f"({100 * r['key_range'] / r['entries']:.0f} % of {r['entries']} entries)")
 
 
@@ -251,6 +262,9 @@ def map_line(r):
     return (f"Map: {r['entries']} entries, {r['key_size']}-byte keys, {r['value_size']}-byte "
             f"values, {r['prefill']} % prefilled, {r['dist']} keys"
             + (f", every op's key from a range of {r['key_range']}" if r.get("key_range") else "")
+            + (f"; {r['prefixes']} prefixes, lookups of full-length addresses, "
+               f"{r.get('hit_ratio', 100):g} % of them inside a stored prefix"
+               if r.get("prefixes") else "")
             + ".")
 
 

@@ -236,13 +236,8 @@ static void free_workers(struct bench_shared *s)
 static int make_keys(struct bench_shared *s, char *err, size_t errlen)
 {
 	const struct bench_config *c = s->c;
-	s->keys = workload_make_keys(&c->w, c->threads);
-	if (s->keys)
-		return 0;
-	snprintf(err, errlen, "cannot allocate %llu keys of %u bytes",
-		 (unsigned long long)workload_key_count(&c->w, c->threads),
-		 c->w.key_size);
-	return -ENOMEM;
+	s->keys = workload_make_keys(&c->w, c->threads, err, errlen);
+	return s->keys ? 0 : -ENOMEM;
 }
 
 /* Keys, sampler and streams: what the run allocates besides the map, all
@@ -336,12 +331,13 @@ static int build_map(struct bench_shared *s, uint64_t *prefilled,
 }
 
 /* The caller's config with the keys' type filled in: the design's type's
- * (an LPM key starts with a prefix length) unless the caller chose one. */
+ * (an LPM key starts with a prefix length) unless the caller chose one;
+ * and the flags that type requires (bench_map_flags). */
 static struct bench_config typed_config(const struct bench_config *c)
 {
 	struct bench_config own = *c;
-	if (!own.w.type)
-		own.w.type = attr_of(c).type;
+	own.w = workload_for_type(&c->w, c->w.type ? c->w.type : attr_of(c).type);
+	own.map_flags = bench_map_flags(own.w.type, c->map_flags);
 	return own;
 }
 

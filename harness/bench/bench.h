@@ -116,7 +116,8 @@ struct bench_result {
 };
 
 /* 0, or a negative errno with a one-line reason in err.  Keys are made for
- * the design's map type when c->w.type is 0. */
+ * the design's map type when c->w.type is 0 (workload_for_type), and the
+ * map gets the flags its type requires (bench_map_flags). */
 int bench_run(const struct bench_config *c, struct bench_result *r,
 	      char *err, size_t errlen);
 
@@ -152,6 +153,15 @@ static inline uint64_t bench_worker_quota(const struct bench_config *c,
 		return 0;
 	uint64_t share = (c->ops + c->threads - 1) / c->threads;
 	return (share + batch - 1) / batch * batch;
+}
+
+/* flags, and those no map of `type` can be created without: an LPM trie
+ * needs BPF_F_NO_PREALLOC (the kernel, and every LPM design, refuse it
+ * otherwise), so bench, kbench and compare add it to every LPM map they
+ * create, the kernel's too.  Not a mode: no LPM trie is made without it. */
+static inline uint32_t bench_map_flags(uint32_t type, uint32_t flags)
+{
+	return flags | (type == MAP_TYPE_LPM_TRIE ? MAP_F_NO_PREALLOC : 0);
 }
 
 /* The no-op design: every call returns at once.  It prices the harness

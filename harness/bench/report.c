@@ -543,6 +543,9 @@ static void row_jsonl(FILE *f, const struct report_point *p)
 		"\"entries\":%u", mix, dist, c->threads, c->w.entries);
 	if (c->w.key_range)
 		fprintf(f, ",\"key_range\":%u", c->w.key_range);
+	if (c->w.prefixes)
+		fprintf(f, ",\"prefixes\":\"%s\",\"hit_ratio\":%g",
+			prefix_set_name(c->w.prefixes), workload_hit_ratio(&c->w));
 	fprintf(f, ",\"key_size\":%u,\"value_size\":%u,\"prefill\":%u,"
 		"\"map_flags\":%u,\"runs\":%u", c->w.key_size, c->w.value_size,
 		c->w.prefill_pct, c->map_flags, p->runs);
@@ -572,8 +575,8 @@ static void row_jsonl(FILE *f, const struct report_point *p)
 
 static void csv_header(FILE *f)
 {
-	fputs("side,map,label,mix,dist,threads,entries,key_range,key_size,"
-	      "value_size,prefill,map_flags,runs", f);
+	fputs("side,map,label,mix,dist,threads,entries,key_range,prefixes,"
+	      "hit_ratio,key_size,value_size,prefill,map_flags,runs", f);
 	for (int i = 0; i < RF_COUNT; i++) {
 		fprintf(f, ",%s,%s_min,%s_max", fields[i].name, fields[i].name,
 			fields[i].name);
@@ -590,14 +593,17 @@ static void csv_header(FILE *f)
 static void row_csv(FILE *f, const struct report_point *p)
 {
 	const struct bench_config *c = p->config;
-	char mix[96], dist[48], flags[64], range[16] = "";
+	char mix[96], dist[48], flags[64], range[16] = "", hits[16] = "";
 
 	workload_format_mix(c->w.mix, mix, sizeof(mix));
 	workload_format_dist(&c->w, dist, sizeof(dist));
 	if (c->w.key_range)
 		snprintf(range, sizeof(range), "%u", c->w.key_range);
-	fprintf(f, "%s,%s,\"%s\",\"%s\",%s,%u,%u,%s,%u,%u,%u,%u,%u", p->side,
-		p->map, p->label, mix, dist, c->threads, c->w.entries, range,
+	if (c->w.prefixes)
+		snprintf(hits, sizeof(hits), "%g", workload_hit_ratio(&c->w));
+	fprintf(f, "%s,%s,\"%s\",\"%s\",%s,%u,%u,%s,%s,%s,%u,%u,%u,%u,%u",
+		p->side, p->map, p->label, mix, dist, c->threads, c->w.entries,
+		range, c->w.prefixes ? prefix_set_name(c->w.prefixes) : "", hits,
 		c->w.key_size, c->w.value_size, c->w.prefill_pct, c->map_flags,
 		p->runs);
 	for (int i = 0; i < RF_COUNT; i++) {

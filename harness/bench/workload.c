@@ -3,6 +3,7 @@
 #include "harness/common/keys.h"
 #include "harness/common/parse.h"
 #include "maps/common/area.h"
+#include "maps/common/map.h"
 #include "harness/common/rng.h"
 
 #include <errno.h>
@@ -17,6 +18,7 @@ const char *const bench_op_names[OP_COUNT] = { "lookup", "update", "insert",
 
 struct key_sampler {
 	const struct workload *w;
+	struct workload_layout layout; /* its bases (no thread count's) */
 	double *zipf_cdf; /* DIST_ZIPF: cumulative probability of rank r */
 	uint32_t *rank_to_key; /* a permutation, so hot keys are scattered */
 	uint32_t hot_keys;
@@ -176,26 +178,127 @@ uint64_t workload_prefill_count(const struct workload *w)
 	return (uint64_t)w->entries * w->prefill_pct / 100;
 }
 
-uint64_t workload_key_count(const struct workload *w, unsigned threads)
-{
-	uint64_t prefilled = workload_prefill_count(w);
-	if (w->key_range)
-		return w->key_range > prefilled ? w->key_range : prefilled;
-	return (uint64_t)w->entries + (uint64_t)threads * WORKLOAD_POOL;
-}
-
 /* The keys lookups and updates draw from: 0..n-1. */
 static uint32_t sample_space(const struct workload *w)
 {
 	return w->key_range ? w->key_range : w->entries;
 }
 
-uint8_t *workload_make_keys(const struct workload *w, unsigned threads)
+void workload_layout(const struct workload *w, unsigned threads,
+		     struct workload_layout *out)
 {
+	uint64_t prefilled = workload_prefill_count(w);
+	uint64_t stored = w->key_range ? (w->key_range > prefilled ? w->key_range
+							      : prefilled)
+				       : w->entries;
+	bool addresses = w->prefixes != PREFIXES_NONE &&
+			 !prefix_set_full_length(w->prefixes);
+	uint64_t at = stored;
+
+	out->stored = stored;
+	out->hit_base = addresses ? at : 0;
+	at += addresses ? sample_space(w) : 0;
+	out->miss_base = at;
+	out->misses = w->prefixes != PREFIXES_NONE && w->miss_ppm &&
+		      w->mix[OP_LOOKUP] ? sample_space(w) : 0;
+	at += out->misses;
+	out->pool_base = at;
+	out->total = at + (w->key_range ? 0 : (uint64_t)threads * WORKLOAD_POOL);
+}
+
+uint64_t workload_key_count(const struct workload *w, unsigned threads)
+{
+	struct workload_layout l;
+	workload_layout(w, threads, &l);
+	return l.total;
+}
+
+struct workload workload_for_type(const struct workload *w, uint32_t type)
+{
+	struct workload own = *w;
+	own.type = type;
+	if (w->prefixes != PREFIXES_NONE)
+		own.key_size = prefix_set_data_size(w->prefixes) +
+			       (type == MAP_TYPE_LPM_TRIE ? 4 : 0);
+	return own;
+}
+
+/* A prefix workload's table (workload.h): prefixes for the entries and
+ * for the pools of WORKLOAD_MAX_POOLS workers (the misses avoid them all,
+ * at every thread count), an address inside each entry, the misses. */
+static int make_prefix_table(const struct workload *w,
+			     const struct workload_layout *l,
+			     struct prefix_table *t, char *err, size_t errlen)
+{
+	const struct prefix_spec spec = {
+		.set = w->prefixes, .exact = l->stored,
+		.prefixes = l->stored +
+			    (w->key_range ? 0 : WORKLOAD_MAX_POOLS * WORKLOAD_POOL),
+		.hits = prefix_set_full_length(w->prefixes) ? 0 : sample_space(w),
+		.misses = l->misses, .seed = w->seed,
+	};
+	return prefix_table_make(&spec, t, err, errlen);
+}
+
+static uint8_t *make_prefix_keys(const struct workload *w, unsigned threads,
+				 char *err, size_t errlen)
+{
+	const bool lpm = w->type == MAP_TYPE_LPM_TRIE;
+	const uint32_t data = prefix_set_data_size(w->prefixes);
+	const unsigned full = 8 * data;
+	struct workload_layout l;
+	struct prefix_table t;
+	uint8_t *keys;
+
+	workload_layout(w, threads, &l);
+	if (threads > WORKLOAD_MAX_POOLS) {
+		snprintf(err, errlen, "a prefix workload has pools for %u threads "
+			 "at most, not %u", WORKLOAD_MAX_POOLS, threads);
+		return NULL;
+	}
+	if (w->key_size != data + (lpm ? 4 : 0)) {
+		snprintf(err, errlen, "%s prefixes make %u-byte keys for a %s map, "
+			 "not %u", prefix_set_name(w->prefixes), data + (lpm ? 4 : 0),
+			 map_type_name(w->type), w->key_size);
+		return NULL;
+	}
+	if (make_prefix_table(w, &l, &t, err, errlen))
+		return NULL;
+	keys = map_area_alloc_array(l.total, w->key_size, 16);
+	if (!keys)
+		snprintf(err, errlen, "cannot allocate %llu keys of %u bytes",
+			 (unsigned long long)l.total, w->key_size);
+	for (uint64_t k = 0; keys && k < l.total; k++) {
+		uint8_t *key = keys + k * w->key_size;
+		if (k < l.stored)
+			prefix_key(key, lpm, t.len[k], t.data + k * data, data);
+		else if (k < l.miss_base)
+			prefix_key(key, lpm, full, t.hit + (k - l.hit_base) * data,
+				   data);
+		else if (k < l.pool_base)
+			prefix_key(key, lpm, full, t.miss + (k - l.miss_base) * data,
+				   data);
+		else {
+			uint64_t p = l.stored + (k - l.pool_base);
+			prefix_key(key, lpm, t.len[p], t.data + p * data, data);
+		}
+	}
+	prefix_table_free(&t);
+	return keys;
+}
+
+uint8_t *workload_make_keys(const struct workload *w, unsigned threads,
+			    char *err, size_t errlen)
+{
+	if (w->prefixes != PREFIXES_NONE)
+		return make_prefix_keys(w, threads, err, errlen);
 	uint64_t n = workload_key_count(w, threads);
 	uint8_t *keys = map_area_alloc_array(n, w->key_size, 16);
-	if (!keys)
+	if (!keys) {
+		snprintf(err, errlen, "cannot allocate %llu keys of %u bytes",
+			 (unsigned long long)n, w->key_size);
 		return NULL;
+	}
 	for (uint64_t k = 0; k < n; k++)
 		key_encode(w->type, k, keys + k * w->key_size, w->key_size);
 	return keys;
@@ -226,6 +329,7 @@ struct key_sampler *workload_sampler_new(const struct workload *w)
 		return NULL;
 	const uint32_t n = sample_space(w);
 	s->w = w;
+	workload_layout(w, 1, &s->layout);
 	if (w->dist == DIST_UNIFORM)
 		return s;
 	s->rank_to_key = random_permutation(n, w->seed);
@@ -291,6 +395,23 @@ static uint32_t sample_key(const struct key_sampler *s, struct rng *r)
 	}
 }
 
+/* A lookup's key: in a prefix workload, the address inside the entry
+ * drawn, or now and then (miss_ppm) an address no prefix covers; else the
+ * entry drawn. */
+static uint32_t lookup_key(const struct key_sampler *s, struct rng *r)
+{
+	const struct workload_layout *l = &s->layout;
+	if (l->misses && rng_below(r, 1000000) < s->w->miss_ppm)
+		return (uint32_t)(l->miss_base + rng_below(r, l->misses));
+	return (uint32_t)(l->hit_base + sample_key(s, r));
+}
+
+/* The key of a lookup or an update (a stored key, replaced). */
+static uint32_t drawn_key(const struct key_sampler *s, int op, struct rng *r)
+{
+	return op == OP_LOOKUP ? lookup_key(s, r) : sample_key(s, r);
+}
+
 static int pick_op(const struct workload *w, struct rng *r)
 {
 	unsigned dice = (unsigned)rng_below(r, 100);
@@ -326,8 +447,9 @@ static int make_range_stream(const struct workload *w,
 		return -ENOMEM;
 	seed_stream(w, tid, &r);
 	for (size_t n = 0; n < len; n++) {
-		out->ops[n].op = (uint32_t)pick_op(w, &r);
-		out->ops[n].key = sample_key(s, &r);
+		int op = pick_op(w, &r);
+		out->ops[n].op = (uint32_t)op;
+		out->ops[n].key = drawn_key(s, op, &r);
 	}
 	out->len = len;
 	return 0;
@@ -338,7 +460,7 @@ static int make_pool_stream(const struct workload *w,
 			    const struct key_sampler *s, unsigned tid,
 			    size_t len, struct stream *out)
 {
-	uint32_t pool_base = w->entries + tid * WORKLOAD_POOL;
+	uint32_t pool_base = (uint32_t)(s->layout.pool_base + tid * WORKLOAD_POOL);
 	uint32_t next_insert = 0, oldest = 0, outstanding = 0;
 	struct rng r;
 
@@ -366,7 +488,7 @@ static int make_pool_stream(const struct workload *w,
 			oldest = (oldest + 1) % WORKLOAD_POOL;
 			outstanding--;
 		} else {
-			key = sample_key(s, &r);
+			key = drawn_key(s, op, &r);
 		}
 		out->ops[n].op = (uint32_t)op;
 		out->ops[n].key = key;

@@ -29,9 +29,30 @@
  *   update    update(key, value, BPF_EXIST)   the key was there and is replaced
  *   insert    update(key, value, BPF_NOEXIST) a new key went in
  *   delete    delete(key)                     a key went out
+ *
+ * A prefix workload (prefixes != PREFIXES_NONE: an LPM trie's, or a hash's
+ * on the same addresses) takes its keys from a prefix table
+ * (harness/common/prefixes.h) rather than from keys.h: the entries are
+ * prefixes of the set, a pool's keys are further prefixes of it, and a
+ * lookup asks for a full-length address, one inside the key drawn (a
+ * hit), or with probability miss_ppm / 10^6 one that no prefix covers (a
+ * miss).  Updates, inserts and deletes name prefixes.  The key table
+ * holds every key a stream names, addresses included, in sections
+ * (struct workload_layout), so a stream op is a key number for every
+ * side alike, the kernel's BPF programs included:
+ *
+ *   0 .. stored-1        the entries (the range), prefixes; prefilled first
+ *   hit_base + k         the address a lookup of entry k asks for (none in
+ *                        a set of full-length prefixes: entry k itself)
+ *   miss_base + j        addresses no prefix covers (misses of them)
+ *   pool_base + t*64 + i worker t's pool (the pool model)
+ *
+ * Without a prefix set there are no address sections: pool_base = stored.
  */
 #ifndef MAPLAB_WORKLOAD_H
 #define MAPLAB_WORKLOAD_H
+
+#include "harness/common/prefixes.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -55,7 +76,34 @@ struct workload {
 	unsigned hot_pct, hot_keys_pct; /* DIST_HOTSET: hot_pct % of ops go to
 					   hot_keys_pct % of the keys */
 	uint64_t seed;
+	enum prefix_set prefixes; /* a prefix workload (above), or NONE */
+	uint32_t miss_ppm;        /* prefix workloads: lookups meant to miss,
+				     per million (0: every lookup hits) */
 };
+
+/* The key table's sections (above). */
+struct workload_layout {
+	uint64_t stored;    /* keys 0..stored-1: entries, or the range */
+	uint64_t hit_base;  /* lookup of entry k: key hit_base + k */
+	uint64_t miss_base, misses;
+	uint64_t pool_base; /* worker t's pool: pool_base + t * WORKLOAD_POOL */
+	uint64_t total;     /* keys in the table */
+};
+
+/* The sections of w's key table for a run of this many threads (only
+ * pool's end and total depend on it). */
+void workload_layout(const struct workload *w, unsigned threads,
+		     struct workload_layout *out);
+
+/* Worker pools a prefix table makes room for, whatever the thread count,
+ * so its addresses (and its misses) are the same at every count: bench's
+ * most threads. */
+#define WORKLOAD_MAX_POOLS 254
+
+/* w as a map of `type` takes it: its keys are that type's, and in a
+ * prefix workload a map that is not an LPM trie takes the address bytes
+ * alone (key_size = the set's data bytes; an LPM trie's is 4 more). */
+struct workload workload_for_type(const struct workload *w, uint32_t type);
 
 /* One precomputed step: which op, on which key number. */
 struct stream_op {
@@ -95,16 +143,25 @@ int workload_parse_dist(const char *text, struct workload *w, char *err,
 void workload_format_mix(const unsigned mix[OP_COUNT], char *buf, size_t len);
 void workload_format_dist(const struct workload *w, char *buf, size_t len);
 
+/* A prefix workload's lookups meant to hit, in percent (--hit-ratio). */
+static inline double workload_hit_ratio(const struct workload *w)
+{
+	return 100 - w->miss_ppm / 1e4;
+}
+
 /* Keys inserted before timing: prefill % of entries. */
 uint64_t workload_prefill_count(const struct workload *w);
 
-/* Number of distinct keys a run with this many threads uses: the range
- * (and the prefilled keys, if more), or entries and every worker's pool. */
+/* Number of keys in the table of a run with this many threads: the range
+ * (and the prefilled keys, if more), or entries and every worker's pool;
+ * and a prefix workload's addresses (above). */
 uint64_t workload_key_count(const struct workload *w, unsigned threads);
 
-/* The key table: key number k's bytes at keys + k * key_size.  NULL on
- * ENOMEM. */
-uint8_t *workload_make_keys(const struct workload *w, unsigned threads);
+/* The key table: key number k's bytes at keys + k * key_size, for a map
+ * of w->type.  NULL with a reason in err (out of memory; no room for a
+ * prefix set's distinct prefixes or misses). */
+uint8_t *workload_make_keys(const struct workload *w, unsigned threads,
+			    char *err, size_t errlen);
 
 /*
  * Worker tid's stream of len ops (and, in the pool model, up to

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * maplab compare: the kernel's map (in BPF, and through bpf(2)) and the
- * designs of --map, all of one map type, measured as sides of one
+ * designs of --map, all of one map type (or LPM tries and hashes on the
+ * same addresses: a prefix workload), measured as sides of one
  * interleaved run (measure.h), so every ratio to the kernel is taken
  * within a repeat between runs made side by side.  A design stands for the
  * kernel's map in its mode (map_ops.mode_flags: lru/linux_percpu for the
@@ -28,7 +29,10 @@ static const char usage_compare[] =
 	"ns/op (in BPF and through the syscall), each design's ns/op and its\n"
 	"ratio to the kernel's, and Mops/s.  A design with mode flags (as\n"
 	"lru/linux_percpu's BPF_F_NO_COMMON_LRU) is compared with the kernel's\n"
-	"map in that mode: one kernel side per mode among the designs.  With\n"
+	"map in that mode: one kernel side per mode among the designs.  LPM\n"
+	"tries and hash maps run side by side on the same addresses with\n"
+	"--prefixes random32 (a trie's key is the prefix length and the\n"
+	"address, a hash's the address alone): one kernel side per type.  With\n"
 	"--repeat N the sides run in turn within each repeat; each figure is the\n"
 	"median of the N, with its min and max, and each ratio is taken within a\n"
 	"repeat.  --format jsonl writes every record.  Without BPF here, it says\n"
@@ -39,7 +43,11 @@ static const char after_compare[] =
 	"  maplab compare --map lru/global --key-range 400% --mix "
 	"insert=50,lookup=50 --threads 1,2 --repeat 5\n"
 	"  maplab compare --map hash/linux,hash/fast --entries 1048576 "
-	"--physical hash/fast --repeat 5\n";
+	"--physical hash/fast --repeat 5\n"
+	"  maplab compare --map lpm_trie/linux,lpm_trie/prefix_hash --prefixes "
+	"bgp --hit-ratio 90 --repeat 5\n"
+	"  maplab compare --map lpm_trie/linux,lpm_trie/prefix_hash,hash/linux,"
+	"hash/cow --mix update=100\n";
 
 #define CELL 22 /* the narrowest column */
 
@@ -159,7 +167,16 @@ static void print_modes(FILE *f, const struct measurement *m)
 	fputc('\n', f);
 }
 
-/* The workload's line: its mix, keys and map. */
+/* Whether --map names maps of more than one type. */
+static bool several_map_types(const struct bench_cli *cli)
+{
+	for (unsigned i = 1; i < cli->n_maps; i++)
+		if (cli->map_types[i] != cli->map_types[0])
+			return true;
+	return false;
+}
+
+/* The workload's lines: its mix, keys and map; its prefixes. */
 static void print_workload(FILE *f, const struct bench_cli *cli)
 {
 	char mix[96], dist[48], range[96] = "";
@@ -173,6 +190,12 @@ static void print_workload(FILE *f, const struct bench_cli *cli)
 	fprintf(f, "workload: %s, %s keys%s, %u entries (%u%% prefilled), key %u "
 		"B, value %u B\n", mix, dist, range, w->entries, w->prefill_pct,
 		w->key_size, w->value_size);
+	if (w->prefixes)
+		fprintf(f, "prefixes: %s; lookups ask for full-length addresses, "
+			"%g%% of them inside a stored prefix, the others outside "
+			"every prefix%s\n", prefix_set_name(w->prefixes),
+			workload_hit_ratio(w), several_map_types(cli)
+			? "; a hash map's key is the address alone" : "");
 }
 
 static void print_compare_table(FILE *f, const struct bench_cli *cli,
@@ -214,17 +237,29 @@ static void print_compare_table(FILE *f, const struct bench_cli *cli,
 }
 
 /* One kernel side of a mode: "kernel BPF", "kernel syscall +no_common_lru",
+ * "kernel BPF lpm_trie" where the run has kernel maps of several types,
  * with its ns/op divided by side `reference`'s (-1: none). */
 static int add_kernel_side(const struct bench_cli *cli, struct measurement *m,
 			   const struct side_kind *kind, const char *name,
-			   const struct kbench_mode *mode, int reference)
+			   const struct kbench_mode *mode, bool typed,
+			   int reference)
 {
 	struct side s = { .kind = kind, .map_type = mode->type,
 			  .mode_flags = mode->flags, .reference = reference };
 	char suffix[64];
 	measure_mode_suffix(mode->flags, suffix, sizeof(suffix));
-	snprintf(s.label, sizeof(s.label), "kernel %s%s", name, suffix);
+	snprintf(s.label, sizeof(s.label), "kernel %s%s%s%s", name,
+		 typed ? " " : "", typed ? map_type_name(mode->type) : "", suffix);
 	return measure_add_side(m, cli->cmd, &s);
+}
+
+/* Whether the modes are of more than one map type. */
+static bool several_types(const struct kbench_mode *modes, unsigned n)
+{
+	for (unsigned k = 1; k < n; k++)
+		if (modes[k].type != modes[0].type)
+			return true;
+	return false;
 }
 
 /* compare's sides: for each mode among the designs, the kernel in BPF (the
@@ -238,14 +273,16 @@ static int add_sides(const struct bench_cli *cli, bool kernel,
 	int bpf_side[BENCH_MAX_MAPS];
 	unsigned n_modes = kbench_modes(cli->maps, cli->map_types, cli->n_maps,
 					modes, mode_of);
+	bool typed = several_types(modes, n_modes);
 	int rc = 0;
 
 	for (unsigned k = 0; k < n_modes && kernel && !rc; k++) {
 		bpf_side[k] = (int)m->n_sides;
-		rc = add_kernel_side(cli, m, &side_kernel, "BPF", &modes[k], -1);
+		rc = add_kernel_side(cli, m, &side_kernel, "BPF", &modes[k], typed,
+				     -1);
 		if (!rc && !cli->no_syscall)
 			rc = add_kernel_side(cli, m, &side_syscall, "syscall",
-					     &modes[k], bpf_side[k]);
+					     &modes[k], typed, bpf_side[k]);
 	}
 	for (unsigned i = 0; i < cli->n_maps && !rc; i++) {
 		struct side s = {
@@ -260,9 +297,12 @@ static int add_sides(const struct bench_cli *cli, bool kernel,
 	return rc;
 }
 
+/* Designs of one map type, or (a prefix workload: bench_cli_parse saw to
+ * it that its prefixes are addresses) LPM tries and hashes on the same
+ * addresses. */
 static int one_map_type(const struct bench_cli *cli)
 {
-	for (unsigned i = 1; i < cli->n_maps; i++)
+	for (unsigned i = 1; i < cli->n_maps && !cli->w.prefixes; i++)
 		if (cli->map_types[i] != cli->map_types[0])
 			return cli_error(cli->cmd, "--map: compare designs of one "
 					 "map type at a time (%s is a %s map, %s a %s "

@@ -97,6 +97,7 @@ static int stress_one(const struct map_ops *ops, struct stress_cmd *c,
 	o.ops = ops;
 	o.threads = threads;
 	o.attr.type = ops->type;
+	o.attr.flags = bench_map_flags(ops->type, o.attr.flags);
 	if (!c->key_size_given && ops->type == MAP_TYPE_LPM_TRIE)
 		o.attr.key_size = 8;
 	int rc = stress_run(&o, &r);

@@ -158,13 +158,13 @@ static int add_loads_side(const struct bench_cli *cli, struct measurement *m)
 	struct side s = { .kind = &side_loads, .design = d,
 			  .map_type = d->type ? d->type : MAP_TYPE_HASH,
 			  .mode_flags = d->mode_flags, .reference = -1 };
-	struct bench_config b = { .design = d, .w = cli->w,
+	struct bench_config b = { .design = d,
+				  .w = workload_for_type(&cli->w, s.map_type),
 				  .map_flags = cli->map_flags | d->mode_flags,
 				  .threads = most_threads(cli) };
 	struct bench_memory mem;
 	char err[256], size[32];
 
-	b.w.type = 0; /* D's own type's keys */
 	int rc = bench_footprint(&b, &mem, err, sizeof(err));
 	if (rc)
 		return cli_error(cli->cmd, "--physical %s: %s", d->name, err);
@@ -226,10 +226,14 @@ static int lay_out(const struct bench_cli *cli, struct measurement *m,
 		for (unsigned t = 0; t < cli->n_threads; t++) {
 			size_t i = (size_t)s * cli->n_threads + t;
 			const struct side *side = &m->sides[s];
+			/* The workload as the side's map type takes it (in a
+			 * prefix workload a hash's keys are the addresses
+			 * alone), with the flags that type requires. */
 			m->configs[i] = (struct bench_config){
 				.design = side->design, /* NULL: a kernel side */
-				.w = cli->w,
-				.map_flags = cli->map_flags | side->mode_flags,
+				.w = workload_for_type(&cli->w, side->map_type),
+				.map_flags = bench_map_flags(side->map_type,
+					cli->map_flags | side->mode_flags),
 				.threads = cli->threads[t],
 				.seconds = cli->seconds, .ops = cli->ops,
 				.warmup = cli->warmup, .progress = progress_update,

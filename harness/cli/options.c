@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -91,6 +92,10 @@ static const struct opt_spec specs[] = {
 	  "random 8-byte loads over a buffer of design D's footprint (its\n"
 	  "bytes after the prefill, as B/entry measures them): the memory\n"
 	  "system's floor for a loop of lookups (docs/bench.md)" },
+	{ OPT_PREFIXES, "prefixes", TAKES_TEXT, 0, 0, 0, 0, "S",
+	  "LPM maps: the stored prefixes: random32, bgp or ipv6" },
+	{ OPT_HIT_RATIO, "hit-ratio", TAKES_TEXT, 0, 0, 0, 0, "P",
+	  "LPM maps: percent of the lookups meant to hit" },
 	{ OPT_KEY_RANGE, "key-range", TAKES_COUNT_OR_PERCENT, 1, 1ULL << 31, 1,
 	  100000, "N|P%", "keys drawn from 0..N-1, N or P % of --entries\n"
 	  "(200%)" },
@@ -340,7 +345,7 @@ int opts_parse(const char *cmd, int argc, char **argv,
 const struct cmd_option bench_options[] = {
 	{ OPT_MAP, "designs (maplab list), or noop: the harness alone\n"
 		   "(hash/linux)" },
-	{ OPT_KEY_SIZE, "key bytes (4)" },
+	{ OPT_KEY_SIZE, "key bytes (4; an LPM map's: its --prefixes' keys)" },
 	{ OPT_VALUE_SIZE, "value bytes (8)" },
 	{ OPT_ENTRIES, "max_entries (65536)" },
 	{ OPT_PREFILL, "percent of the entries inserted before timing (100)" },
@@ -348,6 +353,15 @@ const struct cmd_option bench_options[] = {
 			 "--entries): a range beyond the entries makes LRU maps\n"
 			 "evict (none: lookups and updates on the entries,\n"
 			 "inserts and deletes on each thread's own keys)" },
+	{ OPT_PREFIXES, "LPM maps: the prefixes stored: random32 (random /32s),\n"
+			"bgp (IPv4, a public BGP table's prefix lengths) or\n"
+			"ipv6 (/48 and /64 heavy), with 8-byte keys (20 for\n"
+			"ipv6); lookups ask for full-length addresses; a hash\n"
+			"map of the run takes the address alone (random32\n"
+			"only).  docs/bench.md, \"LPM workloads\" (random32)" },
+	{ OPT_HIT_RATIO, "LPM maps: percent of the lookups that ask for an\n"
+			 "address inside a stored prefix; the others ask for\n"
+			 "one no prefix covers (100)" },
 	{ OPT_MIX, "lookup, update (existing keys), insert (new keys), delete;\n"
 		   "percents summing to 100 (lookup=100)" },
 	{ OPT_DIST, "uniform | zipf:S | hotset:P,F (P % of ops on F % of the\n"
@@ -359,7 +373,7 @@ const struct cmd_option bench_options[] = {
 	{ OPT_WARMUP, "untimed seconds before each run (0.2)" },
 	{ OPT_REPEAT, "runs per point; the median is reported, with the min\n"
 		      "and max (1)" },
-	{ OPT_SEED, "key streams (1)" },
+	{ OPT_SEED, "key streams and prefix sets (1)" },
 	{ OPT_RCU, "liburcu flavour (memb)" },
 	{ OPT_FORMAT, "table, jsonl or csv (table)" },
 	{ OPT_OUT, NULL },
@@ -489,7 +503,22 @@ static int apply_bench(void *ctx, enum opt_id id, const struct opt_value *v)
 
 	switch (id) {
 	case OPT_MAP: return parse_bench_maps(c, v->text);
-	case OPT_KEY_SIZE: c->w.key_size = (uint32_t)v->u; return 0;
+	case OPT_KEY_SIZE:
+		c->w.key_size = (uint32_t)v->u;
+		c->key_size_given = true;
+		return 0;
+	case OPT_PREFIXES:
+		return prefix_set_parse(v->text, &c->w.prefixes)
+			? cli_error(c->cmd, "--prefixes wants random32, bgp or ipv6, "
+				    "got '%s'", parse_printable(v->text, err,
+								 sizeof(err)))
+			: 0;
+	case OPT_HIT_RATIO:
+		return parse_decimal(v->text, 0, 100, &c->hit_ratio)
+			? cli_error(c->cmd, "--hit-ratio wants a percent from 0 to "
+				    "100, got '%s'", parse_printable(v->text, err,
+								     sizeof(err)))
+			: 0;
 	case OPT_VALUE_SIZE: c->w.value_size = (uint32_t)v->u; return 0;
 	case OPT_ENTRIES: c->w.entries = (uint32_t)v->u; return 0;
 	case OPT_PREFILL: c->w.prefill_pct = (unsigned)v->u; return 0;
@@ -543,6 +572,7 @@ static void set_defaults(struct bench_cli *c)
 	c->w.mix[OP_LOOKUP] = 100;
 	c->w.dist = DIST_UNIFORM;
 	c->w.seed = 1;
+	c->hit_ratio = NAN;
 	c->seconds = 1;
 	c->warmup = 0.2;
 	c->repeat = 1;
@@ -556,10 +586,11 @@ static void set_defaults(struct bench_cli *c)
 static int design_accepts(const struct bench_cli *c, const char *opt,
 			  const struct map_ops *ops, uint32_t type)
 {
-	struct map_attr attr = { .type = type, .key_size = c->w.key_size,
+	struct map_attr attr = { .type = type,
+				 .key_size = workload_for_type(&c->w, type).key_size,
 				 .value_size = c->w.value_size,
 				 .max_entries = c->w.entries,
-				 .flags = c->map_flags };
+				 .flags = bench_map_flags(type, c->map_flags) };
 	struct map *m;
 	int err = map_create(ops, &attr, &m);
 	if (!err) {
@@ -606,6 +637,87 @@ static int resolve_key_range(struct bench_cli *c)
 	return 0;
 }
 
+/* Whether some map of the run is an LPM trie. */
+static bool some_map_is_lpm(const struct bench_cli *c)
+{
+	for (unsigned m = 0; m < c->n_maps; m++)
+		if (c->map_types[m] == MAP_TYPE_LPM_TRIE)
+			return true;
+	return false;
+}
+
+/* The other maps of a prefix workload run on the addresses alone: only
+ * where every prefix is a full-length one (an address), so a hash's
+ * exact match and a trie's longest match find the same keys.  noop takes
+ * the LPM keys.  0, or EXIT_USAGE after one line. */
+static int check_other_maps(struct bench_cli *c)
+{
+	for (unsigned m = 0; m < c->n_maps; m++) {
+		if (c->maps[m] == &bench_noop_ops)
+			c->map_types[m] = MAP_TYPE_LPM_TRIE;
+		if (c->map_types[m] == MAP_TYPE_LPM_TRIE ||
+		    prefix_set_full_length(c->w.prefixes))
+			continue;
+		return cli_error(c->cmd, "--map: %s is a %s map: it runs an LPM "
+				 "workload on its addresses, so only on full-length "
+				 "prefixes (--prefixes random32), not %s",
+				 c->maps[m] ? c->maps[m]->name
+					    : map_type_name(c->map_types[m]),
+				 map_type_name(c->map_types[m]),
+				 prefix_set_name(c->w.prefixes));
+	}
+	if (c->physical && type_of(c->physical) != MAP_TYPE_LPM_TRIE &&
+	    !prefix_set_full_length(c->w.prefixes))
+		return cli_error(c->cmd, "--physical: %s is a %s map: it would "
+				 "hold the addresses alone, so only of full-length "
+				 "prefixes (--prefixes random32), not %s",
+				 c->physical->name,
+				 map_type_name(type_of(c->physical)),
+				 prefix_set_name(c->w.prefixes));
+	return 0;
+}
+
+/*
+ * --prefixes and --hit-ratio: an LPM map's workload is a prefix set's
+ * (random32 for 8-byte keys, or when --key-size is not given), whose keys
+ * the set sizes; other key sizes keep full-length keys numbered as a
+ * hash's (harness/common/keys.h).  0, or EXIT_USAGE after one line.
+ */
+static int resolve_prefixes(struct bench_cli *c)
+{
+	enum prefix_set *set = &c->w.prefixes;
+	bool lpm = some_map_is_lpm(c);
+	int rc = 0;
+
+	if (*set && !lpm)
+		return cli_error(c->cmd, "--prefixes %s: for LPM maps, and --map "
+				 "names none (lpm_trie/linux, lpm_trie/prefix_hash%s)",
+				 prefix_set_name(*set),
+				 c->kernel_types ? ", lpm_trie" : "");
+	if (lpm && !*set && (!c->key_size_given || c->w.key_size == 8))
+		*set = PREFIXES_RANDOM32;
+	if (*set) {
+		uint32_t data = prefix_set_data_size(*set);
+		if (!c->key_size_given)
+			c->w.key_size = 4 + data;
+		else if (c->w.key_size != 4 + data)
+			return cli_error(c->cmd, "--prefixes %s makes %u-byte LPM "
+					 "keys (a 4-byte prefix length and %u address "
+					 "bytes), not --key-size %u",
+					 prefix_set_name(*set), 4 + data, data,
+					 c->w.key_size);
+		rc = check_other_maps(c);
+	}
+	if (rc || isnan(c->hit_ratio))
+		return rc;
+	if (!*set)
+		return cli_error(c->cmd, "--hit-ratio: for the LPM workloads of "
+				 "--prefixes only (an LPM map with 8- or 20-byte "
+				 "keys)");
+	c->w.miss_ppm = (uint32_t)llround((100 - c->hit_ratio) * 10000);
+	return 0;
+}
+
 /* `keys` distinct keys (`which` says whose) must fit in the workload's
  * keys of map type `type`.  0, or EXIT_USAGE after one line. */
 static int keys_fit(const struct bench_cli *c, uint32_t type, uint64_t keys,
@@ -618,6 +730,23 @@ static int keys_fit(const struct bench_cli *c, uint32_t type, uint64_t keys,
 			 c->w.key_size, map_type_name(type));
 }
 
+/* A prefix workload's prefixes must be drawable (distinct: not too many
+ * of one length); its key numbers must fit a stream op's 32 bits. */
+static int check_prefixes_fit(const struct bench_cli *c, uint64_t keys)
+{
+	struct workload_layout l;
+	char err[200];
+	workload_layout(&c->w, 1, &l);
+	if (prefix_set_fits(c->w.prefixes, l.stored, err, sizeof(err)))
+		return cli_error(c->cmd, "--prefixes %s: %s",
+				 prefix_set_name(c->w.prefixes), err);
+	if (keys > UINT32_MAX)
+		return cli_error(c->cmd, "%llu keys (prefixes and the addresses "
+				 "lookups ask for) are more than a stream can name",
+				 (unsigned long long)keys);
+	return 0;
+}
+
 /* Every key number the run uses must have its own key bytes. */
 static int check_keys_fit(struct bench_cli *c)
 {
@@ -627,6 +756,8 @@ static int check_keys_fit(struct bench_cli *c)
 	uint64_t keys = workload_key_count(&c->w, most);
 	char which[64];
 	int rc = 0;
+	if (c->w.prefixes)
+		return check_prefixes_fit(c, keys);
 	if (c->w.key_range)
 		snprintf(which, sizeof(which), "the key range");
 	else
@@ -701,8 +832,8 @@ static void warn_inserts_refused(const struct bench_cli *c)
 		return;
 	if (!w->key_range && w->prefill_pct == 100)
 		warn(c, "the map is full (--prefill 100) and inserts add new keys: "
-		     "every insert will fail (E2BIG), and so will the deletes of "
-		     "their keys; lower --prefill to leave room");
+		     "every insert will fail (E2BIG; ENOSPC in an LPM trie), and so "
+		     "will the deletes of their keys; lower --prefill to leave room");
 	else if (w->key_range > w->entries)
 		warn(c, "the key range (%u keys) is larger than the map (%u "
 		     "entries), and only an LRU map evicts: once the others are "
@@ -723,6 +854,9 @@ static int check_mix_runs_as_asked(struct bench_cli *c)
 	if (rc)
 		return rc;
 	warn_inserts_refused(c);
+	if (w->miss_ppm && !w->mix[OP_LOOKUP])
+		warn(c, "--hit-ratio is a share of the lookups, and the mix has "
+		     "none");
 	/* In the range model, inserts put in keys that updates can find. */
 	if (w->mix[OP_UPDATE] && w->prefill_pct == 0 &&
 	    !(w->key_range && w->mix[OP_INSERT]))
@@ -743,7 +877,8 @@ int bench_cli_parse(struct bench_cli *c, int argc, char **argv,
 	if (c->n_maps == 0)
 		return cli_error(c->cmd, "hash/linux, the default design, is not "
 				 "built: give --map");
-	if ((rc = resolve_key_range(c)) || (rc = check_keys_fit(c)) ||
+	if ((rc = resolve_prefixes(c)) || (rc = resolve_key_range(c)) ||
+	    (rc = check_keys_fit(c)) ||
 	    (rc = check_mix_runs_as_asked(c)))
 		return rc;
 	return check_designs_accept(c);

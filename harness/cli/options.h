@@ -27,7 +27,7 @@ enum opt_id {
 	OPT_WARMUP, OPT_REPEAT, OPT_SEED, OPT_RCU, OPT_FORMAT, OPT_OUT,
 	OPT_SAVE, OPT_QUIET, OPT_VERBOSE, OPT_RUN_OPS, OPT_RUN_REPEAT,
 	OPT_NO_SYSCALL, OPT_KEY_RANGE, OPT_TYPE, OPT_TRACE, OPT_RANDOM,
-	OPT_ECHO, OPT_MAX_DIFFS, OPT_PHYSICAL,
+	OPT_ECHO, OPT_MAX_DIFFS, OPT_PHYSICAL, OPT_PREFIXES, OPT_HIT_RATIO,
 	/* sim */
 	OPT_POLICY, OPT_SIZES, OPT_TRACE_FORMAT, OPT_CSV_COLUMN, OPT_SPLIT,
 	OPT_WARMUP_REQUESTS, OPT_PLOT, OPT_NO_STRAY, OPT_WRITE_TRACE,
@@ -92,6 +92,10 @@ struct bench_cli {
 	unsigned n_threads;
 	struct workload w;
 	struct opt_count key_range; /* --key-range, resolved into w */
+	bool key_size_given;        /* else the maps' default: 4, or an LPM
+				       prefix set's keys */
+	double hit_ratio;           /* --hit-ratio, resolved into w.miss_ppm;
+				       NaN: not given */
 	uint32_t map_flags;
 	double seconds;
 	uint64_t ops;

@@ -18,6 +18,10 @@
  *  - only the programs a workload needs are loaded, and a failed load is
  *    silent unless verbose;
  *  - an LPM trie is prefilled and looked up with LPM keys;
+ *  - an LPM workload's kernel side gets bench's very key table (prefixes,
+ *    the addresses lookups ask for, misses) and streams, for the trie and,
+ *    on random32 addresses, for a hash; in BPF it finds exactly the
+ *    lookups its stream means to hit, on the trie (bgp) and the hash;
  *  - what this machine cannot run is -EOPNOTSUPP, what the kernel refuses
  *    is its own errno.
  * No timing threshold is asserted beyond orderings the hardware guarantees.
@@ -30,9 +34,11 @@
 #include <unistd.h>
 
 #include "kernel-compare/kbench.h"
+#include "kernel-compare/kbench_work.h"
 #include "kernel-compare/kmap.h"
 #include "maps/common/cpu.h"
 #include "need_kernel.h"
+#include "tests/common/lpm_streams.h"
 
 #define REPEAT 256
 #define RUN_OPS 64
@@ -139,6 +145,78 @@ Test(kbench, an_lpm_trie_gets_lpm_keys, .timeout = 60)
 	struct kbench_result r = run_counted(&c);
 	cr_expect_eq(r.r.ok[OP_LOOKUP], r.r.ops, "%lu of %lu lookups hit",
 		     r.r.ok[OP_LOOKUP], r.r.ops);
+}
+
+/* kbench's table and streams for a map of `type` are bench's for a
+ * design of that type, byte for byte (no kernel needed: kb_work_prepare
+ * makes no BPF call). */
+static void expect_bench_keys(struct workload w, uint32_t type)
+{
+	struct kbench_config c = { .b = { .w = w, .threads = 1, .ops = 1 },
+				   .map_type = type, .ops_per_run = RUN_OPS,
+				   .run_repeat = REPEAT };
+	struct workload typed = workload_for_type(&w, type);
+	struct kb_work k;
+	char err[256];
+	cr_assert_eq(kb_work_prepare(&k, &c, err, sizeof(err)), 0, "%s", err);
+	uint8_t *keys = workload_make_keys(&typed, 1, err, sizeof(err));
+	cr_assert(keys != NULL, "%s", err);
+	cr_expect_eq(k.c->b.w.key_size, typed.key_size);
+	cr_expect_eq(memcmp(k.keys, keys, workload_key_count(&typed, 1) *
+			    typed.key_size), 0, "the kernel's keys are not bench's");
+	struct stream st = stream_of(&typed, 0);
+	cr_expect_eq(k.streams[0].len, st.len);
+	cr_expect_eq(memcmp(k.streams[0].ops, st.ops, st.len * sizeof(*st.ops)), 0,
+		     "the kernel's stream is not bench's");
+	if (type == MAP_TYPE_LPM_TRIE)
+		cr_expect(k.c->b.map_flags & MAP_F_NO_PREALLOC);
+	workload_stream_free(&st);
+	free(keys);
+	kb_work_free(&k);
+}
+
+Test(kbench, an_lpm_workload_gets_benchs_keys_and_streams)
+{
+	struct workload bgp = lpm_workload(PREFIXES_BGP,
+					   "lookup=80,update=10,insert=5,delete=5",
+					   4096, 70);
+	struct workload v6 = lpm_workload(PREFIXES_IPV6, "lookup=100", 4096, 50);
+	struct workload r32 = lpm_workload(PREFIXES_RANDOM32,
+					   "lookup=90,insert=5,delete=5", 4096, 80);
+	bgp.prefill_pct = v6.prefill_pct = r32.prefill_pct = 90;
+	bgp.type = v6.type = r32.type = 0; /* the kernel types its keys */
+	expect_bench_keys(bgp, MAP_TYPE_LPM_TRIE);
+	expect_bench_keys(v6, MAP_TYPE_LPM_TRIE);
+	expect_bench_keys(r32, MAP_TYPE_LPM_TRIE);
+	expect_bench_keys(r32, MAP_TYPE_HASH);
+}
+
+/* In BPF, the lookups that find a key are exactly those of worker 0's
+ * stream meant to hit, counted over the ops the program made (every entry
+ * in; the stream from its start: no warm-up). */
+static void expect_kernel_hits(struct workload w, uint32_t type)
+{
+	struct kbench_config c = { .b = { .w = w, .threads = 1, .ops = 200000 },
+				   .map_type = type, .ops_per_run = RUN_OPS,
+				   .run_repeat = REPEAT };
+	struct kbench_result r = run_counted(&c);
+	struct workload typed = workload_for_type(&w, type);
+	uint64_t hits = hits_in_stream(&typed, r.r.ops);
+	cr_expect_eq(r.r.ok[OP_LOOKUP], hits, "%s: %lu of %lu lookups found a key, "
+		     "the stream means %lu", map_type_name(type), r.r.ok[OP_LOOKUP],
+		     r.r.ops, hits);
+	double share = (double)r.r.ok[OP_LOOKUP] / (double)r.r.ops;
+	cr_expect(share > 0.58 && share < 0.62, "%.4f hit", share);
+}
+
+Test(kbench, an_lpm_workloads_lookups_hit_as_meant_in_bpf, .timeout = 120)
+{
+	need_kernel();
+	struct workload bgp = lpm_workload(PREFIXES_BGP, "lookup=100", 16384, 60);
+	struct workload r32 = lpm_workload(PREFIXES_RANDOM32, "lookup=100", 16384,
+					   60);
+	expect_kernel_hits(bgp, MAP_TYPE_LPM_TRIE);
+	expect_kernel_hits(r32, MAP_TYPE_HASH);
 }
 
 /* Defect 18: 2048 and above failed to load (the verifier explored every

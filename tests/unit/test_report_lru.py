@@ -12,17 +12,9 @@ that the two workloads are two sections, that the sides are named by their
 labels (the kernel's two modes apart), which kernel side each design's ratio
 is against, and the table of work per op with its spreads.
 """
-import json
-import os
-import subprocess
 import sys
-import tempfile
 
-HOST = {"record": "host", "host": {
-    "kernel": "6.18.0", "cpu_model": "Test CPU", "hostname": "vm", "nproc": 2,
-    "possible_cpus": 2, "cpus_allowed": 2, "virtualised": True, "hypervisor": "kvm",
-    "mitigations": [], "vulnerabilities": {}, "allocator": "jemalloc", "rcu": "memb",
-    "maplab": "0.1.0", "date": "2026-01-01T00:00:00Z"}}
+from report_case import HOST, report_of, verdict
 
 
 def result(side, mapname, label, ns, key_range=None, map_flags=0, ratio=None, work=None):
@@ -62,17 +54,6 @@ RECORDS = (
 )
 
 
-def report_of(root, records):
-    """report.py's exit status, stderr and report.md for the records."""
-    with tempfile.TemporaryDirectory(prefix="maplab-report-lru-") as tmp:
-        with open(os.path.join(tmp, "results.jsonl"), "w") as f:
-            f.writelines(json.dumps(r) + "\n" for r in records)
-        run = subprocess.run([sys.executable, os.path.join(root, "kernel-compare", "report.py"),
-                              tmp], capture_output=True, text=True)
-        path = os.path.join(tmp, "report.md")
-        md = open(path).read() if os.path.exists(path) else ""
-    return run.returncode, run.stderr.strip(), md
-
 
 def expectations(rc, err, md):
     """(what, whether it holds) for each thing the report must say."""
@@ -106,11 +87,7 @@ def expectations(rc, err, md):
 
 
 def main():
-    failed = [what for what, holds in expectations(*report_of(sys.argv[1], RECORDS))
-              if not holds]
-    print("".join(f"FAIL: {what}\n" for what in failed) +
-          f"test_report_lru: {len(failed)} failed" if failed else "test_report_lru: all passed")
-    return 1 if failed else 0
+    return verdict("test_report_lru", expectations(*report_of(sys.argv[1], RECORDS)))
 
 
 if __name__ == "__main__":

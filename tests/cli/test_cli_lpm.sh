@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# bench, kbench and compare on LPM maps: --prefixes and --hit-ratio, their
+# bad input, their records; the kernel's trie without --flags; LPM tries
+# and hash maps on the same addresses.
+# usage: test_cli_lpm.sh MAPLAB SOURCE_ROOT
+maplab=$1 root=$2
+. "$(dirname "$0")/lib.sh"
+
+b=("$maplab" bench --quiet --duration 0.05 --warmup 0 --entries 1024)
+l=("${b[@]}" --map lpm_trie/linux)
+
+# Bad input: exit 2, one line naming the option.
+check 'an unknown prefix set' one_line_error \
+    "^maplab bench: --prefixes wants random32, bgp or ipv6, got 'v4'$" "${l[@]}" --prefixes v4
+check 'a hit ratio that is no percent' one_line_error \
+    "^maplab bench: --hit-ratio wants a percent from 0 to 100, got '101'$" "${l[@]}" --hit-ratio 101
+check 'a hit ratio that is no number' one_line_error \
+    "--hit-ratio wants a percent from 0 to 100, got '7x'" "${l[@]}" --hit-ratio 7x
+check '--prefixes without an LPM map' one_line_error \
+    '^maplab bench: --prefixes bgp: for LPM maps, and --map names none' \
+    "${b[@]}" --map hash/linux --prefixes bgp
+check '--hit-ratio without a prefix workload' one_line_error \
+    '^maplab bench: --hit-ratio: for the LPM workloads of --prefixes only' \
+    "${b[@]}" --map hash/linux --hit-ratio 50
+check '--hit-ratio on LPM keys of no prefix set' one_line_error \
+    '--hit-ratio: for the LPM workloads of --prefixes only' "${l[@]}" --key-size 12 --hit-ratio 50
+check 'a key size the set does not make' one_line_error \
+    '^maplab bench: --prefixes ipv6 makes 20-byte LPM keys \(a 4-byte prefix length and 16 address bytes\), not --key-size 8$' \
+    "${l[@]}" --prefixes ipv6 --key-size 8
+check 'a set too dense to draw' one_line_error \
+    '^maplab bench: --prefixes bgp: 4000000 bgp prefixes hold 60956 /16 prefixes, more than half' \
+    "${l[@]}" --prefixes bgp --entries 4000000
+check 'a hash on bgp prefixes' one_line_error \
+    '^maplab compare: --map: hash/linux is a hash map: it runs an LPM workload on its addresses, so only on full-length prefixes \(--prefixes random32\), not bgp$' \
+    "$maplab" compare --quiet --map lpm_trie/linux,hash/linux --prefixes bgp
+check '--physical with a hash on bgp prefixes' one_line_error \
+    '^maplab bench: --physical: hash/fast is a hash map' "${l[@]}" --prefixes bgp --physical hash/fast
+check 'compare still refuses designs of two types without a prefix workload' one_line_error \
+    'compare designs of one map type at a time' \
+    "$maplab" compare --quiet --map hash/linux,lru/global
+for cmd in bench kbench compare; do
+    expect 0 '--prefixes S +LPM maps: the prefixes stored' "$maplab" $cmd --help
+    expect 0 '--hit-ratio P +LPM maps: percent of the lookups' "$maplab" $cmd --help
+done
+
+# An LPM map needs no --flags and no --key-size: no_prealloc and 8-byte
+# random32 keys; each set gives its keys, and the records name it.
+"${l[@]}" --map lpm_trie/linux,lpm_trie/prefix_hash --format jsonl --out "$tmp/r32.jsonl"
+expect 0 '"map":"lpm_trie/linux",.*"prefixes":"random32","hit_ratio":100,"key_size":8,.*"map_flags":1,' \
+    sed -n 2p "$tmp/r32.jsonl"
+expect 0 '"map":"lpm_trie/prefix_hash",.*"ok":\{"lookup":[1-9]' sed -n 3p "$tmp/r32.jsonl"
+expect 0 '"fail":\{"lookup":0,' sed -n 2p "$tmp/r32.jsonl"
+expect 0 '"prefixes":"ipv6","hit_ratio":100,"key_size":20,' "${l[@]}" --prefixes ipv6 --format jsonl
+expect 0 '^user,lpm_trie/linux,.*,1024,,bgp,75,8,8,100,1,1,' "${l[@]}" --prefixes bgp --hit-ratio 75 --format csv
+# Lookups hit as --hit-ratio says (by count of ops: the stream's own share).
+expect 0 '^lpm_trie/linux +1 .* lookup (69|70|71)%$' "${l[@]}" --prefixes bgp --hit-ratio 70 --ops 65536
+expect 0 '^lpm_trie/linux +1 .* lookup 100%, update 100%$' \
+    "${l[@]}" --prefixes bgp --mix lookup=50,update=50 --ops 65536
+expect 0 '^lpm_trie/linux +1 .* insert 100%, delete 100%$' \
+    "${l[@]}" --prefixes ipv6 --prefill 90 --mix insert=50,delete=50 --ops 65536
+# Keys other than 8 bytes without a set: full-length keys, as before.
+expect 0 '"key_size":12,' "${l[@]}" --key-size 12 --format jsonl
+check '12-byte keys: no prefix set' bash -c "! '${l[0]}' ${l[*]:1} --key-size 12 --format jsonl | grep -q prefixes"
+
+if is_root; then
+    k=("$maplab" kbench --quiet --duration 0.05 --warmup 0 --entries 1024 --run-ops 64 --run-repeat 4)
+    # The kernel's trie gets BPF_F_NO_PREALLOC without --flags.
+    expect 0 '^lpm_trie kernel +1 .*lookup (69|70|71)%' "${k[@]}" --map lpm_trie --prefixes bgp \
+        --hit-ratio 70 --no-syscall --ops 65536
+    # Tries against hashes on the same addresses: a kernel side per type.
+    c=("$maplab" compare --quiet --duration 0.05 --warmup 0 --entries 1024 --run-ops 64
+       --run-repeat 4 --no-syscall --map lpm_trie/linux,hash/linux --mix update=100)
+    "${c[@]}" >"$tmp/th.txt"
+    expect 0 '^threads +kernel BPF lpm_trie +kernel BPF hash +lpm_trie/linux +hash/linux$' cat "$tmp/th.txt"
+    expect 0 "lpm_trie/linux to kernel BPF lpm_trie; hash/linux to kernel BPF hash;" cat "$tmp/th.txt"
+    expect 0 "^prefixes: random32; .* a hash map's key is the address alone$" cat "$tmp/th.txt"
+    "${c[@]}" --format jsonl --out "$tmp/th.jsonl"
+    expect 0 '"label":"hash/linux",.*"key_size":4,.*"map_flags":0,' grep -F '"label":"hash/linux"' "$tmp/th.jsonl"
+    expect 0 '"label":"kernel BPF lpm_trie",.*"key_size":8,.*"map_flags":1,' \
+        grep -F '"label":"kernel BPF lpm_trie"' "$tmp/th.jsonl"
+    expect 0 '"label":"kernel BPF hash",.*"ok":\{"lookup":0,"update":[1-9][0-9]*,' \
+        grep -F '"label":"kernel BPF hash"' "$tmp/th.jsonl"
+fi
+
+finish
