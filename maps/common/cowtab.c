@@ -130,7 +130,8 @@ int cowtab_init(struct cowtab *t, uint32_t max_entries, uint32_t key_size,
 	t->value_size = value_size;
 	t->max_entries = max_entries;
 	t->full_err = full_err;
-	t->n_buckets = map_roundup_pow2(max_entries);
+	t->n_buckets = map_roundup_pow2(max_entries < COWTAB_MAX_BUCKETS
+					 ? max_entries : COWTAB_MAX_BUCKETS);
 	t->entry_size = sizeof(struct cowtab_entry) + ((key_size + 7u) & ~7u);
 	if (!zero_seed &&
 	    getrandom(&t->seed, sizeof(t->seed), 0) != sizeof(t->seed))

@@ -28,8 +28,11 @@
  * Limits: a count of live keys, raised before an insert, refuses the key
  * past max_entries with the owner's errno (full_err: -E2BIG for a hash,
  * -ENOSPC for a trie); Windows' fixed-size tables do the same with an
- * interlocked count.  n_buckets = roundup_pow2(max_entries).  The hash is
- * jhash (Windows: CRC32 or Murmur3).
+ * interlocked count.  n_buckets = roundup_pow2(max_entries), at most
+ * COWTAB_MAX_BUCKETS: an LPM map may be made for 2^32 - 1 entries and
+ * allocate nothing until keys come, so the buckets, allocated at init,
+ * stop at 64 MB (past 4M keys the chains grow).  The hash is jhash
+ * (Windows: CRC32 or Murmur3).
  *
  * Invariants, under a bucket's lock: its array holds each of its keys
  * once; a published array is never written again; an array or value block
@@ -44,6 +47,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#define COWTAB_MAX_BUCKETS (1u << 22)
 
 struct cowtab_array;
 

@@ -153,10 +153,12 @@ static int ph_update(struct map *m, const void *key, const void *value,
 	memcpy(block, data_of(key), p->data_size);
 	memcpy(block + p->data_size, value, m->attr.value_size);
 	masked_key(p, len, data_of(key), table_key);
+	/* the bit before the entry is published: whoever sees the entry
+	 * sees its length present (a failed update leaves a bit that costs
+	 * a probe, as a deleted length's does) */
+	mark_present(p, len);
 	int err = cowtab_update(&p->table, table_key, block, flags);
 	free(block);
-	if (!err)
-		mark_present(p, len);
 	return err;
 }
 

@@ -65,8 +65,9 @@ static void check_create_rejects(const struct vcase *c)
 
 static void check_create_accepts(const struct vcase *c)
 {
-	static const uint32_t sizes[][2] = { { 5, 1 }, { 8, 8 }, { 20, 3 },
-					     { 260, 512 } };
+	static const uint32_t sizes[][3] = { { 5, 1, 3 }, { 8, 8, 3 },
+					     { 20, 3, 3 }, { 260, 512, 3 },
+					     { 8, 8, UINT32_MAX } };
 	static const uint32_t extra[] = { 0, MAP_F_NUMA_NODE, MAP_F_RDONLY,
 					   MAP_F_WRONLY_PROG };
 	for (size_t s = 0; s < ARRAY_SIZE(sizes); s++)
@@ -74,7 +75,8 @@ static void check_create_accepts(const struct vcase *c)
 			struct map_attr attr = {
 				.type = MAP_TYPE_LPM_TRIE,
 				.key_size = sizes[s][0],
-				.value_size = sizes[s][1], .max_entries = 3,
+				.value_size = sizes[s][1],
+				.max_entries = sizes[s][2],
 				.flags = NP | extra[f],
 			};
 			struct map *m = NULL;
