@@ -161,8 +161,11 @@ int prefix_set_fits(enum prefix_set s, uint64_t exact, char *err,
 
 /* --- the index: every prefix by its length and masked bits ------------------ */
 
+/* It reads the table's arrays, never the table itself, so a table may be
+ * moved (returned by value) with its index. */
 struct prefix_index {
-	const struct prefix_table *t;
+	const uint8_t *len, *data; /* the table's */
+	uint32_t size;             /* data bytes */
 	uint32_t *slot;         /* prefix number + 1; 0: empty */
 	uint64_t mask;          /* slots - 1 */
 	uint64_t present[(PREFIX_MAX_LEN + 64) / 64]; /* lengths present */
@@ -191,27 +194,25 @@ static uint64_t hash_of(unsigned len, const uint8_t *masked, uint32_t size)
 static uint64_t find_slot(const struct prefix_index *x, unsigned len,
 			  const uint8_t *masked)
 {
-	const struct prefix_table *t = x->t;
-	uint64_t i = hash_of(len, masked, t->data_size) & x->mask;
+	uint64_t i = hash_of(len, masked, x->size) & x->mask;
 	for (; x->slot[i]; i = (i + 1) & x->mask) {
 		uint64_t p = x->slot[i] - 1;
-		if (t->len[p] == len &&
-		    memcmp(t->data + p * t->data_size, masked, t->data_size) == 0)
+		if (x->len[p] == len &&
+		    memcmp(x->data + p * x->size, masked, x->size) == 0)
 			break;
 	}
 	return i;
 }
 
-/* Prefix p (already in t) into the index: false when an equal prefix is
- * in already. */
+/* Prefix p (already in the table) into the index: false when an equal
+ * prefix is in already. */
 static bool index_add(struct prefix_index *x, uint64_t p)
 {
-	const struct prefix_table *t = x->t;
-	uint64_t i = find_slot(x, t->len[p], t->data + p * t->data_size);
+	uint64_t i = find_slot(x, x->len[p], x->data + p * x->size);
 	if (x->slot[i])
 		return false;
 	x->slot[i] = (uint32_t)(p + 1);
-	x->present[t->len[p] / 64] |= 1ULL << (t->len[p] % 64);
+	x->present[x->len[p] / 64] |= 1ULL << (x->len[p] % 64);
 	return true;
 }
 
@@ -241,7 +242,9 @@ static int index_init(struct prefix_index **out, const struct prefix_table *t)
 		free(x);
 		return -ENOMEM;
 	}
-	x->t = t;
+	x->len = t->len;
+	x->data = t->data;
+	x->size = t->data_size;
 	x->mask = slots - 1;
 	*out = x;
 	return 0;
