@@ -27,6 +27,7 @@ extern const struct map_ops lru_fast_ops;
 extern const struct map_ops lru_assoc_ops;
 extern const struct map_ops lpm_trie_linux_ops;
 extern const struct map_ops lpm_trie_prefix_hash_ops;
+extern const struct map_ops lpm_trie_fast_ops;
 
 const struct map_ops *const map_registry[] = {
 	&hash_linux_ops,
@@ -45,6 +46,7 @@ const struct map_ops *const map_registry[] = {
 	&lru_assoc_ops,
 	&lpm_trie_linux_ops,
 	&lpm_trie_prefix_hash_ops,
+	&lpm_trie_fast_ops,
 	NULL,
 };
 
