@@ -225,6 +225,8 @@ def md_tables(by_series):
 
 WORK = (("evictions_per_op", "evictions / op"), ("nodes_scanned_per_op", "nodes scanned / op"),
         ("locks_per_op", "locks / op"), ("evictions_per_refill", "evictions / refill"))
+# Figures of some designs only (lpm_trie/linux's): a column where a row has them.
+WORK_IF_ANY = (("allocations_per_op", "allocations / op"), ("lock_ns_per_op", "lock ns / op"))
 
 
 def work_table(by_series):
@@ -234,12 +236,13 @@ def work_table(by_series):
             if "evictions_per_op" in r]
     if not rows:
         return []
+    work = WORK + tuple(w for w in WORK_IF_ANY if any(w[0] in r for _, _, r in rows))
     out = ["Work per op (the timed ops' own; docs/bench.md, *Work per op*):", "",
-           "| side | threads | " + " | ".join(title for _, title in WORK) + " |",
-           "|---|---|" + "---|" * len(WORK)]
+           "| side | threads | " + " | ".join(title for _, title in work) + " |",
+           "|---|---|" + "---|" * len(work)]
     for name, threads, r in rows:
         cells = [spread_text(fig(r, f), "{:.3f}", r.get("runs", 1)) if f in r else "–"
-                 for f, _ in WORK]
+                 for f, _ in work]
         out.append(f"| {name} | {threads} | " + " | ".join(cells) + " |")
     return out + [""]
 

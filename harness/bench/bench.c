@@ -351,6 +351,7 @@ static struct map_work work_since(struct map_work before,
 		.nodes_scanned = after.nodes_scanned - before.nodes_scanned,
 		.locks = after.locks - before.locks,
 		.allocations = after.allocations - before.allocations,
+		.lock_ns = after.lock_ns - before.lock_ns,
 	};
 }
 

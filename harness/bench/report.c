@@ -35,6 +35,7 @@ static const struct field_spec {
 	[RF_LOCKS_PER_OP] = { "locks_per_op", "%.4f" },
 	[RF_EVICTIONS_PER_REFILL] = { "evictions_per_refill", "%.4f" },
 	[RF_ALLOCATIONS_PER_OP] = { "allocations_per_op", "%.4f" },
+	[RF_LOCK_NS_PER_OP] = { "lock_ns_per_op", "%.3f" },
 	/* Enough digits that bytes_per_entry x entries gives the bytes back. */
 	[RF_BYTES_PER_ENTRY] = { "bytes_per_entry", "%.6f" },
 	[RF_BUFFER_BYTES] = { "buffer_bytes", "%.0f" },
@@ -80,7 +81,10 @@ static double per(uint64_t count, uint64_t per)
 	return per ? (double)count / (double)per : NAN;
 }
 
-/* The work figures r has: the evictions alone, or every one. */
+/* The work figures r has: the evictions alone, or every one (the lock
+ * time only where the design timed a lock: 0 ns means it does not time
+ * them, or the run took none, and a "0 ns" beside an LRU design's locks
+ * would read as a measurement). */
 static void report_run_work(struct report_run *run,
 			    const struct bench_result *r)
 {
@@ -95,6 +99,8 @@ static void report_run_work(struct report_run *run,
 	run->v[RF_LOCKS_PER_OP] = per(w->locks, r->ops);
 	run->v[RF_EVICTIONS_PER_REFILL] = per(w->evictions, w->refills);
 	run->v[RF_ALLOCATIONS_PER_OP] = per(w->allocations, r->ops);
+	if (w->lock_ns)
+		run->v[RF_LOCK_NS_PER_OP] = per(w->lock_ns, r->ops);
 }
 
 void report_run_from(struct report_run *run, const struct bench_result *r,
@@ -406,9 +412,11 @@ void report_write_memory_sources(FILE *f, const struct report_point *points,
 
 /* --- the work table ------------------------------------------------------------ */
 
+/* The columns, lock ns last: it is shown only where a point has it, so a
+ * table of designs that time no lock keeps its five columns. */
 static const enum report_field work_fields[] = {
 	RF_EVICTIONS_PER_OP, RF_NODES_SCANNED_PER_OP, RF_LOCKS_PER_OP,
-	RF_EVICTIONS_PER_REFILL, RF_ALLOCATIONS_PER_OP,
+	RF_EVICTIONS_PER_REFILL, RF_ALLOCATIONS_PER_OP, RF_LOCK_NS_PER_OP,
 };
 #define N_WORK_FIELDS (sizeof(work_fields) / sizeof(work_fields[0]))
 #define WORK_CELL 13
@@ -418,10 +426,19 @@ static bool has_work_figures(const struct report_point *p)
 	return p->runs && !isnan(p->field[RF_EVICTIONS_PER_OP].median);
 }
 
-static void work_figures(FILE *f, const struct report_point *p,
-			 enum spread_part which)
+static bool has_lock_time(const struct report_point *points, unsigned n)
 {
-	for (size_t i = 0; i < N_WORK_FIELDS; i++) {
+	for (unsigned i = 0; i < n; i++)
+		if (has_work_figures(&points[i]) &&
+		    !isnan(points[i].field[RF_LOCK_NS_PER_OP].median))
+			return true;
+	return false;
+}
+
+static void work_cells(FILE *f, const struct report_point *p,
+		       enum spread_part which, size_t n_fields)
+{
+	for (size_t i = 0; i < n_fields; i++) {
 		const struct spread *s = &p->field[work_fields[i]];
 		if (isnan(spread_part(s, which)))
 			fprintf(f, " %*s", WORK_CELL, "-");
@@ -430,24 +447,42 @@ static void work_figures(FILE *f, const struct report_point *p,
 	}
 }
 
+/* A row of a table without the lock ns column, and of one with it. */
+static void work_figures(FILE *f, const struct report_point *p,
+			 enum spread_part which)
+{
+	work_cells(f, p, which, N_WORK_FIELDS - 1);
+}
+
+static void work_figures_timed(FILE *f, const struct report_point *p,
+			       enum spread_part which)
+{
+	work_cells(f, p, which, N_WORK_FIELDS);
+}
+
 void report_write_work(FILE *f, const struct report_point *points,
 		       unsigned n)
 {
-	bool any = false;
+	bool any = false, timed = has_lock_time(points, n);
 	int width = name_width(points, n);
 	for (unsigned i = 0; i < n; i++) {
 		const struct report_point *p = &points[i];
 		if (!has_work_figures(p))
 			continue;
-		if (!any)
+		if (!any) {
 			fprintf(f, "\nwork per op (the timed ops' own; "
 				"docs/bench.md, \"Work per op\")\n%-*s %7s %*s "
-				"%*s %*s %*s %*s\n", width, "map", "threads",
+				"%*s %*s %*s %*s", width, "map", "threads",
 				WORK_CELL, "evictions", WORK_CELL, "nodes scanned",
 				WORK_CELL, "locks", WORK_CELL, "evict/refill",
 				WORK_CELL, "allocations");
+			if (timed)
+				fprintf(f, " %*s", WORK_CELL, "lock ns");
+			fputc('\n', f);
+		}
 		any = true;
-		spread_rows(f, p, width, work_figures, "");
+		spread_rows(f, p, width,
+			    timed ? work_figures_timed : work_figures, "");
 	}
 }
 

@@ -21,7 +21,8 @@
  * program_ns_per_op and baseline_ns_per_op on the kernel side; speedup and
  * kernel_ratio where derived; the work of designs that count it:
  * evictions (a count per run), evictions_per_op, nodes_scanned_per_op,
- * locks_per_op, evictions_per_refill, allocations_per_op; the map's memory: bytes_per_entry,
+ * locks_per_op, evictions_per_refill, allocations_per_op, lock_ns_per_op
+ * (designs that time their locks); the map's memory: bytes_per_entry,
  * its bytes after the prefill over max_entries, followed by memory_from,
  * where the bytes came from: "design" (map_ops.memory), "allocator"
  * (jemalloc's count) or "kernel" (the kernel map's memlock); buffer_bytes,
@@ -58,6 +59,8 @@ enum report_field {
 	RF_LOCKS_PER_OP,           /* locks taken, bucket locks included */
 	RF_EVICTIONS_PER_REFILL,   /* keys evicted per trip to shared state */
 	RF_ALLOCATIONS_PER_OP,     /* blocks allocated (trie nodes) */
+	RF_LOCK_NS_PER_OP,         /* ns locks were held; NaN where no lock
+				      was timed (map_work.lock_ns 0) */
 	RF_BYTES_PER_ENTRY, /* the map's bytes after the prefill / max_entries
 			       (bench.h: where the bytes come from) */
 	RF_BUFFER_BYTES,    /* side loads: its buffer (limit.h) */

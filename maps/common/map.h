@@ -102,6 +102,10 @@ struct map_work {
 				   hands, samples; trie nodes visited */
 	uint64_t locks;         /* locks taken, bucket locks included */
 	uint64_t allocations;   /* blocks allocated (trie nodes) */
+	uint64_t lock_ns;       /* ns a lock was held, from taking it to
+				   releasing it, summed (designs that time
+				   their locks: lpm_trie/linux's writer lock;
+				   0 in the others) */
 };
 
 /* What map_ops.dump_state writes. */

@@ -4,8 +4,8 @@
  * on a line of its own, each written only by its slot's thread with
  * relaxed stores (no atomic add: no other writer), read by anyone with
  * relaxed loads.  The LRU designs count evictions, refills, list nodes
- * and locks; lpm_trie/linux counts trie nodes visited, locks and nodes
- * allocated.
+ * and locks; lpm_trie/linux counts trie nodes visited, locks, nodes
+ * allocated and the time its writer lock is held.
  */
 #ifndef MAPLAB_WORK_H
 #define MAPLAB_WORK_H
@@ -14,9 +14,11 @@
 
 #include <stdatomic.h>
 #include <stdint.h>
+#include <time.h>
 
 struct map_work_slot {
 	_Atomic uint64_t evictions, refills, nodes_scanned, locks, allocations;
+	_Atomic uint64_t lock_ns; /* map_work.lock_ns: see map_work_clock_ns */
 } __attribute__((aligned(64)));
 
 /* Count work on slot cpu (only that slot's thread calls these). */
@@ -24,6 +26,30 @@ static inline void map_work_count(_Atomic uint64_t *counter, uint64_t n)
 {
 	atomic_store_explicit(counter, atomic_load_explicit(counter,
 				memory_order_relaxed) + n, memory_order_relaxed);
+}
+
+/*
+ * The clock of lock hold times: CLOCK_MONOTONIC in ns, the harness's clock
+ * (harness/common/clock.h, a layer maps/ cannot include), read through the
+ * vDSO in about 20 ns.  A design reads it once just after it takes the lock
+ * and once just after it releases it, and counts the difference.
+ *
+ * The two reads are not free: both add to the op's own time (its ns/op),
+ * and the first lies inside the held section, so other writers wait the
+ * length of one read longer; the second, taken after the release, holds no
+ * one up.  lock_ns so counts about one read more than the section itself.
+ * That is acceptable: an update or delete holds the lock for hundreds of
+ * ns, every op that takes the lock pays the same, and the figure is there
+ * to compare hold times between workloads and thread counts, not to be a
+ * latency to the nanosecond.  A holder that is descheduled (a user thread
+ * can be, a kernel holder with interrupts off cannot) counts the time it
+ * was away: the other writers waited that long too.
+ */
+static inline uint64_t map_work_clock_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
 /* map_ops.work over slots[0..ncpus-1]: cpu's alone, or all for cpu < 0. */

@@ -35,8 +35,10 @@
  * or a prefix length beyond the data's bits, starts again from the first.
  *
  * Work (map_ops.work, per cpu slot): trie nodes visited by lookups,
- * updates and deletes, the lock taken by each write, nodes allocated: what
- * the kernel's own trie does for each op, beside its time.
+ * updates and deletes, the lock taken by each write, nodes allocated, and
+ * the ns each write holds the lock (from taking it to releasing it,
+ * work.h's clock): what the kernel's own trie does for each op, beside its
+ * time.  The hold time is what every other writer waits behind.
  *
  * Locks: one spin lock for every writer (the kernel's rqspinlock, with
  * interrupts off).  Readers take no lock: children are published with a
@@ -79,7 +81,8 @@ struct lpm_trie {
 	size_t n_entries; /* real nodes, under lock */
 	size_t n_nodes;   /* real and IM nodes, under lock: for memory() */
 	/* The kernel's work, per cpu slot (map_ops.work): nodes visited by
-	 * every op, the lock taken by each write, nodes allocated. */
+	 * every op, the lock taken by each write and how long it was held,
+	 * nodes allocated. */
 	struct map_work_slot *work; /* [ncpus] */
 };
 
@@ -107,6 +110,24 @@ static struct lpm_trie *trie_of(struct map *m)
 static struct map_work_slot *work_of(struct lpm_trie *t)
 {
 	return &t->work[map_this_cpu()];
+}
+
+/* Take the writer lock, counted; returns when it was taken, for
+ * unlock_and_count.  The clock is read after the lock is taken: the wait
+ * for it is not hold time. */
+static uint64_t lock_and_time(struct lpm_trie *t)
+{
+	map_spin_lock(&t->lock);
+	map_work_count(&work_of(t)->locks, 1);
+	return map_work_clock_ns();
+}
+
+/* Release the writer lock, then count the time it was held since taken
+ * (the clock read after the release: it holds no other writer up). */
+static void unlock_and_count(struct lpm_trie *t, uint64_t taken)
+{
+	map_spin_unlock(&t->lock);
+	map_work_count(&work_of(t)->lock_ns, map_work_clock_ns() - taken);
 }
 
 static struct lpm_node *load_child(struct lpm_node *n, unsigned b)
@@ -323,12 +344,11 @@ static int lpm_update(struct map *m, const void *k, const void *value,
 	fresh->prefixlen = key.prefixlen;
 	memcpy(fresh->data, key.data, t->data_size); /* trailing bits too */
 
-	map_spin_lock(&t->lock);
-	map_work_count(&work_of(t)->locks, 1);
+	uint64_t taken = lock_and_time(t);
 	int err = update_locked(t, &key, fresh, flags, &old);
 	if (!err && !old)
 		t->n_nodes++;
-	map_spin_unlock(&t->lock);
+	unlock_and_count(t, taken);
 
 	if (err)
 		free(fresh); /* never seen by a reader */
@@ -378,12 +398,11 @@ static int lpm_delete(struct map *m, const void *k)
 
 	if (key.prefixlen > t->max_prefixlen)
 		return -EINVAL;
-	map_spin_lock(&t->lock);
-	map_work_count(&work_of(t)->locks, 1);
+	uint64_t taken = lock_and_time(t);
 	int err = delete_locked(t, &key, gone);
 	for (int i = 0; i < 2; i++)
 		t->n_nodes -= gone[i] != NULL;
-	map_spin_unlock(&t->lock);
+	unlock_and_count(t, taken);
 	for (int i = 0; i < 2; i++)
 		if (gone[i])
 			map_rcu_free_block(&gone[i]->rcu);

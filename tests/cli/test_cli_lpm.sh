@@ -59,6 +59,19 @@ expect 0 '^lpm_trie/linux +1 .* lookup 100%, update 100%$' \
     "${l[@]}" --prefixes bgp --mix lookup=50,update=50 --ops 65536
 expect 0 '^lpm_trie/linux +1 .* insert 100%, delete 100%$' \
     "${l[@]}" --prefixes ipv6 --prefill 90 --mix insert=50,delete=50 --ops 65536
+# The trie's writes report the ns they hold its lock, a column after the
+# allocations; lookups alone hold none, and have no such figure.
+"${l[@]}" --prefixes bgp --mix lookup=50,update=50 --ops 65536 >"$tmp/lock.txt"
+expect 0 '^map +threads +evictions +nodes scanned +locks +evict/refill +allocations +lock ns$' \
+    cat "$tmp/lock.txt"
+expect 0 '^lpm_trie/linux +1 +0\.000 +[0-9]+\.[0-9]{3} +0\.[0-9]{3} +- +0\.[0-9]{3} +[0-9]+\.[0-9]{3}$' \
+    cat "$tmp/lock.txt"
+expect 0 '"lock_ns_per_op":[0-9.]+,"lock_ns_per_op_min":[0-9.]+,"lock_ns_per_op_max":[0-9.]+' \
+    "${l[@]}" --mix lookup=50,update=50 --format jsonl
+check 'lookups alone: no lock time' bash -c \
+    "! '${l[0]}' ${l[*]:1} --mix lookup=100 --format jsonl | grep -q lock_ns"
+check 'lookups alone: no lock ns column' bash -c \
+    "! '${l[0]}' ${l[*]:1} --mix lookup=100 | grep -q 'lock ns'"
 # Keys other than 8 bytes without a set: full-length keys, as before.
 expect 0 '"key_size":12,' "${l[@]}" --key-size 12 --format jsonl
 check '12-byte keys: no prefix set' bash -c "! '${l[0]}' ${l[*]:1} --key-size 12 --format jsonl | grep -q prefixes"

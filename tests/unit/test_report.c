@@ -309,6 +309,7 @@ Test(report, csv_has_a_min_and_max_column_beside_each_figure)
 		"evictions_per_refill,evictions_per_refill_min,"
 		"evictions_per_refill_max,allocations_per_op,"
 		"allocations_per_op_min,allocations_per_op_max,"
+		"lock_ns_per_op,lock_ns_per_op_min,lock_ns_per_op_max,"
 		"bytes_per_entry,bytes_per_entry_min,"
 		"bytes_per_entry_max,memory_from,buffer_bytes,buffer_bytes_min,"
 		"buffer_bytes_max,probe_ns,probe_ns_min,probe_ns_max,flags,",
@@ -374,15 +375,28 @@ Test(report, the_kernel_has_evictions_alone_and_hash_no_work)
 		  "no work counted is not zero work");
 }
 
+Test(report, lock_time_is_a_figure_only_where_timed)
+{
+	struct bench_result r = worked_run();
+	struct report_run run;
+	report_run_from(&run, &r, false);
+	cr_expect(isnan(run.v[RF_LOCK_NS_PER_OP]),
+		  "a design that times no lock has no lock ns, not 0");
+	r.work.lock_ns = 250000;
+	report_run_from(&run, &r, false);
+	cr_expect_float_eq(run.v[RF_LOCK_NS_PER_OP], 250, EPS);
+}
+
 /* The first point: RUNS runs of worked_run, run r with r + 1 times its ops
  * and evictions (the other counts as they are): 0.25 evictions an op
- * throughout, evictions 250, 500, 750, evictions a refill 5, 10, 15.  The
- * second point: no work figures. */
-static void make_worked_point(struct fixture *fx)
+ * throughout, evictions 250, 500, 750, evictions a refill 5, 10, 15; the
+ * lock held lock_ns in each run.  The second point: no work figures. */
+static void make_worked_point(struct fixture *fx, uint64_t lock_ns)
 {
 	make_side(fx, &speedup_side);
 	for (int r = 0; r < RUNS; r++) {
 		struct bench_result b = worked_run();
+		b.work.lock_ns = lock_ns;
 		b.ops *= (uint64_t)r + 1;
 		b.work.evictions *= (uint64_t)r + 1;
 		report_run_from(&fx->runs[0][r], &b, false);
@@ -400,7 +414,7 @@ Test(report, jsonl_carries_the_work_with_its_spread_and_the_key_range)
 	char *text = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&text, &len);
-	make_worked_point(&fx);
+	make_worked_point(&fx, 250000);
 	host_record_read(&host);
 	report_write(f, REPORT_JSONL, &host, fx.points, 1);
 	fclose(f);
@@ -413,6 +427,9 @@ Test(report, jsonl_carries_the_work_with_its_spread_and_the_key_range)
 		"\"nodes_scanned_per_op\":",
 		"\"locks_per_op\":",
 		"\"evictions_per_refill\":",
+		/* 250000 ns over 1000, 2000, 3000 ops */
+		"\"lock_ns_per_op\":125.000,\"lock_ns_per_op_min\":83.333,"
+		"\"lock_ns_per_op_max\":250.000",
 	};
 	for (size_t i = 0; i < N_WANT(want); i++)
 		cr_expect(strstr(text, want[i]), "no '%s' in:\n%s", want[i], text);
@@ -425,10 +442,12 @@ Test(report, the_table_adds_work_per_op_only_where_counted)
 	char *text = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&text, &len);
-	make_worked_point(&fx);
+	make_worked_point(&fx, 0);
 	report_write_work(f, fx.points, 2); /* the second point has none */
 	fclose(f);
 	cr_expect(strstr(text, "work per op"), "%s", text);
+	cr_expect_null(strstr(text, "lock ns"),
+		       "no lock ns column where no lock was timed: %s", text);
 	/* Medians: 0.25 evictions; 0.4 nodes scanned / 1, / 2, / 3: 0.2;
 	 * 2.5 locks / 1, / 2, / 3: 1.25; 5, 10, 15 evictions a refill: 10. */
 	cr_expect(strstr(text, "hash/linux             1         0.250         "
@@ -441,6 +460,25 @@ Test(report, the_table_adds_work_per_op_only_where_counted)
 	text = written(REPORT_TABLE);
 	cr_expect_null(strstr(text, "work per op"),
 		       "no work table when no point counts work: %s", text);
+	free(text);
+}
+
+Test(report, the_work_table_adds_lock_ns_where_timed)
+{
+	struct fixture fx;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	make_worked_point(&fx, 250000);
+	report_write_work(f, fx.points, 2);
+	fclose(f);
+	cr_expect(strstr(text, "   allocations       lock ns\n"), "%s", text);
+	/* Medians: 100 allocations and 250000 ns over 2000 ops. */
+	cr_expect(strstr(text, "hash/linux             1         0.250         "
+			       "0.200         1.250        10.000         "
+			       "0.050       125.000\n"), "%s", text);
+	cr_expect(strstr(text, "        0.033        83.333\n"), "the min: %s",
+		  text);
 	free(text);
 }
 
