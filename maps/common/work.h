@@ -10,6 +10,7 @@
 #ifndef MAPLAB_WORK_H
 #define MAPLAB_WORK_H
 
+#include "lock.h"
 #include "map.h"
 
 #include <stdatomic.h>
@@ -50,6 +51,26 @@ static inline uint64_t map_work_clock_ns(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* Take a writer lock, counted on slot w; returns when it was taken, for
+ * map_work_unlock.  The clock is read after the lock is taken: the wait
+ * for it is not hold time. */
+static inline uint64_t map_work_lock(struct map_spinlock *l,
+				     struct map_work_slot *w)
+{
+	map_spin_lock(l);
+	map_work_count(&w->locks, 1);
+	return map_work_clock_ns();
+}
+
+/* Release it, then count the time it was held since taken (the clock
+ * read after the release: it holds no other writer up). */
+static inline void map_work_unlock(struct map_spinlock *l,
+				   struct map_work_slot *w, uint64_t taken)
+{
+	map_spin_unlock(l);
+	map_work_count(&w->lock_ns, map_work_clock_ns() - taken);
 }
 
 /* map_ops.work over slots[0..ncpus-1]: cpu's alone, or all for cpu < 0. */

@@ -50,8 +50,9 @@
  * update replaces are freed after an RCU grace period.
  *
  * Work (map_ops.work, per cpu slot): nodes visited by each op, the lock
- * taken by each write, and blocks allocated (every array of the copied
- * path, and the entry).
+ * taken by each write and how long it was held (the path copy happens
+ * under it), and blocks allocated (every array of the copied path, and
+ * the entry).
  */
 #include "maps/common/attr.h"
 #include "maps/common/cpu.h"
@@ -668,13 +669,12 @@ static int fast_update(struct map *m, const void *key, const void *value,
 
 	struct retire r = { 0 };
 	struct fentry *old = NULL;
-	map_spin_lock(&f->lock);
-	map_work_count(&work_of(f)->locks, 1);
+	uint64_t taken = map_work_lock(&f->lock, work_of(f));
 	int err = update_locked(f, e, flags, &r, &old);
 	account(f, &r, err);
 	if (!err && !old)
 		f->bytes += entry_bytes(f);
-	map_spin_unlock(&f->lock);
+	map_work_unlock(&f->lock, work_of(f), taken);
 
 	finish(&r, err);
 	if (err)
@@ -692,8 +692,7 @@ static int fast_delete(struct map *m, const void *key)
 		return -EINVAL;
 	struct retire r = { 0 };
 	struct path p;
-	map_spin_lock(&f->lock);
-	map_work_count(&work_of(f)->locks, 1);
+	uint64_t taken = map_work_lock(&f->lock, work_of(f));
 	walk_path(f, load_root(f), len, data_of(key), &p);
 	struct fentry *gone = path_entry(&p, data_of(key));
 	int err = gone ? remove_along(f, &r, &p) : -ENOENT;
@@ -702,7 +701,7 @@ static int fast_delete(struct map *m, const void *key)
 		f->n_entries--;
 		f->bytes -= entry_bytes(f);
 	}
-	map_spin_unlock(&f->lock);
+	map_work_unlock(&f->lock, work_of(f), taken);
 
 	finish(&r, err);
 	if (!err)

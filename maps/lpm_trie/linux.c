@@ -112,22 +112,15 @@ static struct map_work_slot *work_of(struct lpm_trie *t)
 	return &t->work[map_this_cpu()];
 }
 
-/* Take the writer lock, counted; returns when it was taken, for
- * unlock_and_count.  The clock is read after the lock is taken: the wait
- * for it is not hold time. */
+/* The writer lock, its hold time counted (map_work_lock). */
 static uint64_t lock_and_time(struct lpm_trie *t)
 {
-	map_spin_lock(&t->lock);
-	map_work_count(&work_of(t)->locks, 1);
-	return map_work_clock_ns();
+	return map_work_lock(&t->lock, work_of(t));
 }
 
-/* Release the writer lock, then count the time it was held since taken
- * (the clock read after the release: it holds no other writer up). */
 static void unlock_and_count(struct lpm_trie *t, uint64_t taken)
 {
-	map_spin_unlock(&t->lock);
-	map_work_count(&work_of(t)->lock_ns, map_work_clock_ns() - taken);
+	map_work_unlock(&t->lock, work_of(t), taken);
 }
 
 static struct lpm_node *load_child(struct lpm_node *n, unsigned b)
