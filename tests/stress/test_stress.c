@@ -108,7 +108,8 @@ Test(stress, hash_wide_range_odd_sizes, .timeout = 60)
 }
 
 /* LPM tries: full-length prefixes (the harness's LPM keys), many threads
- * on a small trie; a full one (-ENOSPC); a wide one with 16-byte data. */
+ * on a small trie; a full one (-ENOSPC); a wide one with 16-byte data.
+ * Nested prefixes of every length: test_stress_lpm_nested.c. */
 Test(stress, lpm_hot_keys, .timeout = 60)
 {
 	stress_every_design(MAP_TYPE_LPM_TRIE, MAP_F_NO_PREALLOC, 64, 64, 8, 8);

@@ -6,7 +6,10 @@
  * and delete case leaves, counted through map_ops.memory (a node is
  * node_size bytes, intermediate or real): an intermediate node appears
  * where two prefixes part, goes with its leaf, and a real node with two
- * children that is deleted stays as one; and the work each op counts
+ * children that is deleted stays as one, while one with a single child
+ * gives its place to that child (map_ops.dump_state shows where each node
+ * hangs); a delete of a fork's prefix, or of one between nodes, finds
+ * nothing and changes nothing; and the work each op counts
  * (map_ops.work: nodes visited, locks, nodes allocated).
  * tests/kernel/test_kernel_lpm.c
  * replays random traces against the kernel itself.
@@ -14,6 +17,8 @@
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "maps/common/map.h"
@@ -229,4 +234,227 @@ Test(lpm_linux, writes_count_the_time_they_hold_the_lock)
 	cr_expect_eq(w.locks, 0);
 	cr_expect_eq(w.lock_ns, 0, "lookups hold no lock: %llu ns",
 		     (unsigned long long)w.lock_ns);
+}
+
+/* The trie as map_ops.dump_state draws it (text), for the caller to free. */
+static char *dump(void)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	cr_assert_not_null(f);
+	cr_assert_eq(m->ops->dump_state(m, f, MAP_DUMP_TEXT), 0);
+	fclose(f);
+	return text;
+}
+
+#define DUMP_HEAD "lpm_trie/linux: %s; each child after the bit that leads to it\n"
+
+static void expect_dump(const char *counts, const char *tree, const char *what)
+{
+	char want[1024];
+	snprintf(want, sizeof(want), DUMP_HEAD "%s", counts, tree);
+	char *got = dump();
+	cr_expect_str_eq(got, want, "%s: the dump is\n%swant\n%s", what, got,
+			 want);
+	free(got);
+}
+
+static void delete_ok(struct v4key k)
+{
+	cr_assert_eq(map_delete(m, &k), 0, "delete /%u", k.prefixlen);
+}
+
+/* The value a full-length lookup of a.b.c.d finds, 0 when none. */
+static uint32_t route(uint8_t a, uint8_t b, uint8_t c, uint8_t d)
+{
+	struct v4key k = key(32, a, b, c, d);
+	uint32_t v = 0;
+	return map_lookup_copy(m, &k, &v) ? 0 : v;
+}
+
+/* The keys get_next_key gives, from the first, as "/len a.b.c.d ...". */
+static void expect_walk(const char *want)
+{
+	char got[512] = "";
+	size_t at = 0;
+	struct v4key k, next;
+	int err = map_get_next_key(m, NULL, &next);
+	for (int i = 0; err == 0 && i < 16; i++) {
+		at += (size_t)snprintf(got + at, sizeof(got) - at,
+				       "%s%u.%u.%u.%u/%u", i ? " " : "",
+				       next.addr[0], next.addr[1], next.addr[2],
+				       next.addr[3], next.prefixlen);
+		k = next;
+		err = map_get_next_key(m, &k, &next);
+	}
+	cr_expect_eq(err, -ENOENT);
+	cr_expect_str_eq(got, want);
+}
+
+Test(lpm_linux, a_real_node_with_one_child_gives_way_to_it)
+{
+	put(key(8, 10, 0, 0, 0), 8);
+	size_t node_size = m->ops->memory(m) - empty_bytes;
+	put(key(16, 10, 1, 0, 0), 16);    /* [0] of the /8: bit 8 of 10.1 */
+	put(key(24, 10, 1, 2, 0), 24);    /* [0] of the /16 */
+	put(key(9, 10, 128, 0, 0), 9);    /* [1] of the /8 */
+	put(key(10, 10, 192, 0, 0), 10);  /* [1] of the /9 */
+	expect_dump("5 prefixes, 0 intermediate (im)",
+		    "10.0.0.0/8\n"
+		    "  [0] 10.1.0.0/16\n"
+		    "    [0] 10.1.2.0/24\n"
+		    "  [1] 10.128.0.0/9\n"
+		    "    [1] 10.192.0.0/10\n", "a chain each side");
+	cr_expect_eq(nodes(node_size), 5);
+
+	delete_ok(key(16, 10, 1, 0, 0)); /* its child on the [0] side */
+	expect_dump("4 prefixes, 0 intermediate (im)",
+		    "10.0.0.0/8\n"
+		    "  [0] 10.1.2.0/24\n"
+		    "  [1] 10.128.0.0/9\n"
+		    "    [1] 10.192.0.0/10\n", "the /24 took the /16's place");
+	cr_expect_eq(nodes(node_size), 4, "no fork: the node went");
+	cr_expect_eq(route(10, 1, 2, 9), 24);
+	cr_expect_eq(route(10, 1, 3, 9), 8, "the /16 no longer answers");
+
+	delete_ok(key(9, 10, 128, 0, 0)); /* its child on the [1] side */
+	expect_dump("3 prefixes, 0 intermediate (im)",
+		    "10.0.0.0/8\n"
+		    "  [0] 10.1.2.0/24\n"
+		    "  [1] 10.192.0.0/10\n", "the /10 took the /9's place");
+	cr_expect_eq(nodes(node_size), 3);
+	cr_expect_eq(route(10, 192, 0, 1), 10);
+	cr_expect_eq(route(10, 128, 0, 1), 8);
+
+	/* the root with one child: the child becomes the root */
+	delete_ok(key(10, 10, 192, 0, 0));
+	delete_ok(key(8, 10, 0, 0, 0));
+	expect_dump("1 prefixes, 0 intermediate (im)", "10.1.2.0/24\n",
+		    "the /24 is the root");
+	cr_expect_eq(nodes(node_size), 1);
+	cr_expect_eq(route(10, 1, 2, 9), 24);
+	cr_expect_eq(route(10, 1, 3, 9), 0);
+	expect_walk("10.1.2.0/24");
+}
+
+Test(lpm_linux, the_child_that_takes_the_place_may_be_a_fork)
+{
+	put(key(8, 10, 0, 0, 0), 8);
+	size_t node_size = m->ops->memory(m) - empty_bytes;
+	put(key(16, 10, 1, 0, 0), 16);
+	put(key(24, 10, 1, 1, 0), 1);
+	put(key(24, 10, 1, 2, 0), 2); /* parts from .1 at bit 22 */
+	expect_dump("4 prefixes, 1 intermediate (im)",
+		    "10.0.0.0/8\n"
+		    "  [0] 10.1.0.0/16\n"
+		    "    [0] (im) 10.1.1.0/22\n"
+		    "      [0] 10.1.1.0/24\n"
+		    "      [1] 10.1.2.0/24\n", "a fork below the /16");
+	delete_ok(key(16, 10, 1, 0, 0));
+	expect_dump("3 prefixes, 1 intermediate (im)",
+		    "10.0.0.0/8\n"
+		    "  [0] (im) 10.1.1.0/22\n"
+		    "    [0] 10.1.1.0/24\n"
+		    "    [1] 10.1.2.0/24\n", "the fork took the /16's place");
+	cr_expect_eq(nodes(node_size), 4);
+	cr_expect_eq(route(10, 1, 1, 1), 1);
+	cr_expect_eq(route(10, 1, 2, 1), 2);
+	cr_expect_eq(route(10, 1, 3, 1), 8, "the fork answers nothing");
+	expect_walk("10.1.1.0/24 10.1.2.0/24 10.0.0.0/8");
+}
+
+Test(lpm_linux, one_child_under_a_fork_keeps_the_fork)
+{
+	put(key(24, 192, 168, 0, 0), 0);
+	size_t node_size = m->ops->memory(m) - empty_bytes;
+	put(key(24, 192, 168, 1, 0), 1);     /* a fork at /23 */
+	put(key(25, 192, 168, 1, 128), 128); /* [1] of .1.0/24 */
+	expect_dump("3 prefixes, 1 intermediate (im)",
+		    "(im) 192.168.0.0/23\n"
+		    "  [0] 192.168.0.0/24\n"
+		    "  [1] 192.168.1.0/24\n"
+		    "    [1] 192.168.1.128/25\n", "a chain under a fork");
+	cr_expect_eq(nodes(node_size), 4);
+	/* its parent is a fork but it has a child: only it goes (the kernel
+	 * takes the fork with a leaf, never with a node that has a child) */
+	delete_ok(key(24, 192, 168, 1, 0));
+	expect_dump("2 prefixes, 1 intermediate (im)",
+		    "(im) 192.168.0.0/23\n"
+		    "  [0] 192.168.0.0/24\n"
+		    "  [1] 192.168.1.128/25\n", "the /25 under the fork");
+	cr_expect_eq(nodes(node_size), 3);
+	cr_expect_eq(route(192, 168, 1, 200), 128);
+	cr_expect_eq(route(192, 168, 1, 1), 0);
+	cr_expect_eq(route(192, 168, 0, 1), 0);
+	expect_walk("192.168.0.0/24 192.168.1.128/25");
+	/* now a leaf under the fork: the fork goes with it */
+	delete_ok(key(25, 192, 168, 1, 128));
+	expect_dump("1 prefixes, 0 intermediate (im)", "192.168.0.0/24\n",
+		    "the sibling went up");
+	cr_expect_eq(nodes(node_size), 1);
+}
+
+/* A delete that must find nothing: -ENOENT, and the trie as it was. */
+static void expect_no_such_key(struct v4key k, const char *what)
+{
+	char *before = dump();
+	size_t bytes = m->ops->memory(m);
+	cr_expect_eq(map_delete(m, &k), -ENOENT, "delete %s", what);
+	char *after = dump();
+	cr_expect_str_eq(after, before, "delete %s changed the trie", what);
+	cr_expect_eq(m->ops->memory(m), bytes, "delete %s", what);
+	free(before);
+	free(after);
+}
+
+Test(lpm_linux, a_fork_or_a_prefix_between_nodes_is_not_deleted)
+{
+	put(key(16, 192, 168, 0, 0), 16);
+	put(key(24, 192, 168, 0, 0), 0);
+	put(key(24, 192, 168, 1, 0), 1);
+	put(key(25, 192, 168, 1, 128), 128);
+	expect_dump("4 prefixes, 1 intermediate (im)",
+		    "192.168.0.0/16\n"
+		    "  [0] (im) 192.168.0.0/23\n"
+		    "    [0] 192.168.0.0/24\n"
+		    "    [1] 192.168.1.0/24\n"
+		    "      [1] 192.168.1.128/25\n", "the start");
+	expect_no_such_key(key(23, 192, 168, 0, 0), "the fork's prefix");
+	expect_no_such_key(key(23, 192, 168, 1, 77),
+			   "the fork's prefix with other trailing bits");
+	expect_no_such_key(key(20, 192, 168, 0, 0),
+			   "a prefix on the path, between the /16 and the fork");
+	expect_no_such_key(key(25, 192, 168, 1, 0),
+			   "the absent sibling of the /25");
+	expect_no_such_key(key(26, 192, 168, 1, 128), "below the /25");
+	expect_no_such_key(key(8, 192, 0, 0, 0), "above the root");
+	expect_no_such_key(key(16, 192, 169, 0, 0), "beside the root");
+
+	/* a real node with two children, deleted, is a fork: deleting it
+	 * again finds nothing */
+	delete_ok(key(24, 192, 168, 1, 0)); /* one child: it goes */
+	/* the /25's sibling: a fork, with the data of the node that was
+	 * there (the kernel copies it from that node) */
+	put(key(25, 192, 168, 1, 0), 2);
+	delete_ok(key(16, 192, 168, 0, 0)); /* one child: the fork goes up */
+	put(key(23, 192, 168, 0, 0), 23);   /* the fork becomes a key */
+	expect_dump("4 prefixes, 1 intermediate (im)",
+		    "192.168.0.0/23\n"
+		    "  [0] 192.168.0.0/24\n"
+		    "  [1] (im) 192.168.1.128/24\n"
+		    "    [0] 192.168.1.0/25\n"
+		    "    [1] 192.168.1.128/25\n", "two forks, one a key");
+	delete_ok(key(23, 192, 168, 0, 0));
+	expect_dump("3 prefixes, 2 intermediate (im)",
+		    "(im) 192.168.0.0/23\n"
+		    "  [0] 192.168.0.0/24\n"
+		    "  [1] (im) 192.168.1.128/24\n"
+		    "    [0] 192.168.1.0/25\n"
+		    "    [1] 192.168.1.128/25\n", "the /23 a fork again");
+	expect_no_such_key(key(23, 192, 168, 0, 0), "a deleted key kept as a fork");
+	expect_no_such_key(key(24, 192, 168, 1, 0), "the fork of the /25s");
+	cr_expect_eq(route(192, 168, 0, 9), 0);
+	cr_expect_eq(route(192, 168, 1, 9), 2);
+	cr_expect_eq(route(192, 168, 1, 200), 128);
 }
