@@ -57,6 +57,7 @@
 #include "maps/common/attr.h"
 #include "maps/common/cpu.h"
 #include "maps/common/lock.h"
+#include "maps/common/lpm_key.h"
 #include "maps/common/map.h"
 #include "maps/common/rcu.h"
 #include "maps/common/work.h"
@@ -153,18 +154,6 @@ static struct lpm_fast *fast_of(struct map *m)
 static struct map_work_slot *work_of(struct lpm_fast *f)
 {
 	return &f->work[map_this_cpu()];
-}
-
-static uint32_t prefixlen_of(const void *key)
-{
-	uint32_t len;
-	memcpy(&len, key, sizeof(len));
-	return len;
-}
-
-static const uint8_t *data_of(const void *key)
-{
-	return (const uint8_t *)key + MAP_LPM_PREFIX_BYTES;
 }
 
 /* The 6 bits of data from bit off on, most significant first; bits past
@@ -356,12 +345,12 @@ longest_match(struct lpm_fast *f, uint32_t len, const uint8_t *data, bool word)
 WITH_POPCNT static void *fast_lookup(struct map *m, const void *key)
 {
 	struct lpm_fast *f = fast_of(m);
-	uint32_t len = prefixlen_of(key);
+	uint32_t len = lpm_prefixlen_of(key);
 	if (len > f->max_prefixlen)
 		return NULL;
 	if (f->data_size <= WORD_BYTES)
-		return longest_match(f, len, data_of(key), true);
-	return longest_match(f, len, data_of(key), false);
+		return longest_match(f, len, lpm_data_of(key), true);
+	return longest_match(f, len, lpm_data_of(key), false);
 }
 
 static int fast_lookup_copy(struct map *m, const void *key, void *value)
@@ -715,8 +704,8 @@ static struct fentry *entry_new(struct lpm_fast *f, const void *key,
 	if (!e)
 		return NULL;
 	map_work_count(&work_of(f)->allocations, 1);
-	e->prefixlen = prefixlen_of(key);
-	memcpy(e->bytes, data_of(key), f->data_size); /* trailing bits too */
+	e->prefixlen = lpm_prefixlen_of(key);
+	memcpy(e->bytes, lpm_data_of(key), f->data_size); /* trailing bits too */
 	memcpy(value_of(f, e), value, f->map.attr.value_size);
 	return e;
 }
@@ -753,7 +742,7 @@ static int fast_update(struct map *m, const void *key, const void *value,
 		       uint64_t flags)
 {
 	struct lpm_fast *f = fast_of(m);
-	if (flags > MAP_EXIST || prefixlen_of(key) > f->max_prefixlen)
+	if (flags > MAP_EXIST || lpm_prefixlen_of(key) > f->max_prefixlen)
 		return -EINVAL;
 	struct fentry *e = entry_new(f, key, value);
 	if (!e)
@@ -779,14 +768,14 @@ static int fast_update(struct map *m, const void *key, const void *value,
 static int fast_delete(struct map *m, const void *key)
 {
 	struct lpm_fast *f = fast_of(m);
-	uint32_t len = prefixlen_of(key);
+	uint32_t len = lpm_prefixlen_of(key);
 	if (len > f->max_prefixlen)
 		return -EINVAL;
 	struct retire r = { 0 };
 	struct path p;
 	uint64_t taken = map_work_lock(&f->lock, work_of(f));
-	walk_path(f, load_root(f), len, data_of(key), &p);
-	struct fentry *gone = path_entry(&p, data_of(key));
+	walk_path(f, load_root(f), len, lpm_data_of(key), &p);
+	struct fentry *gone = path_entry(&p, lpm_data_of(key));
 	int err = gone ? remove_along(f, &r, &p) : -ENOENT;
 	account(f, &r, err);
 	if (!err) {
@@ -850,10 +839,10 @@ static int fast_get_next_key(struct map *m, const void *key, void *next)
 	struct path p;
 	map_rcu_read_lock();
 	const struct fnode *root = load_root(f);
-	bool from_key = key && prefixlen_of(key) <= f->max_prefixlen;
+	bool from_key = key && lpm_prefixlen_of(key) <= f->max_prefixlen;
 	if (from_key)
-		walk_path(f, root, prefixlen_of(key), data_of(key), &p);
-	if (from_key && path_entry(&p, data_of(key)))
+		walk_path(f, root, lpm_prefixlen_of(key), lpm_data_of(key), &p);
+	if (from_key && path_entry(&p, lpm_data_of(key)))
 		e = entry_after(&p);
 	else if (root->children || root->prefixes)
 		e = first_in(root);
@@ -864,6 +853,114 @@ static int fast_get_next_key(struct map *m, const void *key, void *next)
 	}
 	map_rcu_read_unlock();
 	return e ? 0 : -ENOENT;
+}
+
+/* --- dump_state: the nodes and leaves, for maplab dump -------------------------- */
+
+static void print_entry(FILE *f, const struct lpm_fast *t,
+			const struct fentry *e)
+{
+	lpm_print_prefix(f, e->bytes, t->data_size, e->prefixlen);
+}
+
+/* The chunk that leads to a child, as its 6 bits. */
+static void print_chunk(FILE *f, unsigned c)
+{
+	for (int b = STRIDE - 1; b >= 0; b--)
+		fputc('0' + ((c >> b) & 1), f);
+}
+
+/* Text: each node with the bit it starts at and its own prefixes, each
+ * child below it after the chunk that leads there; a leaf is its prefix. */
+static void dump_text(FILE *f, const struct lpm_fast *t, const struct fnode *n,
+		      unsigned depth, int chunk)
+{
+	fprintf(f, "%*s", 2 * (int)depth, "");
+	if (chunk >= 0) {
+		fputc('[', f);
+		print_chunk(f, (unsigned)chunk);
+		fputs("] ", f);
+	}
+	if (is_leaf(n)) {
+		fputs("leaf ", f);
+		print_entry(f, t, n->leaf);
+		fputc('\n', f);
+		return;
+	}
+	fprintf(f, "node at bit %u:", depth * STRIDE);
+	for (unsigned i = 0; i < count_of(n->prefixes); i++) {
+		fputc(' ', f);
+		print_entry(f, t, n->entries[i]);
+	}
+	fputc('\n', f);
+	for (unsigned c = 0; c < FANOUT; c++)
+		if (has_child(n, c))
+			dump_text(f, t, kid(n, c), depth + 1, (int)c);
+}
+
+/* Dot: a box per node listing its own prefixes, a rounded box per leaf,
+ * edges labelled with the chunk that leads to the child; numbered in
+ * pre-order, so the same trie draws the same text.  Returns n's number. */
+static unsigned dump_dot(FILE *f, const struct lpm_fast *t, const struct fnode *n,
+			 unsigned depth, unsigned *next_id)
+{
+	unsigned id = (*next_id)++;
+	fprintf(f, "  n%u [label=\"", id);
+	if (is_leaf(n)) {
+		print_entry(f, t, n->leaf);
+		fputs("\", style=rounded];\n", f);
+		return id;
+	}
+	fprintf(f, "node at bit %u", depth * STRIDE);
+	for (unsigned i = 0; i < count_of(n->prefixes); i++) {
+		fputs("\\n", f);
+		print_entry(f, t, n->entries[i]);
+	}
+	fputs("\"];\n", f);
+	for (unsigned c = 0; c < FANOUT; c++) {
+		if (!has_child(n, c))
+			continue;
+		unsigned child = dump_dot(f, t, kid(n, c), depth + 1, next_id);
+		fprintf(f, "  n%u -> n%u [label=\"", id, child);
+		print_chunk(f, c);
+		fputs("\"];\n", f);
+	}
+	return id;
+}
+
+/* Nodes and leaves below n, n included. */
+static void count_shape(const struct fnode *n, size_t *nodes, size_t *leaves)
+{
+	if (is_leaf(n)) {
+		(*leaves)++;
+		return;
+	}
+	(*nodes)++;
+	for (unsigned i = 0; i < count_of(n->children); i++)
+		count_shape(&n->kids[i], nodes, leaves);
+}
+
+static int fast_dump_state(struct map *m, FILE *f, enum map_dump_format fmt)
+{
+	struct lpm_fast *t = fast_of(m);
+	const struct fnode *root = load_root(t);
+	size_t nodes = 0, leaves = 0;
+	count_shape(root, &nodes, &leaves);
+	if (fmt == MAP_DUMP_DOT) {
+		fprintf(f, "digraph maplab {\n  label=\"lpm_trie/fast: %zu "
+			"prefixes, %zu nodes, %zu leaves\";\n  labelloc=t;\n"
+			"  node [shape=box, fontname=\"monospace\"];\n",
+			t->n_entries, nodes, leaves);
+		unsigned next_id = 0;
+		dump_dot(f, t, root, 0, &next_id);
+		fputs("}\n", f);
+		return 0;
+	}
+	fprintf(f, "lpm_trie/fast: %zu prefixes, %zu nodes, %zu leaves; each "
+		"child after the 6 bits that lead to it\n", t->n_entries, nodes,
+		leaves);
+	dump_text(f, t, root, 0, -1);
+	return 0;
 }
 
 /* --- the map ------------------------------------------------------------------- */
@@ -949,4 +1046,5 @@ const struct map_ops lpm_trie_fast_ops = {
 	.get_next_key = fast_get_next_key,
 	.memory = fast_memory,
 	.work = fast_work,
+	.dump_state = fast_dump_state,
 };

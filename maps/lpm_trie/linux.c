@@ -50,6 +50,7 @@
 #include "maps/common/attr.h"
 #include "maps/common/cpu.h"
 #include "maps/common/lock.h"
+#include "maps/common/lpm_key.h"
 #include "maps/common/map.h"
 #include "maps/common/rcu.h"
 #include "maps/common/update_flags.h"
@@ -96,9 +97,8 @@ struct lpm_key {
 
 static struct lpm_key key_of(const void *k)
 {
-	struct lpm_key key = { .data = (const uint8_t *)k + MAP_LPM_PREFIX_BYTES };
-	memcpy(&key.prefixlen, k, sizeof(key.prefixlen));
-	return key;
+	return (struct lpm_key){ .prefixlen = lpm_prefixlen_of(k),
+				 .data = lpm_data_of(k) };
 }
 
 static struct lpm_trie *trie_of(struct map *m)
@@ -497,15 +497,7 @@ static int lpm_get_next_key(struct map *m, const void *k, void *next)
 static void print_prefix(FILE *f, const struct lpm_trie *t,
 			 const struct lpm_node *n)
 {
-	for (uint32_t i = 0; i < t->data_size; i++) {
-		if (t->data_size == 4)
-			fprintf(f, i ? ".%u" : "%u", n->data[i]);
-		else if (t->data_size == 16)
-			fprintf(f, i && i % 2 == 0 ? ":%02x" : "%02x", n->data[i]);
-		else
-			fprintf(f, "%02x", n->data[i]);
-	}
-	fprintf(f, "/%u", n->prefixlen);
+	lpm_print_prefix(f, n->data, t->data_size, n->prefixlen);
 }
 
 struct dump_counts {

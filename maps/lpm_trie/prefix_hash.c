@@ -34,6 +34,7 @@
  */
 #include "maps/common/attr.h"
 #include "maps/common/cowtab.h"
+#include "maps/common/lpm_key.h"
 #include "maps/common/map.h"
 #include "maps/common/rcu.h"
 
@@ -56,18 +57,6 @@ struct prefix_hash {
 static struct prefix_hash *ph_of(struct map *m)
 {
 	return (struct prefix_hash *)m;
-}
-
-static uint32_t prefixlen_of(const void *key)
-{
-	uint32_t len;
-	memcpy(&len, key, sizeof(len));
-	return len;
-}
-
-static const uint8_t *data_of(const void *key)
-{
-	return (const uint8_t *)key + MAP_LPM_PREFIX_BYTES;
 }
 
 /* The table's key for len bits of data: [len][data, bits past len zero]. */
@@ -119,13 +108,13 @@ static int32_t present_at_or_below(struct prefix_hash *p, int32_t len)
 static void *ph_lookup(struct map *m, const void *key)
 {
 	struct prefix_hash *p = ph_of(m);
-	uint32_t len = prefixlen_of(key);
+	uint32_t len = lpm_prefixlen_of(key);
 	uint8_t probe[MAP_LPM_PREFIX_BYTES + MAP_LPM_DATA_MAX];
 	if (len > p->max_prefixlen)
 		return NULL;
 	for (int32_t l = present_at_or_below(p, (int32_t)len); l >= 0;
 	     l = present_at_or_below(p, l - 1)) {
-		masked_key(p, (uint32_t)l, data_of(key), probe);
+		masked_key(p, (uint32_t)l, lpm_data_of(key), probe);
 		uint8_t *block = cowtab_lookup(&p->table, probe);
 		if (block)
 			return block + p->data_size; /* past the given data */
@@ -142,7 +131,7 @@ static int ph_update(struct map *m, const void *key, const void *value,
 		     uint64_t flags)
 {
 	struct prefix_hash *p = ph_of(m);
-	uint32_t len = prefixlen_of(key);
+	uint32_t len = lpm_prefixlen_of(key);
 	uint8_t table_key[MAP_LPM_PREFIX_BYTES + MAP_LPM_DATA_MAX];
 	if (flags > MAP_EXIST || len > p->max_prefixlen)
 		return -EINVAL;
@@ -150,9 +139,9 @@ static int ph_update(struct map *m, const void *key, const void *value,
 	uint8_t *block = malloc(p->data_size + m->attr.value_size);
 	if (!block)
 		return -ENOMEM;
-	memcpy(block, data_of(key), p->data_size);
+	memcpy(block, lpm_data_of(key), p->data_size);
 	memcpy(block + p->data_size, value, m->attr.value_size);
-	masked_key(p, len, data_of(key), table_key);
+	masked_key(p, len, lpm_data_of(key), table_key);
 	/* the bit before the entry is published: whoever sees the entry
 	 * sees its length present (a failed update leaves a bit that costs
 	 * a probe, as a deleted length's does) */
@@ -165,11 +154,11 @@ static int ph_update(struct map *m, const void *key, const void *value,
 static int ph_delete(struct map *m, const void *key)
 {
 	struct prefix_hash *p = ph_of(m);
-	uint32_t len = prefixlen_of(key);
+	uint32_t len = lpm_prefixlen_of(key);
 	uint8_t table_key[MAP_LPM_PREFIX_BYTES + MAP_LPM_DATA_MAX];
 	if (len > p->max_prefixlen)
 		return -EINVAL;
-	masked_key(p, len, data_of(key), table_key);
+	masked_key(p, len, lpm_data_of(key), table_key);
 	return cowtab_delete(&p->table, table_key); /* the bit stays */
 }
 
@@ -179,8 +168,8 @@ static int ph_get_next_key(struct map *m, const void *key, void *next)
 	uint8_t table_key[MAP_LPM_PREFIX_BYTES + MAP_LPM_DATA_MAX];
 	const void *from = NULL, *k;
 	void *block;
-	if (key && prefixlen_of(key) <= p->max_prefixlen) {
-		masked_key(p, prefixlen_of(key), data_of(key), table_key);
+	if (key && lpm_prefixlen_of(key) <= p->max_prefixlen) {
+		masked_key(p, lpm_prefixlen_of(key), lpm_data_of(key), table_key);
 		from = table_key;
 	}
 	map_rcu_read_lock();

@@ -41,3 +41,10 @@ delete 10000000c0a80000"
 # Deleting .1.0/24, a leaf under a fork: the fork goes too.
 draw delete_leaf_under_fork "$example
 delete 18000000c0a80100"
+# The same four prefixes in lpm_trie/fast: nodes of 6 bits, lone prefixes
+# as leaves.
+printf '%s\n' "$example" >"$tmp/fast.trace"
+"$maplab" dump --map lpm_trie/fast --trace "$tmp/fast.trace" --format dot \
+    >"$out/fast_example.dot"
+dot -Tsvg "$out/fast_example.dot" -o "$out/fast_example.svg"
+echo "$out/fast_example.svg"
