@@ -2,7 +2,7 @@
 /*
  * kbench.h: the workloads of `maplab bench` on the kernel's own maps.
  *
- * Two engines, one per side, on what kbench_work.h gives both (the keys,
+ * Two engines, one per side, on what kbench_runner.h gives both (the keys,
  * the workers' streams, the prefilled target map, a thread team whose
  * worker i is pinned to the i-th CPU this process may use):
  *

@@ -5,7 +5,7 @@
  *
  *   main thread                               worker i, pinned to CPU c_i
  *   create and prefill the target map          (the i-th CPU the process
- *   (kbench_work.c); load the workload's        may use; a real cpu id)
+ *   (kbench_runner.c); load the workload's        may use; a real cpu id)
  *   program and the baseline with it; copy
  *   the keys and the streams into their
  *   mmap'ed arrays
@@ -24,10 +24,10 @@
  * a figure.  The cpus array has a record for every possible CPU, so every
  * id the kernel gives fits.
  */
-#include "kbench_work.h"
+#include "kernel-compare/kbench_runner.h"
 #include "bpf/kbench.h"
 #include "kbench.skel.h"
-#include "maps/common/cpu.h"
+#include "maps/base/cpu.h"
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -61,7 +61,7 @@ struct kb_worker {
 } __attribute__((aligned(64)));
 
 struct prog_run {
-	const struct kb_work *k;
+	const struct kb_runner *k;
 	struct kbench *skel;
 	struct bpf_program *prog;       /* the workload's program */
 	int prog_fd, base_fd, cpus_fd;
@@ -72,7 +72,7 @@ struct prog_run {
 
 /* The program for the streams: one op kind throughout, or the mix. */
 static struct bpf_program *pick_program(struct kbench *skel,
-					const struct kb_work *k)
+					const struct kb_runner *k)
 {
 	int kind = -1;
 	for (unsigned t = 0; t < k->c->b.threads; t++)
@@ -265,7 +265,7 @@ static void timed_rounds(const struct prog_run *p, unsigned worker,
 			w->prog_ns += prog;
 			w->base_ns += base;
 			w->rounds++;
-			kb_work_done(p->k, worker, w->rounds * per_round);
+			kb_runner_done(p->k, worker, w->rounds * per_round);
 		}
 	}
 	if (!w->err)
@@ -351,7 +351,7 @@ static int check_run_ops(const struct kbench_config *c, char *err,
 int kbench_run(const struct kbench_config *c, struct kbench_result *out,
 	       char *err, size_t errlen)
 {
-	struct kb_work k;
+	struct kb_runner k;
 	struct prog_run p = { .k = &k };
 	struct kb_team_plan plan = {
 		.body = worker_phase, .ctx = &p, .warmup = true,
@@ -361,7 +361,7 @@ int kbench_run(const struct kbench_config *c, struct kbench_result *out,
 
 	memset(out, 0, sizeof(*out));
 	if ((rc = check_run_ops(c, err, errlen)) ||
-	    (rc = kb_work_prepare(&k, c, err, errlen)))
+	    (rc = kb_runner_prepare(&k, c, err, errlen)))
 		return rc;
 	p.workers = aligned_alloc(64, sizeof(*p.workers) * c->b.threads);
 	if (!p.workers) {
@@ -370,7 +370,7 @@ int kbench_run(const struct kbench_config *c, struct kbench_result *out,
 		goto out;
 	}
 	memset(p.workers, 0, sizeof(*p.workers) * c->b.threads);
-	if ((rc = kb_work_create_target(&k, err, errlen)) ||
+	if ((rc = kb_runner_create_target(&k, err, errlen)) ||
 	    (rc = load(&p, err, errlen)))
 		goto out;
 	if ((rc = fill_arrays(&p))) {
@@ -381,17 +381,17 @@ int kbench_run(const struct kbench_config *c, struct kbench_result *out,
 	p.prog_fd = bpf_program__fd(p.prog);
 	p.base_fd = bpf_program__fd(p.skel->progs.kb_baseline);
 	p.cpus_fd = bpf_map__fd(p.skel->maps.cpus);
-	rc = kb_work_run_team(&k, &plan, err, errlen);
+	rc = kb_runner_run_team(&k, &plan, err, errlen);
 	if (!rc)
 		rc = describe_worker_error(&p, err, errlen);
 	if (!rc) {
 		collect(&p, out);
-		kb_work_evictions(&k, &out->r);
+		kb_runner_evictions(&k, &out->r);
 		out->r.memory = k.memory;
 	}
 out:
 	kbench__destroy(p.skel);
 	free(p.workers);
-	kb_work_free(&k);
+	kb_runner_free(&k);
 	return rc;
 }

@@ -5,7 +5,7 @@
  *
  *   main thread                          worker i, pinned to the i-th CPU
  *   create and prefill the map            the process may use
- *   (kbench_work.c); start the team
+ *   (kbench_runner.c); start the team
  *   warm-up phase (single calls) ──────►  replay stream i, one call per op,
  *                                         uncounted, until told
  *   timed phase ───────────────────────►  SYSCALL_SINGLE: one call per op,
@@ -19,7 +19,7 @@
  * Each worker writes only its own record; the main thread reads them
  * after the join.
  */
-#include "kbench_work.h"
+#include "kernel-compare/kbench_runner.h"
 
 #include <bpf/bpf.h>
 #include <errno.h>
@@ -40,7 +40,7 @@ struct sc_worker {
 } __attribute__((aligned(64)));
 
 struct syscall_run {
-	const struct kb_work *k;
+	const struct kb_runner *k;
 	enum syscall_mode mode;
 	struct sc_worker *workers;
 };
@@ -65,7 +65,7 @@ static void single_calls(const struct syscall_run *s, unsigned worker,
 			 bool timed, const atomic_bool *stop)
 {
 	struct sc_worker *w = &s->workers[worker];
-	const struct kb_work *k = s->k;
+	const struct kb_runner *k = s->k;
 	const uint32_t key_size = k->c->b.w.key_size;
 	const struct stream *st = &k->streams[worker];
 	const uint64_t quota = timed ? k->quota : 0;
@@ -86,7 +86,7 @@ static void single_calls(const struct syscall_run *s, unsigned worker,
 		if (t0)
 			hist_add(&w->latency, clock_now_ns() - t0);
 		(rc ? w->fail : w->ok)[op->op]++;
-		kb_work_done(k, worker, n + 1);
+		kb_runner_done(k, worker, n + 1);
 	}
 }
 
@@ -109,7 +109,7 @@ static long update_batch(const struct syscall_run *s, unsigned worker,
 			 void *keys, void *values)
 {
 	struct sc_worker *w = &s->workers[worker];
-	const struct kb_work *k = s->k;
+	const struct kb_runner *k = s->k;
 	const uint32_t key_size = k->c->b.w.key_size;
 	const struct stream *st = &k->streams[worker];
 	uint32_t count = BATCH;
@@ -154,7 +154,7 @@ static void batch_calls(const struct syscall_run *s, unsigned worker,
 		} else if (n > 0) {
 			hist_add(&w->latency, (clock_now_ns() - t0) / (uint64_t)n);
 			w->ok[op] += (uint64_t)n;
-			kb_work_done(s->k, worker, w->ok[op]);
+			kb_runner_done(s->k, worker, w->ok[op]);
 		}
 	}
 	free(keys);
@@ -229,7 +229,7 @@ int kbench_syscall_run(const struct kbench_config *c, enum syscall_mode mode,
 		       struct bench_result *r, char *err, size_t errlen)
 {
 	const struct workload *wl = &c->b.w;
-	struct kb_work k;
+	struct kb_runner k;
 	struct syscall_run s = { .k = &k, .mode = mode };
 	struct kb_team_plan plan = {
 		.body = worker_phase, .ctx = &s, .warmup = mode == SYSCALL_SINGLE,
@@ -253,16 +253,16 @@ int kbench_syscall_run(const struct kbench_config *c, enum syscall_mode mode,
 			 "is prefilled");
 		return -EOPNOTSUPP;
 	}
-	if ((rc = kb_work_prepare(&k, c, err, errlen)))
+	if ((rc = kb_runner_prepare(&k, c, err, errlen)))
 		return rc;
 	if (!(rc = make_workers(&s, err, errlen)) &&
-	    !(rc = kb_work_create_target(&k, err, errlen)) &&
-	    !(rc = kb_work_run_team(&k, &plan, err, errlen)) &&
+	    !(rc = kb_runner_create_target(&k, err, errlen)) &&
+	    !(rc = kb_runner_run_team(&k, &plan, err, errlen)) &&
 	    !(rc = collect(&s, r, err, errlen))) {
-		kb_work_evictions(&k, r);
+		kb_runner_evictions(&k, r);
 		r->memory = k.memory;
 	}
 	free_workers(&s);
-	kb_work_free(&k);
+	kb_runner_free(&k);
 	return rc;
 }

@@ -22,7 +22,7 @@
 #ifndef MAPLAB_KMAP_H
 #define MAPLAB_KMAP_H
 
-#include "maps/common/map.h"
+#include "maps/base/map.h"
 
 #include <stdbool.h>
 #include <stddef.h>

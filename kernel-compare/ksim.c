@@ -542,3 +542,8 @@ bool ksim_available(char *why, size_t whylen)
 			 "misses for one new key", (unsigned long long)r.misses);
 	return rc == 0 && r.misses == 1;
 }
+
+const struct sim_kernel_engine ksim_engine = {
+	.run = ksim_run,
+	.available = ksim_available,
+};

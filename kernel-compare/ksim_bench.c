@@ -8,7 +8,7 @@
  *              [--batches B1,B2,...] [--repeat N] [--key-size 4|8]
  *              [--no-common-lru | --both-modes] [--streams 1|2]
  *
- * The trace: bench's range-model stream (harness/bench/workload.c) of R
+ * The trace: bench's range-model stream (harness/workload/workload.c) of R
  * lookups over keys 0..K-1 drawn by zipf(S), each key number written as
  * key-size little-endian bytes; the first R/4 requests warm the cache.
  * With --streams 2, stream i gets every other request, pinned to the i-th
@@ -28,8 +28,8 @@
  * each repeat, median (min-max).
  */
 #include "kernel-compare/ksim.h"
-#include "harness/bench/workload.h"
-#include "maps/common/cpu.h"
+#include "harness/workload/workload.h"
+#include "maps/base/cpu.h"
 
 #include <errno.h>
 #include <linux/bpf.h>

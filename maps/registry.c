@@ -7,13 +7,13 @@
  * map_registry[], and add the file to maps/meson.build.  The conformance
  * suite then runs on it without further changes.
  */
-#include "common/map.h"
+#include "maps/base/map.h"
 
 #include <string.h>
 
 extern const struct map_ops hash_linux_ops;
 extern const struct map_ops hash_rculfhash_ops;
-extern const struct map_ops hash_fast_ops;
+extern const struct map_ops hash_seqlock_buckets_ops;
 extern const struct map_ops hash_cow_ops;
 extern const struct map_ops hash_ck_ops;
 extern const struct map_ops lru_linux_common_ops;
@@ -23,16 +23,16 @@ extern const struct map_ops lru_clock_ops;
 extern const struct map_ops lru_partitioned_ops;
 extern const struct map_ops lru_fifo_ops, lru_s3fifo_ops, lru_sampled_ops;
 extern const struct map_ops lru_sieve_ops;
-extern const struct map_ops lru_fast_ops;
+extern const struct map_ops lru_sieve_percpu_ops;
 extern const struct map_ops lru_assoc_ops;
 extern const struct map_ops lpm_trie_linux_ops;
 extern const struct map_ops lpm_trie_prefix_hash_ops;
-extern const struct map_ops lpm_trie_fast_ops;
+extern const struct map_ops lpm_trie_multibit_ops;
 
 const struct map_ops *const map_registry[] = {
 	&hash_linux_ops,
 	&hash_rculfhash_ops,
-	&hash_fast_ops,
+	&hash_seqlock_buckets_ops,
 	&hash_cow_ops,
 	&hash_ck_ops,
 	&lru_linux_common_ops,
@@ -42,11 +42,11 @@ const struct map_ops *const map_registry[] = {
 	&lru_partitioned_ops,
 	&lru_fifo_ops, &lru_s3fifo_ops, &lru_sampled_ops,
 	&lru_sieve_ops,
-	&lru_fast_ops,
+	&lru_sieve_percpu_ops,
 	&lru_assoc_ops,
 	&lpm_trie_linux_ops,
 	&lpm_trie_prefix_hash_ops,
-	&lpm_trie_fast_ops,
+	&lpm_trie_multibit_ops,
 	NULL,
 };
 

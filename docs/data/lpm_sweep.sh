@@ -1,9 +1,9 @@
 #!/bin/bash
 # The LPM sweep for docs/lpm_trie.md: every LPM design against the kernel's trie.
 set -u
-B=/work/main/build/harness/cli/maplab
+B=${MAPLAB:-build/cli/maplab}
 O=/tmp/sweep
-M=lpm_trie/linux,lpm_trie/prefix_hash,lpm_trie/fast
+M=lpm_trie/linux,lpm_trie/prefix_hash,lpm_trie/multibit
 C=(--repeat 5 --duration 0.5 --warmup 0.2 --quiet --save $O/sweep.jsonl)
 touch /tmp/bench_busy
 for n in 1024 65536 1048576; do

@@ -5,8 +5,8 @@
 #include "memstat.h"
 #include "harness/common/clock.h"
 #include "harness/common/team.h"
-#include "maps/common/cpu.h"
-#include "maps/common/rcu.h"
+#include "maps/base/cpu.h"
+#include "maps/base/rcu.h"
 
 #include <errno.h>
 #include <math.h>

@@ -46,8 +46,8 @@
 #define MAPLAB_BENCH_H
 
 #include "histogram.h"
-#include "workload.h"
-#include "maps/common/map.h"
+#include "harness/workload/workload.h"
+#include "maps/base/map.h"
 
 #include <stdbool.h>
 #include <stdint.h>

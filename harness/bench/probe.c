@@ -8,7 +8,7 @@
 #include "probe.h"
 #include "harness/common/clock.h"
 #include "harness/common/rng.h"
-#include "maps/common/cpu.h"
+#include "maps/base/cpu.h"
 
 #include <errno.h>
 #include <stdbool.h>

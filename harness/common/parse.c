@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "parse.h"
-#include "maps/common/map.h"
+#include "maps/base/map.h"
 
 #include <math.h>
 #include <stdlib.h>

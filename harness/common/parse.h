@@ -47,7 +47,7 @@ int parse_u64_list(const char *text, uint64_t min, uint64_t max,
 int parse_hex_digit(char c);
 
 /*
- * Map creation flags: names from maps/common/map.h's table ("no_prealloc",
+ * Map creation flags: names from maps/base/map.h's table ("no_prealloc",
  * "zero_seed", "rdonly", ...) or numbers (decimal or 0x hex, for bits that
  * have no name), joined by '|' or ','.  0, or -1 with the word that is
  * neither copied (made printable) into bad.

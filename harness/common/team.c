@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 #include "team.h"
 #include "harness/common/clock.h"
-#include "maps/common/cpu.h"
-#include "maps/common/map.h"
-#include "maps/common/rcu.h"
+#include "maps/base/cpu.h"
+#include "maps/base/map.h"
+#include "maps/base/rcu.h"
 
 #include <errno.h>
 #include <stdio.h>

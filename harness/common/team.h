@@ -44,7 +44,7 @@ typedef void (*team_body)(void *ctx, unsigned worker, unsigned phase,
 struct team_config {
 	unsigned threads;
 	bool rcu;        /* each worker registers with RCU for its life */
-	bool cpu_slots;  /* worker i claims cpu slot i (maps/common/cpu.h) */
+	bool cpu_slots;  /* worker i claims cpu slot i (maps/base/cpu.h) */
 	team_body body;
 	void *ctx;
 	/* Optional, called about every 100 ms from the main thread with the

@@ -20,7 +20,8 @@
  * then leave it; the requested key goes to the shadow's head.  The shadow
  * holds exactly the map's keys, since every eviction is reported.
  *
- * The kernel.  The same streams go to ksim (kernel-compare/ksim.h), stream
+ * The kernel.  The same streams go to the kernel engine (kernel_engine.h:
+ * kernel-compare registers it where built), stream
  * i pinned to the CPU the team would pin worker i to; its live count is
  * the kernel's own, and its per-request miss flags give the byte misses.
  */
@@ -28,9 +29,9 @@
 #include "harness/common/clock.h"
 #include "harness/common/rng.h"
 #include "harness/common/team.h"
-#include "kernel-compare/ksim.h"
-#include "maps/common/cpu.h"
-#include "maps/common/rcu.h"
+#include "harness/sim/kernel_engine.h"
+#include "maps/base/cpu.h"
+#include "maps/base/rcu.h"
 
 #include <errno.h>
 #include <math.h>
@@ -569,9 +570,20 @@ static int stray_pass(struct sim_shared *s, struct sim_result *r, char *err,
 
 /* --- the kernel's LRU hash (ksim) --------------------------------------------------- */
 
+/* Registered by the cli where maplab is built with the kernel side. */
+static const struct sim_kernel_engine *kernel_engine;
+
+void sim_set_kernel_engine(const struct sim_kernel_engine *engine)
+{
+	kernel_engine = engine;
+}
+
 bool sim_kernel_available(char *why, size_t whylen)
 {
-	return ksim_available(why, whylen);
+	if (kernel_engine)
+		return kernel_engine->available(why, whylen);
+	snprintf(why, whylen, "built without the kernel side");
+	return false;
 }
 
 /* Bytes requested and missed in a stream's counted requests. */
@@ -626,8 +638,12 @@ static int kernel_pass(struct sim_shared *s, struct sim_result *r, char *err,
 			rc = -ENOMEM;
 		}
 	}
+	if (!rc && !kernel_engine) {
+		snprintf(err, errlen, "built without the kernel side");
+		rc = -EOPNOTSUPP;
+	}
 	if (!rc)
-		rc = ksim_run(&kc, st, s->n_workers, &kr, err, errlen);
+		rc = kernel_engine->run(&kc, st, s->n_workers, &kr, err, errlen);
 	for (unsigned k = 0; !rc && k < s->n_workers; k++) {
 		r->requests += sr[k].requests;
 		r->misses += sr[k].misses;

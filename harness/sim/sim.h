@@ -28,7 +28,7 @@
 #define MAPLAB_SIM_H
 
 #include "simtrace.h"
-#include "maps/common/map.h"
+#include "maps/base/map.h"
 
 #include <stdbool.h>
 #include <stdint.h>

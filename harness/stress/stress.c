@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 #include "stress.h"
 #include "harness/common/clock.h"
-#include "harness/common/keys.h"
+#include "harness/workload/keys.h"
 #include "harness/common/rng.h"
 #include "harness/common/team.h"
-#include "maps/common/area.h"
-#include "maps/common/cpu.h"
-#include "maps/common/rcu.h"
+#include "maps/base/area.h"
+#include "maps/base/cpu.h"
+#include "maps/base/rcu.h"
 
 #include <errno.h>
 #include <stdarg.h>

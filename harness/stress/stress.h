@@ -40,7 +40,7 @@
 #ifndef MAPLAB_STRESS_H
 #define MAPLAB_STRESS_H
 
-#include "maps/common/map.h"
+#include "maps/base/map.h"
 
 #include <stdbool.h>
 #include <stdint.h>

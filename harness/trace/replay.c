@@ -13,8 +13,8 @@
  */
 #include "replay.h"
 #include "hex.h"
-#include "maps/common/cpu.h"
-#include "maps/common/rcu.h"
+#include "maps/base/cpu.h"
+#include "maps/base/rcu.h"
 
 #include <errno.h>
 #include <stdarg.h>

@@ -13,13 +13,13 @@
  * Keys and values are hex strings of exactly key_size / value_size bytes in
  * memory order.  '#' starts a comment; blank lines are skipped.  Sizes and
  * max_entries are decimal (harness/common/parse.h); flags are the names of
- * maps/common/map.h's table or numbers (0x... allowed), so a trace can ask
+ * maps/base/map.h's table or numbers (0x... allowed), so a trace can ask
  * for a flag the kernel rejects.  A trace is text: a NUL byte is refused.
  */
 #ifndef MAPLAB_TRACE_H
 #define MAPLAB_TRACE_H
 
-#include "maps/common/map.h"
+#include "maps/base/map.h"
 
 #include <stddef.h>
 #include <stdint.h>

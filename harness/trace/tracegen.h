@@ -34,7 +34,7 @@
 #ifndef MAPLAB_TRACEGEN_H
 #define MAPLAB_TRACEGEN_H
 
-#include "maps/common/map.h"
+#include "maps/base/map.h"
 
 #include <stdint.h>
 #include <stdio.h>

@@ -3,19 +3,19 @@
  * kbench.h: what the in-kernel benchmark program and its userspace driver
  * share.  Included by the BPF program (clang -target bpf) and by C; the C
  * side (kernel-compare/kbench_prog.c) asserts that the op numbers and
- * struct kb_op match harness/bench/workload.h's, so streams are copied
+ * struct kb_op match harness/workload/workload.h's, so streams are copied
  * as they are.
  */
 #ifndef MAPLAB_KBENCH_SHARED_H
 #define MAPLAB_KBENCH_SHARED_H
 
-/* The ops of harness/bench/workload.h's enum bench_op, same numbers. */
+/* The ops of harness/workload/workload.h's enum bench_op, same numbers. */
 #define KB_OP_LOOKUP 0
 #define KB_OP_UPDATE 1
 #define KB_OP_INSERT 2
 #define KB_OP_DELETE 3
 
-/* One step of a worker's stream: harness/bench/workload.h's struct
+/* One step of a worker's stream: harness/workload/workload.h's struct
  * stream_op, same layout. */
 struct kb_op {
 	unsigned int key; /* index into the keys array */

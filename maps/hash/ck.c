@@ -26,11 +26,11 @@
  *  - BPF_F_NO_PREALLOC is accepted and changes nothing; BPF_F_ZERO_SEED
  *    gives ck_ht the seed 0.
  */
-#include "maps/common/attr.h"
-#include "maps/common/lock.h"
-#include "maps/common/map.h"
-#include "maps/common/rcu.h"
-#include "maps/common/update_flags.h"
+#include "maps/base/attr.h"
+#include "maps/base/lock.h"
+#include "maps/base/map.h"
+#include "maps/base/rcu.h"
+#include "maps/base/update_flags.h"
 
 #include <ck_ht.h>
 

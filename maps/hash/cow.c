@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * hash/cow: the hash map of eBPF for Windows: its copy-on-write hash table
- * (maps/common/cowtab.h: per-bucket locks, lock-free readers, every
+ * (maps/tables/cowtab.h: per-bucket locks, lock-free readers, every
  * update a new value block and a new bucket array, old ones freed after a
  * grace period) behind map.h with BPF hash semantics.
  *
@@ -11,11 +11,11 @@
  * and changes nothing (nothing is preallocated here).  docs/hash.md
  * measures what its updates cost and why.
  */
-#include "maps/common/attr.h"
-#include "maps/common/cowtab.h"
-#include "maps/common/map.h"
-#include "maps/common/rcu.h"
-#include "maps/common/update_flags.h"
+#include "maps/base/attr.h"
+#include "maps/tables/cowtab.h"
+#include "maps/base/map.h"
+#include "maps/base/rcu.h"
+#include "maps/base/update_flags.h"
 
 #include <errno.h>
 #include <stdlib.h>

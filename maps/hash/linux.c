@@ -3,7 +3,7 @@
  * hash/linux: the Linux kernel's BPF_MAP_TYPE_HASH (kernel/bpf/hashtab.c,
  * 6.18), reimplemented from its documented and observable behaviour.
  *
- * Shape: the hash core of maps/common/htab_core.h (buckets, nulls chains,
+ * Shape: the hash core of maps/tables/htab.h (buckets, nulls chains,
  * the locked update protocol).
  * Each element is
  *
@@ -13,7 +13,7 @@
  *
  *  - preallocated (the default).  max_entries + ncpus elements are
  *    allocated at create.  max_entries sit in a per-cpu free list
- *    (maps/common/pcpu_freelist.h); each cpu slot keeps one spare "extra"
+ *    (maps/base/pcpu_freelist.h); each cpu slot keeps one spare "extra"
  *    element.  An insert pops the free list (empty: -E2BIG).  A replace
  *    fills the slot's extra element, links it at the chain head, unlinks the
  *    old element and keeps the old one as the slot's new extra.  A delete
@@ -43,14 +43,14 @@
  * newest (last inserted or replaced) first.  With BPF_F_ZERO_SEED that is
  * the kernel's order exactly.
  */
-#include "maps/common/attr.h"
-#include "maps/common/cpu.h"
-#include "maps/common/area.h"
-#include "maps/common/htab_core.h"
-#include "maps/common/map.h"
-#include "maps/common/elem_pool.h"
-#include "maps/common/rcu.h"
-#include "maps/common/update_flags.h"
+#include "maps/base/attr.h"
+#include "maps/base/cpu.h"
+#include "maps/base/area.h"
+#include "maps/tables/htab.h"
+#include "maps/base/map.h"
+#include "maps/base/elem_pool.h"
+#include "maps/base/rcu.h"
+#include "maps/base/update_flags.h"
 
 #include <errno.h>
 #include <stdatomic.h>

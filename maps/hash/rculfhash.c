@@ -31,11 +31,11 @@
  *    restarts from the first, as the kernel's hash does.
  * No locks: every update is a compare-and-swap in cds_lfht.
  */
-#include "maps/common/attr.h"
-#include "maps/common/jhash.h"
-#include "maps/common/map.h"
-#include "maps/common/rcu.h"
-#include "maps/common/update_flags.h"
+#include "maps/base/attr.h"
+#include "maps/base/jhash.h"
+#include "maps/base/map.h"
+#include "maps/base/rcu.h"
+#include "maps/base/update_flags.h"
 
 #include <errno.h>
 #include <stdatomic.h>

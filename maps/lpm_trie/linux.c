@@ -47,14 +47,14 @@
  * bpf_mem_cache_free_rcu).  An update allocates its node before it takes
  * the lock and an intermediate node under it, as the kernel does.
  */
-#include "maps/common/attr.h"
-#include "maps/common/cpu.h"
-#include "maps/common/lock.h"
-#include "maps/common/lpm_key.h"
-#include "maps/common/map.h"
-#include "maps/common/rcu.h"
-#include "maps/common/update_flags.h"
-#include "maps/common/work.h"
+#include "maps/base/attr.h"
+#include "maps/base/cpu.h"
+#include "maps/base/lock.h"
+#include "maps/lpm_trie/core/lpm_key.h"
+#include "maps/base/map.h"
+#include "maps/base/rcu.h"
+#include "maps/base/update_flags.h"
+#include "maps/base/work.h"
 
 #include <errno.h>
 #include <stdatomic.h>

@@ -5,7 +5,7 @@
  * bpf_performance.md section 2.2 describes it): "currently a hash-map with
  * special behavior for find".  Not a trie:
  *
- *   table:   the copy-on-write hash of maps/common/cowtab.h (Windows' own
+ *   table:   the copy-on-write hash of maps/tables/cowtab.h (Windows' own
  *            hash table), keyed by [prefix length][data masked to it]
  *   present: a bitmap of the prefix lengths ever inserted, one bit per
  *            length 0..max_prefixlen
@@ -32,11 +32,11 @@
  * Locks: the table's (one per bucket); the bitmap's bits are set with an
  * atomic or, after a test, as Windows does (test-then-set).
  */
-#include "maps/common/attr.h"
-#include "maps/common/cowtab.h"
-#include "maps/common/lpm_key.h"
-#include "maps/common/map.h"
-#include "maps/common/rcu.h"
+#include "maps/base/attr.h"
+#include "maps/tables/cowtab.h"
+#include "maps/lpm_trie/core/lpm_key.h"
+#include "maps/base/map.h"
+#include "maps/base/rcu.h"
 
 #include <errno.h>
 #include <stdatomic.h>

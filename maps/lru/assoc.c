@@ -23,12 +23,12 @@
  * adjacent one); an insert reads and writes one set, evicting from it
  * with no second bucket to visit and no lock but the set's.  Nothing
  * holds a global age: this is the far end of "maintaining a global
- * consensus on the age of keys is expensive" (docs/lru-fast.md).
+ * consensus on the age of keys is expensive" (docs/lru-sieve-percpu.md).
  *
  * What it costs: a key can be evicted while other sets have room (a set
  * fills before the map does: evicts_early), and the victim is the best
  * of 8, not of all the keys.  On zipf 0.99 it misses 0.94x exact LRU's
- * ratio (docs/lru-fast.md, test_lru_sieve_fast.c), where full SIEVE
+ * ratio (docs/lru-sieve-percpu.md, test_lru_sieve_fast.c), where full SIEVE
  * misses 0.92x.  The map holds n_sets * 8 keys, n_sets = max_entries / 8
  * (fewer ways when max_entries < 8): up to 7 fewer than max_entries.
  *
@@ -41,16 +41,16 @@
  * changes under the reader).  The visited bits are hints, written by
  * readers with an atomic or, cleared by the hand under the lock.
  */
-#include "maps/common/area.h"
-#include "maps/common/attr.h"
-#include "maps/common/cpu.h"
-#include "maps/common/fastkey.h"
-#include "maps/common/htab_core.h"
-#include "maps/common/lock.h"
-#include "maps/common/work.h"
-#include "maps/common/map.h"
-#include "maps/common/rcu.h"
-#include "maps/common/update_flags.h"
+#include "maps/base/area.h"
+#include "maps/base/attr.h"
+#include "maps/base/cpu.h"
+#include "maps/base/fastkey.h"
+#include "maps/tables/htab.h"
+#include "maps/base/lock.h"
+#include "maps/base/work.h"
+#include "maps/base/map.h"
+#include "maps/base/rcu.h"
+#include "maps/base/update_flags.h"
 
 #include <errno.h>
 #include <stdatomic.h>
@@ -291,7 +291,7 @@ static unsigned evict(struct assoc *a, struct set_head *s,
 		a->on_evict(a->on_evict_ctx, key_at(a, s, victim));
 	store8(&s->hand, (uint8_t)p); /* its neighbour will stand there */
 	leave_queue(s, victim);
-	map_work_count(&work->refills, 1); /* one eviction pass, as lru/fast counts */
+	map_work_count(&work->refills, 1); /* one eviction pass, as lru/sieve_percpu counts */
 	map_work_count(&work->nodes_scanned, scanned);
 	map_work_count(&work->evictions, 1);
 	return victim;

@@ -51,8 +51,8 @@
  * On one thread it never gets there (one turn clears every bit).
  * Lock order: `lock`, then a bucket lock (lru_htab_evict).
  */
-#include "maps/common/lock.h"
-#include "maps/common/lru_htab.h"
+#include "maps/base/lock.h"
+#include "maps/lru/core/lru_htab.h"
 
 #include <errno.h>
 #include <stdlib.h>

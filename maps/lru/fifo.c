@@ -33,9 +33,9 @@
  * elsewhere.  On one thread the tail always unlinks.
  * Lock order: `lock`, then a bucket lock (lru_htab_evict).
  */
-#include "maps/common/lock.h"
-#include "maps/common/lru_htab.h"
-#include "maps/common/lru_queue.h"
+#include "maps/base/lock.h"
+#include "maps/lru/core/lru_htab.h"
+#include "maps/lru/core/lru_queue.h"
 
 #include <errno.h>
 #include <stdlib.h>

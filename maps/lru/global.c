@@ -19,8 +19,8 @@
  *    an eviction that meets it first fails to unlink it and passes on.
  * Lock order: `lock`, then a bucket lock (lru_htab_evict).
  */
-#include "maps/common/lock.h"
-#include "maps/common/lru_htab.h"
+#include "maps/base/lock.h"
+#include "maps/lru/core/lru_htab.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -38,8 +38,8 @@
  * lock) reads it without a lock; its type can change under it (a flush),
  * so push_free checks the type again under the owner's lock.
  */
-#include "maps/common/area.h"
-#include "maps/common/bpf_lru.h"
+#include "maps/base/area.h"
+#include "maps/lru/core/bpf_lru.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -22,8 +22,8 @@
  * Lock order: a cpu's list lock, then a bucket lock (lru_htab_evict).  A
  * node's cpu is set once, at create.
  */
-#include "maps/common/area.h"
-#include "maps/common/bpf_lru.h"
+#include "maps/base/area.h"
+#include "maps/lru/core/bpf_lru.h"
 
 #include <errno.h>
 #include <stdlib.h>

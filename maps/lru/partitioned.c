@@ -89,9 +89,9 @@
  * than any of its new one (which is stamped after it was reaped or freed),
  * so they cannot make a link of the new life stale.
  */
-#include "maps/common/area.h"
-#include "maps/common/lock.h"
-#include "maps/common/lru_htab.h"
+#include "maps/base/area.h"
+#include "maps/base/lock.h"
+#include "maps/lru/core/lru_htab.h"
 
 #include <errno.h>
 #include <sched.h>

@@ -80,9 +80,9 @@
  * On one thread it never gets there (each step lowers a freq, promotes or
  * evicts).  Lock order: `lock`, then a bucket lock (lru_htab_evict).
  */
-#include "maps/common/lock.h"
-#include "maps/common/lru_htab.h"
-#include "maps/common/lru_queue.h"
+#include "maps/base/lock.h"
+#include "maps/lru/core/lru_htab.h"
+#include "maps/lru/core/lru_queue.h"
 
 #include <errno.h>
 #include <stdlib.h>

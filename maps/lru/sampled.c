@@ -55,8 +55,8 @@
  * every element is mid-update elsewhere.  Lock order: `lock`, then a
  * bucket lock (lru_htab_evict).
  */
-#include "maps/common/lock.h"
-#include "maps/common/lru_htab.h"
+#include "maps/base/lock.h"
+#include "maps/lru/core/lru_htab.h"
 
 #include <errno.h>
 #include <stdlib.h>

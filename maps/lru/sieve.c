@@ -13,8 +13,8 @@
  * only gives the ring every element.  One lock guards the queue: inserts,
  * evictions, replaces and deletes take it, lookups never do.
  */
-#include "maps/common/area.h"
-#include "maps/common/lru_ring.h"
+#include "maps/base/area.h"
+#include "maps/lru/core/lru_ring.h"
 
 #include <errno.h>
 #include <stdlib.h>

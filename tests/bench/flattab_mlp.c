@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * flattab_mlp: where a hash/fast lookup's time goes, from the memory
+ * flattab_mlp: where a hash/seqlock_buckets lookup's time goes, from the memory
  * system's floor up, one piece added at a time (docs/hash.md, "How far
  * from the physical limit").  A benchmark program, not a test:
  *
  *   build/tests/flattab_mlp [ENTRIES ...]     (default: 65536 1048576)
  *
- * For a flat table (maps/common/flattab.h) of ENTRIES 4-byte keys with
+ * For a flat table (maps/tables/flattab.h) of ENTRIES 4-byte keys with
  * 8-byte values, each loop below reads its inputs from one array in
  * order (so no loop waits for its input) and does 4M ops; each figure is
  * the median ns per op of 5 runs:
@@ -15,7 +15,7 @@
  *   mul+load    a multiplicative hash of the key, a load of its bucket
  *   xxh3+load   XXH3 of the key (flattab_hash), a load of its bucket
  *   lookup      flattab_lookup, and a read of the value
- *   map_lookup  the same through hash/fast's map_ops (the indirect call
+ *   map_lookup  the same through hash/seqlock_buckets's map_ops (the indirect call
  *               bench's loop makes)
  *
  * No op's address depends on an earlier op's load, so an out-of-order
@@ -24,9 +24,9 @@
  * misses overlap.  The steps between the lines show what each piece of
  * a lookup costs in that currency.
  */
-#include "maps/common/flattab.h"
-#include "maps/common/map.h"
-#include "maps/common/rcu.h"
+#include "maps/tables/flattab.h"
+#include "maps/base/map.h"
+#include "maps/base/rcu.h"
 #include "harness/common/clock.h"
 #include "harness/common/rng.h"
 
@@ -44,7 +44,7 @@ static const char *const loop_names[N_LOOPS] = {
 
 struct setup {
 	struct flattab *t;  /* a flat table, for the first four loops */
-	struct map *m;      /* a hash/fast map of the same keys (flat too) */
+	struct map *m;      /* a hash/seqlock_buckets map of the same keys (flat too) */
 	uint32_t *keys;     /* OPS keys, uniform over the entries */
 	uint64_t *words;    /* OPS word indices, uniform over the table */
 	unsigned bucket_shift; /* 32 - log2(buckets) */
@@ -99,12 +99,12 @@ static double median_ns(const struct setup *s, enum loop l, uint64_t *sink)
 	return ns[RUNS / 2];
 }
 
-/* The hash/fast map, filled, and the input arrays: 0 or -1. */
+/* The hash/seqlock_buckets map, filled, and the input arrays: 0 or -1. */
 static int set_up(struct setup *s, uint32_t entries)
 {
 	struct map_attr a = { .type = MAP_TYPE_HASH, .key_size = 4,
 			      .value_size = 8, .max_entries = entries };
-	if (map_create(map_find("hash/fast"), &a, &s->m))
+	if (map_create(map_find("hash/seqlock_buckets"), &a, &s->m))
 		return -1;
 	for (uint32_t k = 0; k < entries; k++) {
 		uint64_t v = k;

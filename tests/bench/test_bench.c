@@ -13,8 +13,8 @@
 
 #include "harness/bench/bench.h"
 #include "kernel-compare/kbench.h"
-#include "maps/common/cpu.h"
-#include "maps/common/rcu.h"
+#include "maps/base/cpu.h"
+#include "maps/base/rcu.h"
 #include "tests/common/designs.h"
 #include "tests/common/memlimit.h"
 

@@ -35,32 +35,32 @@ expect 0 '^5$' bash -c "wc -l <'$tmp/b.jsonl'"
 expect 0 '"rcu":"qsbr"' "${b[@]}" --format jsonl --rcu qsbr --mix lookup=50,update=30,insert=10,delete=10 --prefill 90
 
 # Memory: bytes per entry of max_entries after the prefill, with its
-# source: hash/fast's own count in every build; hash/linux keeps none, so
+# source: hash/seqlock_buckets's own count in every build; hash/linux keeps none, so
 # jemalloc's figure where jemalloc is the allocator and none at all in the
 # libc (sanitizer) build, never a made-up one.
 allocator=$(head -1 "$tmp/b.jsonl" | grep -oE '"allocator":"[a-z]+"' | cut -d'"' -f4)
-"${b[@]}" --map hash/fast,hash/linux --repeat 2 --format jsonl --out "$tmp/m.jsonl"
+"${b[@]}" --map hash/seqlock_buckets,hash/linux --repeat 2 --format jsonl --out "$tmp/m.jsonl"
 expect 0 '"bytes_per_entry":[0-9.]+,"bytes_per_entry_min":[0-9.]+,"bytes_per_entry_max":[0-9.]+,"memory_from":"design"' \
-    grep -F '"map":"hash/fast"' "$tmp/m.jsonl"
+    grep -F '"map":"hash/seqlock_buckets"' "$tmp/m.jsonl"
 if [ "$allocator" = jemalloc ]; then
     expect 0 '"bytes_per_entry":[0-9.]+,.*"memory_from":"allocator"' grep -F '"map":"hash/linux"' "$tmp/m.jsonl"
 else
     check 'libc build: no memory figure for hash/linux' \
         bash -c "! grep -F '\"map\":\"hash/linux\"' '$tmp/m.jsonl' | grep -q bytes_per_entry"
 fi
-check 'hash/fast: at least a key and a value an entry' python3 -c "
+check 'hash/seqlock_buckets: at least a key and a value an entry' python3 -c "
 import json, sys
 r = [json.loads(l) for l in open('$tmp/m.jsonl')][1:]
-f = [x for x in r if x['map'] == 'hash/fast'][0]
+f = [x for x in r if x['map'] == 'hash/seqlock_buckets'][0]
 sys.exit(not f['bytes_per_entry'] >= 4 + 8)"
-"${b[@]}" --map hash/fast,hash/linux >"$tmp/mem.txt"
+"${b[@]}" --map hash/seqlock_buckets,hash/linux >"$tmp/mem.txt"
 expect 0 '^map +threads +Mops/s +ns/op +p50 +p90 +p99 +p99\.9 +B/entry +ops that succeeded$' cat "$tmp/mem.txt"
-expect 0 '^hash/fast +1 +[0-9.]+ +[0-9.]+ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+\.[0-9] +lookup 100%' cat "$tmp/mem.txt"
-expect 0 "^bytes per entry: .*from the design's own count: hash/fast" cat "$tmp/mem.txt"
+expect 0 '^hash/seqlock_buckets +1 +[0-9.]+ +[0-9.]+ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+\.[0-9] +lookup 100%' cat "$tmp/mem.txt"
+expect 0 "^bytes per entry: .*from the design's own count: hash/seqlock_buckets" cat "$tmp/mem.txt"
 expect 0 ',bytes_per_entry,bytes_per_entry_min,bytes_per_entry_max,memory_from,buffer_bytes,' \
-    "${b[@]}" --map hash/fast --format csv
-expect 0 '^user,hash/fast,.*,[0-9]+\.[0-9]{6},[0-9]+\.[0-9]{6},[0-9]+\.[0-9]{6},design,' \
-    "${b[@]}" --map hash/fast --format csv
+    "${b[@]}" --map hash/seqlock_buckets --format csv
+expect 0 '^user,hash/seqlock_buckets,.*,[0-9]+\.[0-9]{6},[0-9]+\.[0-9]{6},[0-9]+\.[0-9]{6},design,' \
+    "${b[@]}" --map hash/seqlock_buckets --format csv
 
 # --physical D: the harness alone and random loads over D's footprint,
 # beside the maps, in bench and in compare (with no kernel side, or with
@@ -73,10 +73,10 @@ check 'compare --physical: a bad name exits 2 with its message' \
 expect 0 '--physical D +two reference sides' "$maplab" compare --help
 expect 0 '--physical D +two reference sides' "$maplab" bench --help
 p=("$maplab" compare --quiet --duration 0.05 --warmup 0 --entries 1024 --run-ops 64 --run-repeat 4
-   --no-syscall --map hash/linux,hash/fast --physical hash/fast)
+   --no-syscall --map hash/linux,hash/seqlock_buckets --physical hash/seqlock_buckets)
 "${p[@]}" >"$tmp/phys.txt"
-expect 0 '^threads .* harness \(noop\) random loads \(hash/fast, [0-9.]+ kB\)$' cat "$tmp/phys.txt"
-expect 0 '^random loads \(hash/fast, [0-9.]+ kB\): independent random 8-byte loads over [0-9]+ bytes' \
+expect 0 '^threads .* harness \(noop\) random loads \(hash/seqlock_buckets, [0-9.]+ kB\)$' cat "$tmp/phys.txt"
+expect 0 '^random loads \(hash/seqlock_buckets, [0-9.]+ kB\): independent random 8-byte loads over [0-9]+ bytes' \
     cat "$tmp/phys.txt"
 expect 0 '^bytes per entry of max_entries' cat "$tmp/phys.txt"
 "${p[@]}" --threads 1,2 --format jsonl --out "$tmp/phys.jsonl"
@@ -84,17 +84,17 @@ check 'compare --physical: the two sides, timed, the buffer of bench'"'"'s footp
 import json, sys
 r = [json.loads(l) for l in open('$tmp/phys.jsonl')][1:]
 side = lambda s: [x for x in r if x['side'] == s]
-fast = [x for x in side('user') if x['map'] == 'hash/fast']
+fast = [x for x in side('user') if x['map'] == 'hash/seqlock_buckets']
 h, l = side('harness'), side('loads')
 ok = len(h) == 2 and len(l) == 2 and len(fast) == 2
 ok = ok and all(x['ns_per_op'] > 0 and 'kernel_ratio' not in x for x in h + l)
-ok = ok and all(x['map'] == 'noop' for x in h) and all(x['map'] == 'hash/fast' for x in l)
+ok = ok and all(x['map'] == 'noop' for x in h) and all(x['map'] == 'hash/seqlock_buckets' for x in l)
 ok = ok and all(round(f['bytes_per_entry'] * f['entries']) == x['buffer_bytes']
                 for f, x in zip(fast, l))
 if not ok: print(json.dumps(h + l + fast)[:600])
 sys.exit(not ok)"
-"${b[@]}" --map hash/fast --physical hash/fast --format jsonl --out "$tmp/bphys.jsonl"
-expect 0 '"side":"loads","map":"hash/fast","label":"random loads \(hash/fast, [0-9.]+ kB\)".*"buffer_bytes":[0-9]+,' \
+"${b[@]}" --map hash/seqlock_buckets --physical hash/seqlock_buckets --format jsonl --out "$tmp/bphys.jsonl"
+expect 0 '"side":"loads","map":"hash/seqlock_buckets","label":"random loads \(hash/seqlock_buckets, [0-9.]+ kB\)".*"buffer_bytes":[0-9]+,' \
     cat "$tmp/bphys.jsonl"
 expect 0 '"side":"harness","map":"noop","label":"harness \(noop\)".*"ns_per_op":[0-9.]+' cat "$tmp/bphys.jsonl"
 # A design with no count of its own, in a build whose allocator cannot
@@ -210,7 +210,7 @@ if is_root; then
     mkdir "$tmp/res"
     "${c[@]}" --save "$tmp/res/results.jsonl" >"$tmp/compare.txt"
     expect 0 '^  min +[0-9.]+ +[0-9.]+ \([0-9.]+x\) +[0-9.]+ \([0-9.]+x\)' cat "$tmp/compare.txt"
-    expect 0 '^report: ' python3 "$root/kernel-compare/report.py" "$tmp/res"
+    expect 0 '^report: ' python3 "$root/harness/results/report.py" "$tmp/res"
     expect 0 '^\| 1 \| [0-9.]+ \([0-9.]+–[0-9.]+\).* \| [0-9.]+ \([0-9.]+–[0-9.]+\); [0-9.]+ \([0-9.]+–[0-9.]+\)×' \
         cat "$tmp/res/report.md"
 

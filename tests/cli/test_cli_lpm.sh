@@ -35,7 +35,7 @@ check 'a hash on bgp prefixes' one_line_error \
     '^maplab compare: --map: hash/linux is a hash map: it runs an LPM workload on its addresses, so only on full-length prefixes \(--prefixes random32\), not bgp$' \
     "$maplab" compare --quiet --map lpm_trie/linux,hash/linux --prefixes bgp
 check '--physical with a hash on bgp prefixes' one_line_error \
-    '^maplab bench: --physical: hash/fast is a hash map' "${l[@]}" --prefixes bgp --physical hash/fast
+    '^maplab bench: --physical: hash/seqlock_buckets is a hash map' "${l[@]}" --prefixes bgp --physical hash/seqlock_buckets
 check 'compare still refuses designs of two types without a prefix workload' one_line_error \
     'compare designs of one map type at a time' \
     "$maplab" compare --quiet --map hash/linux,lru/global

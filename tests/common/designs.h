@@ -11,7 +11,7 @@
 #include <criterion/criterion.h>
 #include <stddef.h>
 
-#include "maps/common/map.h"
+#include "maps/base/map.h"
 
 #define MAX_TEST_DESIGNS 32
 

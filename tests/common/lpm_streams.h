@@ -10,7 +10,7 @@
 
 #include <criterion/criterion.h>
 
-#include "harness/bench/workload.h"
+#include "harness/workload/workload.h"
 
 /* An LPM trie's workload of set: one thread's worth, every entry in. */
 static inline struct workload lpm_workload(enum prefix_set set, const char *mix,

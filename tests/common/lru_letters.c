@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "maps/common/rcu.h"
+#include "maps/base/rcu.h"
 
 /* One-byte keys, so dumps stay short. */
 struct map *lru_make(const char *design, uint32_t max_entries,

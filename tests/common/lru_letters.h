@@ -12,7 +12,7 @@
 #ifndef MAPLAB_TESTS_LRU_LETTERS_H
 #define MAPLAB_TESTS_LRU_LETTERS_H
 
-#include "maps/common/map.h"
+#include "maps/base/map.h"
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -7,8 +7,8 @@
  * target_free is clamp((max_entries / N) / 2, 1, 128).
  */
 #include "lru_selftests.h"
-#include "maps/common/cpu.h"
-#include "maps/common/rcu.h"
+#include "maps/base/cpu.h"
+#include "maps/base/rcu.h"
 
 #include <criterion/criterion.h>
 #include <errno.h>

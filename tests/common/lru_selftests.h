@@ -19,7 +19,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "maps/common/map.h"
+#include "maps/base/map.h"
 
 /* What a scenario runs on. */
 struct lru_target {

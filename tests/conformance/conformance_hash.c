@@ -43,9 +43,9 @@
 #include <string.h>
 
 #include "validate.h"
-#include "maps/common/cpu.h"
-#include "maps/common/jhash.h"
-#include "maps/common/rcu.h"
+#include "maps/base/cpu.h"
+#include "maps/base/jhash.h"
+#include "maps/base/rcu.h"
 
 /* The kernel's limits on x86-64 (6.18): KMALLOC_MAX_SIZE and
  * sizeof(struct htab_elem); key_size + value_size must stay below their

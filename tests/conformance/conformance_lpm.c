@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "maps/common/rcu.h"
+#include "maps/base/rcu.h"
 
 static const uint32_t lpm_flag_sets[] = { MAP_F_NO_PREALLOC };
 

@@ -30,8 +30,8 @@
 #include <string.h>
 
 #include "validate.h"
-#include "maps/common/cpu.h"
-#include "maps/common/rcu.h"
+#include "maps/base/cpu.h"
+#include "maps/base/rcu.h"
 
 static const uint32_t flag_sets[] = { 0, MAP_F_ZERO_SEED };
 static const uint32_t no_flags[] = { 0 };

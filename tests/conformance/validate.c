@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "maps/common/cpu.h"
-#include "maps/common/rcu.h"
+#include "maps/base/cpu.h"
+#include "maps/base/rcu.h"
 
 #define LPM_HEADER 4
 #define KEY_MAX (LPM_HEADER + MAX_KV) /* the largest key a check makes */

@@ -34,9 +34,9 @@
 #include <unistd.h>
 
 #include "kernel-compare/kbench.h"
-#include "kernel-compare/kbench_work.h"
+#include "kernel-compare/kbench_runner.h"
 #include "kernel-compare/kmap.h"
-#include "maps/common/cpu.h"
+#include "maps/base/cpu.h"
 #include "need_kernel.h"
 #include "tests/common/lpm_streams.h"
 
@@ -148,7 +148,7 @@ Test(kbench, an_lpm_trie_gets_lpm_keys, .timeout = 60)
 }
 
 /* kbench's table and streams for a map of `type` are bench's for a
- * design of that type, byte for byte (no kernel needed: kb_work_prepare
+ * design of that type, byte for byte (no kernel needed: kb_runner_prepare
  * makes no BPF call). */
 static void expect_bench_keys(struct workload w, uint32_t type)
 {
@@ -156,9 +156,9 @@ static void expect_bench_keys(struct workload w, uint32_t type)
 				   .map_type = type, .ops_per_run = RUN_OPS,
 				   .run_repeat = REPEAT };
 	struct workload typed = workload_for_type(&w, type);
-	struct kb_work k;
+	struct kb_runner k;
 	char err[256];
-	cr_assert_eq(kb_work_prepare(&k, &c, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(kb_runner_prepare(&k, &c, err, sizeof(err)), 0, "%s", err);
 	uint8_t *keys = workload_make_keys(&typed, 1, err, sizeof(err));
 	cr_assert(keys != NULL, "%s", err);
 	cr_expect_eq(k.c->b.w.key_size, typed.key_size);
@@ -172,7 +172,7 @@ static void expect_bench_keys(struct workload w, uint32_t type)
 		cr_expect(k.c->b.map_flags & MAP_F_NO_PREALLOC);
 	workload_stream_free(&st);
 	free(keys);
-	kb_work_free(&k);
+	kb_runner_free(&k);
 }
 
 Test(kbench, an_lpm_workload_gets_benchs_keys_and_streams)

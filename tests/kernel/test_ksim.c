@@ -29,7 +29,7 @@
 #include <sys/utsname.h>
 
 #include "kernel-compare/ksim.h"
-#include "maps/common/cpu.h"
+#include "maps/base/cpu.h"
 #include "need_kernel.h"
 
 /* Key i of a trace as key_size bytes (little-endian i, then i's bytes

@@ -13,8 +13,8 @@
 #include <string.h>
 
 #include "harness/stress/stress.h"
-#include "maps/common/cpu.h"
-#include "maps/common/rcu.h"
+#include "maps/base/cpu.h"
+#include "maps/base/rcu.h"
 #include "tests/common/designs.h"
 #include "tests/common/memlimit.h"
 
@@ -86,8 +86,8 @@ Test(stress, hash_full_map_no_prealloc, .timeout = 60)
 	stress_every_design(MAP_TYPE_HASH, MAP_F_NO_PREALLOC, 256, 1024, 8, 24);
 }
 
-/* The same with small keys and values, which hash/fast keeps in its
- * buckets (maps/common/flattab.h): the race for the last places is then
+/* The same with small keys and values, which hash/seqlock_buckets keeps in its
+ * buckets (maps/tables/flattab.h): the race for the last places is then
  * a race for the count and for free slots in other buckets. */
 Test(stress, hash_full_map_small_entries, .timeout = 60)
 {

@@ -32,8 +32,8 @@
 
 #include "harness/common/rng.h"
 #include "harness/common/team.h"
-#include "maps/common/cpu.h"
-#include "maps/common/rcu.h"
+#include "maps/base/cpu.h"
+#include "maps/base/rcu.h"
 #include "tests/common/designs.h"
 
 #define ADDRS 256

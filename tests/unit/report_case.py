@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""What the one-host tests of kernel-compare/report.py share: the host
+"""What the one-host tests of harness/results/report.py share: the host
 record, a run of report.py on hand-made records, and the verdict."""
 import json
 import os
@@ -19,7 +19,7 @@ def report_of(root, records):
     with tempfile.TemporaryDirectory(prefix="maplab-report-") as tmp:
         with open(os.path.join(tmp, "results.jsonl"), "w") as f:
             f.writelines(json.dumps(r) + "\n" for r in records)
-        run = subprocess.run([sys.executable, os.path.join(root, "kernel-compare", "report.py"),
+        run = subprocess.run([sys.executable, os.path.join(root, "harness", "results", "report.py"),
                               tmp], capture_output=True, text=True)
         path = os.path.join(tmp, "report.md")
         md = open(path).read() if os.path.exists(path) else ""

@@ -46,15 +46,15 @@ Test(bench_memory, the_design_count_and_the_allocator_agree)
 {
 	if (!memstat_available())
 		cr_skip("this build's allocator (libc) keeps no count to compare "
-			"hash/fast's own with");
-	struct bench_memory mem = footprint_of("hash/fast");
+			"hash/seqlock_buckets's own with");
+	struct bench_memory mem = footprint_of("hash/seqlock_buckets");
 	cr_assert_eq(mem.from, BENCH_MEMORY_DESIGN);
 	cr_assert(!isnan(mem.allocator_bytes), "no allocator reading");
 	double ratio = mem.allocator_bytes / mem.design_bytes;
-	cr_log_info("hash/fast at %d entries: its count %.0f bytes, jemalloc's "
+	cr_log_info("hash/seqlock_buckets at %d entries: its count %.0f bytes, jemalloc's "
 		    "%.0f", ENTRIES, mem.design_bytes, mem.allocator_bytes);
 	cr_expect(ratio > 0.85 && ratio < 1.15,
-		  "hash/fast counts %.0f bytes, jemalloc %.0f (%.2fx)",
+		  "hash/seqlock_buckets counts %.0f bytes, jemalloc %.0f (%.2fx)",
 		  mem.design_bytes, mem.allocator_bytes, ratio);
 	cr_expect_eq(mem.bytes, mem.design_bytes);
 	cr_expect_float_eq(mem.bytes_per_entry, mem.bytes / ENTRIES, 1e-9);
@@ -78,12 +78,12 @@ Test(bench_memory, a_design_without_a_count_gets_the_allocators)
 	cr_expect_eq(mem.bytes, mem.allocator_bytes);
 }
 
-/* bench_run reports the footprint bench_footprint measures (hash/fast's
+/* bench_run reports the footprint bench_footprint measures (hash/seqlock_buckets's
  * own count does not depend on the run). */
 Test(bench_memory, a_run_reports_the_maps_footprint)
 {
-	struct bench_config c = full_map("hash/fast");
-	struct bench_memory alone = footprint_of("hash/fast");
+	struct bench_config c = full_map("hash/seqlock_buckets");
+	struct bench_memory alone = footprint_of("hash/seqlock_buckets");
 	struct bench_result r;
 	char err[256];
 	cr_assert_eq(bench_run(&c, &r, err, sizeof(err)), 0, "%s", err);
@@ -122,7 +122,7 @@ Test(bench_memory, a_buffer_is_whole_words)
 Test(bench_memory, the_loads_loop_counts_its_loads)
 {
 	struct limit_buffer b;
-	struct bench_config c = full_map("hash/fast");
+	struct bench_config c = full_map("hash/seqlock_buckets");
 	struct bench_result r;
 	char err[256];
 	c.threads = 2;

@@ -14,12 +14,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "maps/common/area.h"
-#include "maps/common/cpu.h"
-#include "maps/common/map.h"
-#include "maps/common/nulls_list.h"
-#include "maps/common/pcpu_freelist.h"
-#include "maps/common/rcu.h"
+#include "maps/base/area.h"
+#include "maps/base/cpu.h"
+#include "maps/base/map.h"
+#include "maps/base/nulls_list.h"
+#include "maps/base/pcpu_freelist.h"
+#include "maps/base/rcu.h"
 
 static void *claim_slot_3(void *arg)
 {

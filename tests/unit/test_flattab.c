@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The flat table of maps/common/flattab.h, below hash/fast.  Keys are
+ * The flat table of maps/tables/flattab.h, below hash/seqlock_buckets.  Keys are
  * chosen by their home bucket (the seed is 0, so the test can compute it),
  * to pile more keys on one home than a bucket has slots and to make the
  * probe wrap past the last bucket.  What must hold: every key is found
@@ -19,9 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "maps/common/flattab.h"
-#include "maps/common/rcu.h"
-#include "maps/common/update_flags.h"
+#include "maps/tables/flattab.h"
+#include "maps/base/rcu.h"
+#include "maps/base/update_flags.h"
 
 #define MAX_ENTRIES 64 /* 4 slots a bucket: 32 buckets */
 

@@ -11,8 +11,8 @@
 #include <errno.h>
 #include <stdint.h>
 
-#include "maps/common/map.h"
-#include "maps/common/rcu.h"
+#include "maps/base/map.h"
+#include "maps/base/rcu.h"
 
 static struct map *make(uint32_t max_entries)
 {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * hash/fast's own choices, beyond the BPF semantics conformance_hash
+ * hash/seqlock_buckets's own choices, beyond the BPF semantics conformance_hash
  * checks on every hash design: a value of up to 8 bytes is replaced in
  * place (a program's pointer to it sees the new value, and the element
  * keeps its place), a larger one moves to the slot's extra element (the
@@ -12,8 +12,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "maps/common/map.h"
-#include "maps/common/rcu.h"
+#include "maps/base/map.h"
+#include "maps/base/rcu.h"
 
 static struct map *make(uint32_t value_size, uint32_t max_entries)
 {
@@ -21,7 +21,7 @@ static struct map *make(uint32_t value_size, uint32_t max_entries)
 			      .value_size = value_size,
 			      .max_entries = max_entries, .ncpus = 2 };
 	struct map *m = NULL;
-	cr_assert_eq(map_create(map_find("hash/fast"), &a, &m), 0);
+	cr_assert_eq(map_create(map_find("hash/seqlock_buckets"), &a, &m), 0);
 	return m;
 }
 

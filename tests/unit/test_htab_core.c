@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The hash core of maps/common/htab_core.h, below any design: the nulls
+ * The hash core of maps/tables/htab.h, below any design: the nulls
  * restart of a derailed lookup, unlinking one exact node, and what the
  * locked update protocol leaves behind (the new node heads the chain, the
  * old one keeps its link for readers still on it, flags are checked, a
@@ -13,9 +13,9 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "maps/common/htab_core.h"
-#include "maps/common/map.h"
-#include "maps/common/rcu.h"
+#include "maps/tables/htab.h"
+#include "maps/base/map.h"
+#include "maps/base/rcu.h"
 
 /* A node with a 4-byte key and an 8-byte value, as a design lays it out. */
 struct elem {

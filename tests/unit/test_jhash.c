@@ -8,7 +8,7 @@
  */
 #include <criterion/criterion.h>
 
-#include "maps/common/jhash.h"
+#include "maps/base/jhash.h"
 
 Test(jhash, lookup3_reference_values)
 {

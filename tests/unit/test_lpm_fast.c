@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * lpm_trie/fast against lpm_trie/linux (which replays the kernel byte for
+ * lpm_trie/multibit against lpm_trie/linux (which replays the kernel byte for
  * byte, tests/kernel/test_kernel_lpm.c): random updates with every flag,
  * deletes, lookups of every prefix length and get_next_key from present
  * and absent keys, on nested prefixes that share their first bits, so
@@ -16,8 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "maps/common/map.h"
-#include "maps/common/rcu.h"
+#include "maps/base/map.h"
+#include "maps/base/rcu.h"
 
 #define KEY_MAX (4 + 256)
 #define STRIDE 6
@@ -53,7 +53,7 @@ static struct pair make_pair(uint32_t key_size, uint32_t max_entries)
 {
 	struct pair p = { .key_size = key_size, .data_size = key_size - 4,
 			  .max_len = 8 * (key_size - 4) };
-	p.fast = create("lpm_trie/fast", key_size, max_entries);
+	p.fast = create("lpm_trie/multibit", key_size, max_entries);
 	p.linux = create("lpm_trie/linux", key_size, max_entries);
 	p.empty_bytes = p.fast->ops->memory(p.fast);
 	return p;

@@ -21,8 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "maps/common/map.h"
-#include "maps/common/rcu.h"
+#include "maps/base/map.h"
+#include "maps/base/rcu.h"
 
 struct v4key {
 	uint32_t prefixlen;

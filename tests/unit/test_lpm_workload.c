@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * LPM workloads (harness/bench/workload.h, "prefix workload"):
+ * LPM workloads (harness/workload/workload.h, "prefix workload"):
  *  - the key table's sections, which only the pools' end depends on the
  *    thread count;
  *  - an LPM map's keys: the prefixes with their lengths, full-length
@@ -17,8 +17,8 @@
 #include <string.h>
 
 #include "harness/bench/bench.h"
-#include "harness/bench/workload.h"
-#include "maps/common/rcu.h"
+#include "harness/workload/workload.h"
+#include "maps/base/rcu.h"
 #include "tests/common/lpm_streams.h"
 
 static uint8_t *keys_of(const struct workload *w, unsigned threads)

@@ -19,9 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "maps/common/cpu.h"
-#include "maps/common/map.h"
-#include "maps/common/rcu.h"
+#include "maps/base/cpu.h"
+#include "maps/base/map.h"
+#include "maps/base/rcu.h"
 #include "tests/common/lru_selftests.h"
 
 static const struct map_ops *common_ops, *percpu_ops;

@@ -27,9 +27,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "maps/common/cpu.h"
-#include "maps/common/map.h"
-#include "maps/common/rcu.h"
+#include "maps/base/cpu.h"
+#include "maps/base/map.h"
+#include "maps/base/rcu.h"
 #include "tests/common/lru_letters.h"
 
 static void set_up(void)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * lru/sieve and lru/fast on one thread.
+ * lru/sieve and lru/sieve_percpu on one thread.
  *
  * lru/sieve must evict exactly what libCacheSim's Sieve.c (commit
  * 11c93a3513bac3693cbc5b056623923f30ec0c3e) evicts.  Sequences of requests
@@ -14,7 +14,7 @@
  * Queues are written head (newest) first, a visited key with a *, the
  * hand as ^.
  *
- * lru/fast is SIEVE with a ring per cpu slot: on one slot it is lru/sieve,
+ * lru/sieve_percpu is SIEVE with a ring per cpu slot: on one slot it is lru/sieve,
  * so the same sequences hold for it (its replace differs, but not in what
  * the replace test sees); its rings share their free elements and a small
  * ring takes its victims from the largest.  lru/assoc is SIEVE in each set
@@ -29,10 +29,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "harness/bench/workload.h"
-#include "maps/common/cpu.h"
-#include "maps/common/map.h"
-#include "maps/common/rcu.h"
+#include "harness/workload/workload.h"
+#include "maps/base/cpu.h"
+#include "maps/base/map.h"
+#include "maps/base/rcu.h"
 #include "tests/common/lru_letters.h"
 
 static void set_up(void)
@@ -50,10 +50,10 @@ TestSuite(lru_sieve, .init = set_up, .fini = tear_down, .timeout = 60);
 TestSuite(lru_fast, .init = set_up, .fini = tear_down, .timeout = 60);
 TestSuite(lru_assoc, .init = set_up, .fini = tear_down, .timeout = 60);
 
-static const char *const sieves[] = { "lru/sieve", "lru/fast", "lru/assoc" };
+static const char *const sieves[] = { "lru/sieve", "lru/sieve_percpu", "lru/assoc" };
 #define N_SIEVES (sizeof(sieves) / sizeof(sieves[0]))
 
-/* --- letter sequences (lru/fast on one slot: one ring) ----------------------- */
+/* --- letter sequences (lru/sieve_percpu on one slot: one ring) ----------------------- */
 
 /*
  * The hand keeps its place.  Capacity 3, "ABCADB":
@@ -209,7 +209,7 @@ Test(lru_sieve, refuses_no_common_lru)
 	}
 }
 
-/* --- lru/fast's rings -------------------------------------------------------- */
+/* --- lru/sieve_percpu's rings -------------------------------------------------------- */
 
 static struct map *make_map(const char *design, uint32_t max_entries)
 {
@@ -247,7 +247,7 @@ static bool has_key(struct map *m, uint32_t key)
  */
 Test(lru_fast, one_slot_gets_every_element_before_evicting)
 {
-	struct map *m = make_map("lru/fast", 1003);
+	struct map *m = make_map("lru/sieve_percpu", 1003);
 	uint64_t v = 1;
 	uint32_t k = 0;
 	for (; k < 1003; k++)
@@ -340,16 +340,16 @@ Test(lru_fast, zipf_miss_ratio_within_2_percent_of_exact_lru)
 	struct stream st = zipf_stream();
 	double lru = miss_ratio("lru/global", &st);
 	double sieve = miss_ratio("lru/sieve", &st);
-	double fast = miss_ratio("lru/fast", &st);
+	double fast = miss_ratio("lru/sieve_percpu", &st);
 	double assoc = miss_ratio("lru/assoc", &st);
 	cr_log_info("zipf 0.99, %d keys, %d requests, cache %d: miss ratio "
-		    "lru/global %.4f lru/sieve %.4f lru/fast %.4f lru/assoc %.4f",
+		    "lru/global %.4f lru/sieve %.4f lru/sieve_percpu %.4f lru/assoc %.4f",
 		    ZIPF_KEYS, ZIPF_REQUESTS, ZIPF_CACHE, lru, sieve, fast, assoc);
 	/* the stream must evict, or every design ties */
 	cr_assert_gt(lru, 0.1, "lru/global misses %.4f", lru);
 	cr_expect_leq(sieve, 1.02 * lru, "lru/sieve %.4f, exact LRU %.4f",
 		      sieve, lru);
-	cr_expect_leq(fast, 1.02 * lru, "lru/fast %.4f, exact LRU %.4f", fast,
+	cr_expect_leq(fast, 1.02 * lru, "lru/sieve_percpu %.4f, exact LRU %.4f", fast,
 		      lru);
 	cr_expect_leq(assoc, 1.02 * lru, "lru/assoc %.4f, exact LRU %.4f",
 		      assoc, lru);
@@ -357,7 +357,7 @@ Test(lru_fast, zipf_miss_ratio_within_2_percent_of_exact_lru)
 }
 
 /*
- * lru/fast checks the flags before it evicts: in a full map, an insert of
+ * lru/sieve_percpu checks the flags before it evicts: in a full map, an insert of
  * a key that is there, or an update of one that is not, fails and costs
  * no key.  The kernel pops first, so lru/linux_common's failed insert of a
  * present key can evict (checked here too, so that the two stay apart on
@@ -365,7 +365,7 @@ Test(lru_fast, zipf_miss_ratio_within_2_percent_of_exact_lru)
  */
 Test(lru_fast, a_failed_update_evicts_nothing)
 {
-	struct map *m = make_map("lru/fast", 64);
+	struct map *m = make_map("lru/sieve_percpu", 64);
 	uint64_t v = 1;
 	for (uint32_t k = 0; k < 64; k++)
 		cr_assert_eq(map_update(m, &k, &v, MAP_NOEXIST), 0);

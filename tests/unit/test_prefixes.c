@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The prefix sets of LPM workloads (harness/common/prefixes.h):
+ * The prefix sets of LPM workloads (harness/workload/prefixes.h):
  *  - each length's count is its share of the mix, rounded, summing to n;
  *    the BGP mix has the shape of a public table (mostly /24, a /23 and
  *    /22 bulge, few short prefixes), and a table's first n follow it;
@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "harness/common/prefixes.h"
+#include "harness/workload/prefixes.h"
 
 static struct prefix_table make(enum prefix_set set, uint64_t n,
 				uint64_t extra, uint64_t misses, uint64_t seed)

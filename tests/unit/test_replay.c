@@ -22,7 +22,7 @@
 
 #include "harness/trace/replay.h"
 #include "harness/trace/tracegen.h"
-#include "maps/common/cpu.h"
+#include "maps/base/cpu.h"
 #include "tests/common/memlimit.h"
 
 

@@ -14,9 +14,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "harness/bench/host.h"
+#include "harness/results/host.h"
 #include "harness/bench/probe.h"
-#include "harness/bench/report.h"
+#include "harness/results/report.h"
 
 #define EPS 1e-9
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""kernel-compare/report.py on a suite with LPM workloads.
+"""harness/results/report.py on a suite with LPM workloads.
 
 usage: test_report_lpm.py SOURCE_ROOT
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""kernel-compare/report.py on a suite with an LRU workload.
+"""harness/results/report.py on a suite with an LRU workload.
 
 usage: test_report_lru.py SOURCE_ROOT
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""kernel-compare/report.py merges results.jsonl files of several hosts.
+"""harness/results/report.py merges results.jsonl files of several hosts.
 
 usage: test_report_merge.py SOURCE_ROOT
 
@@ -89,7 +89,7 @@ def main():
             result("user", "hash/linux", 1, (150.0, 140.0, 170.0), (6.7, 5.9, 7.1)),
         ])
 
-        run = subprocess.run([sys.executable, os.path.join(root, "kernel-compare", "report.py"),
+        run = subprocess.run([sys.executable, os.path.join(root, "harness", "results", "report.py"),
                               small, big, os.path.dirname(again)],
                              capture_output=True, text=True)
         check(f"report.py exits 0 (got {run.returncode}: {run.stderr.strip()})",

@@ -26,8 +26,8 @@
 
 #include "harness/sim/sim.h"
 #include "harness/sim/simtrace.h"
-#include "maps/common/cpu.h"
-#include "maps/common/rcu.h"
+#include "maps/base/cpu.h"
+#include "maps/base/rcu.h"
 
 #define TRACES MAPLAB_SOURCE_ROOT "/examples/traces/"
 
@@ -541,7 +541,7 @@ static const struct golden goldens[] = {
 	{ "zipf_sizes.oracleGeneral", "opt", 400, 3365 },
 	/* The policies that came later (lru/fifo, s3fifo, sampled, sieve, fast,
 	 * assoc), obtained the same way, maps made with the fixed seed sim
-	 * uses.  lru/fifo is checked against this file's FIFO, and lru/fast
+	 * uses.  lru/fifo is checked against this file's FIFO, and lru/sieve_percpu
 	 * against lru/sieve (one thread: one ring, SIEVE) on every run. */
 	{ "zipf.txt", "lru/fifo", 100, 11079 },
 	{ "zipf.txt", "lru/fifo", 400, 6627 },
@@ -551,8 +551,8 @@ static const struct golden goldens[] = {
 	{ "zipf.txt", "lru/sampled", 400, 5782 },
 	{ "zipf.txt", "lru/sieve", 100, 8187 },
 	{ "zipf.txt", "lru/sieve", 400, 5016 },
-	{ "zipf.txt", "lru/fast", 100, 8187 },
-	{ "zipf.txt", "lru/fast", 400, 5016 },
+	{ "zipf.txt", "lru/sieve_percpu", 100, 8187 },
+	{ "zipf.txt", "lru/sieve_percpu", 400, 5016 },
 	{ "zipf.txt", "lru/assoc", 100, 8691 },
 	{ "zipf.txt", "lru/assoc", 400, 5219 },
 	{ "loop.txt", "lru/fifo", 100, 12000 },
@@ -563,8 +563,8 @@ static const struct golden goldens[] = {
 	{ "loop.txt", "lru/sampled", 400, 11999 },
 	{ "loop.txt", "lru/sieve", 100, 12000 },
 	{ "loop.txt", "lru/sieve", 400, 12000 },
-	{ "loop.txt", "lru/fast", 100, 12000 },
-	{ "loop.txt", "lru/fast", 400, 12000 },
+	{ "loop.txt", "lru/sieve_percpu", 100, 12000 },
+	{ "loop.txt", "lru/sieve_percpu", 400, 12000 },
 	{ "loop.txt", "lru/assoc", 100, 12000 },
 	{ "loop.txt", "lru/assoc", 400, 12000 },
 	{ "hotset.txt", "lru/fifo", 100, 12434 },
@@ -575,8 +575,8 @@ static const struct golden goldens[] = {
 	{ "hotset.txt", "lru/sampled", 400, 2942 },
 	{ "hotset.txt", "lru/sieve", 100, 12745 },
 	{ "hotset.txt", "lru/sieve", 400, 4197 },
-	{ "hotset.txt", "lru/fast", 100, 12745 },
-	{ "hotset.txt", "lru/fast", 400, 4197 },
+	{ "hotset.txt", "lru/sieve_percpu", 100, 12745 },
+	{ "hotset.txt", "lru/sieve_percpu", 400, 4197 },
 	{ "hotset.txt", "lru/assoc", 100, 12265 },
 	{ "hotset.txt", "lru/assoc", 400, 3566 },
 	{ "zipf_sizes.oracleGeneral", "lru/fifo", 100, 7903 },
@@ -587,8 +587,8 @@ static const struct golden goldens[] = {
 	{ "zipf_sizes.oracleGeneral", "lru/sampled", 400, 5486 },
 	{ "zipf_sizes.oracleGeneral", "lru/sieve", 100, 6649 },
 	{ "zipf_sizes.oracleGeneral", "lru/sieve", 400, 4843 },
-	{ "zipf_sizes.oracleGeneral", "lru/fast", 100, 6649 },
-	{ "zipf_sizes.oracleGeneral", "lru/fast", 400, 4843 },
+	{ "zipf_sizes.oracleGeneral", "lru/sieve_percpu", 100, 6649 },
+	{ "zipf_sizes.oracleGeneral", "lru/sieve_percpu", 400, 4843 },
 	{ "zipf_sizes.oracleGeneral", "lru/assoc", 100, 6836 },
 	{ "zipf_sizes.oracleGeneral", "lru/assoc", 400, 4948 },
 };
@@ -685,11 +685,11 @@ static void golden_trace(const char *name)
 			}
 			if (!strcmp(d->name, "lru/fifo"))
 				cr_assert_eq(a.misses, model_fifo(&in, e));
-			if (!strcmp(d->name, "lru/fast")) {
+			if (!strcmp(d->name, "lru/sieve_percpu")) {
 				struct sim_policy sv = policy_of(map_find("lru/sieve"));
 				cr_assert_eq(a.misses, run_policy(&in, &sv, e, 1,
 						SIM_SPLIT_RR).misses,
-					     "lru/fast on one thread is SIEVE");
+					     "lru/sieve_percpu on one thread is SIEVE");
 			}
 			if ((g = golden_of(name, d->name, e))) {
 				cr_assert_eq(a.misses, g->misses,

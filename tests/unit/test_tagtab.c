@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The tagged table of maps/common/tagtab.h, below any design.  A table of
+ * The tagged table of maps/tables/tagtab.h, below any design.  A table of
  * max_entries 4 has one bucket, so every key shares it: the first 8 take
  * the slots and the rest overflow.  What must hold: every key is found
  * wherever it sits; a delete from a slot pulls the overflow's first key
@@ -16,9 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "maps/common/map.h"
-#include "maps/common/rcu.h"
-#include "maps/common/tagtab.h"
+#include "maps/base/map.h"
+#include "maps/base/rcu.h"
+#include "maps/tables/tagtab.h"
 
 struct elem {
 	struct htab_node node;

@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "harness/common/team.h"
-#include "maps/common/cpu.h"
-#include "maps/common/rcu.h"
+#include "maps/base/cpu.h"
+#include "maps/base/rcu.h"
 
 #define WORKERS 3
 

@@ -181,7 +181,7 @@ Test(trace, a_nul_byte_is_refused_with_its_line)
 		  err);
 }
 
-/* Every flag of maps/common/map.h's table has its name in traces, read
+/* Every flag of maps/base/map.h's table has its name in traces, read
  * and written by the one table. */
 Test(trace, every_flag_name_reads_and_prints)
 {

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "harness/bench/histogram.h"
-#include "harness/bench/workload.h"
+#include "harness/workload/workload.h"
 
 Test(workload, mix_parses_and_must_sum_to_100)
 {

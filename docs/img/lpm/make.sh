@@ -4,9 +4,9 @@
 # replayed on lpm_trie/linux and drawn by `maplab dump --format dot`, then
 # Graphviz's dot.  Run from the repository root:
 #
-#   docs/img/lpm/make.sh [MAPLAB]        (MAPLAB: build/harness/cli/maplab)
+#   docs/img/lpm/make.sh [MAPLAB]        (MAPLAB: build/cli/maplab)
 set -euo pipefail
-maplab=${1:-build/harness/cli/maplab}
+maplab=${1:-build/cli/maplab}
 out=docs/img/lpm
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -41,10 +41,10 @@ delete 10000000c0a80000"
 # Deleting .1.0/24, a leaf under a fork: the fork goes too.
 draw delete_leaf_under_fork "$example
 delete 18000000c0a80100"
-# The same four prefixes in lpm_trie/fast: nodes of 6 bits, lone prefixes
+# The same four prefixes in lpm_trie/multibit: nodes of 6 bits, lone prefixes
 # as leaves.
 printf '%s\n' "$example" >"$tmp/fast.trace"
-"$maplab" dump --map lpm_trie/fast --trace "$tmp/fast.trace" --format dot \
-    >"$out/fast_example.dot"
-dot -Tsvg "$out/fast_example.dot" -o "$out/fast_example.svg"
-echo "$out/fast_example.svg"
+"$maplab" dump --map lpm_trie/multibit --trace "$tmp/fast.trace" --format dot \
+    >"$out/multibit_example.dot"
+dot -Tsvg "$out/multibit_example.dot" -o "$out/multibit_example.svg"
+echo "$out/multibit_example.svg"

@@ -3,7 +3,7 @@
 # Regenerates the sim figures that docs/lru.md ("Hit ratio and its price")
 # shows.  Run from the repository root:
 #
-#   docs/img/sim/make.sh [MAPLAB]        (MAPLAB: build/harness/cli/maplab)
+#   docs/img/sim/make.sh [MAPLAB]        (MAPLAB: build/cli/maplab)
 #
 # Two traces, every policy (the designs, opt, and the kernel's two LRU
 # hash modes where BPF is allowed), six sizes as fractions of the trace's
@@ -21,7 +21,7 @@
 # sizes are removed to keep the repository small.  Rates come from one run
 # on whatever machine runs this: read them with the host line.
 set -euo pipefail
-maplab=${1:-build/harness/cli/maplab}
+maplab=${1:-build/cli/maplab}
 top=docs/img/sim
 [ -d "$top" ] || { echo "make.sh: run me from the repository root" >&2; exit 2; }
 [ -x "$maplab" ] || { echo "make.sh: no maplab at $maplab (build first, or name it)" >&2; exit 2; }

@@ -1,0 +1,339 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * maplab compare: the kernel's map (in BPF, and through bpf(2)) and the
+ * designs of --map, all of one map type (or LPM tries and hashes on the
+ * same addresses: a prefix workload), measured as sides of one
+ * interleaved run (measure.h), so every ratio to the kernel is taken
+ * within a repeat between runs made side by side.  A design stands for the
+ * kernel's map in its mode (map_ops.mode_flags: lru/linux_percpu for the
+ * LRU hash with BPF_F_NO_COMMON_LRU), so there is one kernel side per
+ * distinct mode among the designs, and each design's ratio is to the
+ * kernel side of its own mode.  The table puts the sides in columns, then
+ * the work per op of the designs that count it; jsonl and csv write every
+ * point, ratios included.
+ */
+#include "cli/cli.h"
+#include "cli/measure.h"
+
+#include "kernel-compare/kbench.h"
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+static const char usage_compare[] =
+	"usage: maplab compare [options]\n\n"
+	"bench on the named designs and kbench on the kernel map of their type,\n"
+	"on identical work, in one table: for each thread count, the kernel's\n"
+	"ns/op (in BPF and through the syscall), each design's ns/op and its\n"
+	"ratio to the kernel's, and Mops/s.  A design with mode flags (as\n"
+	"lru/linux_percpu's BPF_F_NO_COMMON_LRU) is compared with the kernel's\n"
+	"map in that mode: one kernel side per mode among the designs.  LPM\n"
+	"tries and hash maps run side by side on the same addresses with\n"
+	"--prefixes random32 (a trie's key is the prefix length and the\n"
+	"address, a hash's the address alone): one kernel side per type.  With\n"
+	"--repeat N the sides run in turn within each repeat; each figure is the\n"
+	"median of the N, with its min and max, and each ratio is taken within a\n"
+	"repeat.  --format jsonl writes every record.  Without BPF here, it says\n"
+	"so and runs the userspace side alone.\n";
+static const char after_compare[] =
+	"examples:\n  maplab compare --map hash/linux,hash/rculfhash --entries 65536 "
+	"--mix lookup=100 --threads 1,2 --repeat 5\n"
+	"  maplab compare --map lru/global --key-range 400% --mix "
+	"insert=50,lookup=50 --threads 1,2 --repeat 5\n"
+	"  maplab compare --map hash/linux,hash/seqlock_buckets --entries 1048576 "
+	"--physical hash/seqlock_buckets --repeat 5\n"
+	"  maplab compare --map lpm_trie/linux,lpm_trie/prefix_hash --prefixes "
+	"bgp --hit-ratio 90 --repeat 5\n"
+	"  maplab compare --map lpm_trie/linux,lpm_trie/prefix_hash,hash/linux,"
+	"hash/cow --mix update=100\n";
+
+#define CELL 22 /* the narrowest column */
+
+/* A figure with its ratio to the kernel where there is one, and a mark
+ * on a flagged point's median, in a column `width` wide. */
+static void print_cell(FILE *f, int width, const struct report_point *p,
+		       enum report_field field, const char *format,
+		       enum spread_part part)
+{
+	char cell[48] = "-", ratio[24] = "";
+	if (p->runs && !isnan(spread_part(&p->field[field], part))) {
+		const struct spread *r = &p->field[RF_KERNEL_RATIO];
+		if (field == RF_NS_PER_OP && !isnan(r->median))
+			snprintf(ratio, sizeof(ratio), " (%.2fx)",
+				 spread_part(r, part));
+		int len = snprintf(cell, sizeof(cell), format,
+				   spread_part(&p->field[field], part));
+		snprintf(cell + len, sizeof(cell) - (size_t)len, "%s%s", ratio,
+			 part == SPREAD_MEDIAN && p->flags ? " !" : "");
+	}
+	fprintf(f, " %*s", width, cell);
+}
+
+/* Side s's column: wide enough for its label (a long label widens its
+ * own column only). */
+static int cell_width(const struct measurement *m, unsigned s)
+{
+	size_t width = strlen(m->sides[s].label);
+	return (int)(width > CELL ? width : CELL);
+}
+
+/* One figure of every side: a line per thread count, and under it lines
+ * of minima and maxima when there were repeats and `spread`. */
+static void print_figure(FILE *f, const struct bench_cli *cli,
+			 const struct measurement *m, enum report_field field,
+			 const char *format, bool spread)
+{
+	static const char *const part_names[] = { "", "  min", "  max" };
+	unsigned parts = cli->repeat > 1 && spread ? 3 : 1;
+	fprintf(f, "%-8s", "threads");
+	for (unsigned s = 0; s < m->n_sides; s++)
+		fprintf(f, " %*s", cell_width(m, s), m->sides[s].label);
+	fputc('\n', f);
+	for (unsigned t = 0; t < m->n_threads; t++)
+		for (unsigned part = 0; part < parts; part++) {
+			if (part == 0)
+				fprintf(f, "%-8u", cli->threads[t]);
+			else
+				fprintf(f, "%-8s", part_names[part]);
+			for (unsigned s = 0; s < m->n_sides; s++)
+				print_cell(f, cell_width(m, s),
+					   measure_point(m, s, t), field, format,
+					   (enum spread_part)part);
+			fputc('\n', f);
+		}
+}
+
+/* Whether some point of the measurement has figure `field`. */
+static bool has_figure(const struct measurement *m, enum report_field field)
+{
+	for (size_t i = 0; i < (size_t)m->n_sides * m->n_threads; i++)
+		if (m->points[i].runs && !isnan(m->points[i].field[field].median))
+			return true;
+	return false;
+}
+
+/* Where there are reference sides (--physical): what each one is. */
+static void print_physical(FILE *f, const struct measurement *m)
+{
+	for (unsigned s = 0; s < m->n_sides; s++) {
+		const struct side *side = &m->sides[s];
+		if (side->kind == &side_harness)
+			fprintf(f, "%s: the noop design through the same loop: "
+				"the harness's own cost per op.\n", side->label);
+		else if (side->kind == &side_loads)
+			fprintf(f, "%s: independent random 8-byte loads over "
+				"%zu bytes, %s's footprint: ns per load per "
+				"thread, the memory system's floor for a loop of "
+				"lookups (docs/bench.md).\n", side->label,
+				limit_buffer_bytes(&side->buffer),
+				side->design->name);
+	}
+}
+
+/* Whether some side's ns/op is divided by another's. */
+static bool has_ratios(const struct measurement *m)
+{
+	for (unsigned s = 0; s < m->n_sides; s++)
+		if (m->sides[s].reference >= 0)
+			return true;
+	return false;
+}
+
+/* With kernel sides of several modes: which designs each one is the
+ * reference of. */
+static void print_modes(FILE *f, const struct measurement *m)
+{
+	unsigned kernels = 0;
+	for (unsigned s = 0; s < m->n_sides; s++)
+		kernels += m->sides[s].kind == &side_kernel;
+	if (kernels < 2)
+		return;
+	fputs("each design's ratio is to the kernel's map in the design's mode "
+	      "(its mode flags):", f);
+	for (unsigned k = 0; k < m->n_sides; k++) {
+		if (m->sides[k].kind != &side_kernel)
+			continue;
+		const char *sep = " ";
+		for (unsigned s = 0; s < m->n_sides; s++)
+			if (m->sides[s].reference == (int)k &&
+			    m->sides[s].kind == &side_user) {
+				fprintf(f, "%s%s", sep, m->sides[s].label);
+				sep = ", ";
+			}
+		fprintf(f, " to %s;", m->sides[k].label);
+	}
+	fputc('\n', f);
+}
+
+/* Whether --map names maps of more than one type. */
+static bool several_map_types(const struct bench_cli *cli)
+{
+	for (unsigned i = 1; i < cli->n_maps; i++)
+		if (cli->map_types[i] != cli->map_types[0])
+			return true;
+	return false;
+}
+
+/* The workload's lines: its mix, keys and map; its prefixes. */
+static void print_workload(FILE *f, const struct bench_cli *cli)
+{
+	char mix[96], dist[48], range[96] = "";
+	const struct workload *w = &cli->w;
+	workload_format_mix(w->mix, mix, sizeof(mix));
+	workload_format_dist(w, dist, sizeof(dist));
+	if (w->key_range)
+		snprintf(range, sizeof(range), " from a range of %u (%.0f%% of the "
+			 "entries)", w->key_range,
+			 100.0 * w->key_range / w->entries);
+	fprintf(f, "workload: %s, %s keys%s, %u entries (%u%% prefilled), key %u "
+		"B, value %u B\n", mix, dist, range, w->entries, w->prefill_pct,
+		w->key_size, w->value_size);
+	if (w->prefixes)
+		fprintf(f, "prefixes: %s; lookups ask for full-length addresses, "
+			"%g%% of them inside a stored prefix, the others outside "
+			"every prefix%s\n", prefix_set_name(w->prefixes),
+			workload_hit_ratio(w), several_map_types(cli)
+			? "; a hash map's key is the address alone" : "");
+}
+
+static void print_compare_table(FILE *f, const struct bench_cli *cli,
+				const struct host_record *host,
+				const struct measurement *m)
+{
+	bool ratios = has_ratios(m);
+	print_workload(f, cli);
+	if (cli->repeat > 1)
+		fprintf(f, "%u repeats, sides in turn: each figure is the median, "
+			"its min and max below it\n", cli->repeat);
+	fprintf(f, "\nns/op per thread%s\n", ratios
+		? " (ratio: side / kernel BPF, within each repeat)" : "");
+	print_figure(f, cli, m, RF_NS_PER_OP, "%.1f", true);
+	fprintf(f, "\nMops/s, all threads\n");
+	print_figure(f, cli, m, RF_MOPS, "%.2f", true);
+	if (has_figure(m, RF_BYTES_PER_ENTRY)) {
+		/* The same map each repeat: its medians say it all. */
+		fprintf(f, "\nbytes per entry of max_entries, after the prefill "
+			"(medians)\n");
+		print_figure(f, cli, m, RF_BYTES_PER_ENTRY, "%.1f", false);
+	}
+	report_write_notes(f, m->points, m->n_sides * m->n_threads);
+	report_write_work(f, m->points, m->n_sides * m->n_threads);
+	fputc('\n', f);
+	if (ratios) {
+		fprintf(f, "kernel BPF: the map calls inside BPF programs via "
+			"BPF_PROG_TEST_RUN, baseline subtracted%s\n",
+			cli->no_syscall ? "." : "; kernel syscall: one bpf(2) call "
+			"per op.");
+		print_modes(f, m);
+	} else {
+		fprintf(f, "no kernel side on this machine: userspace only.\n");
+	}
+	print_physical(f, m);
+	report_write_memory_sources(f, m->points, m->n_sides * m->n_threads);
+	host_record_line(f, host);
+	report_write_probe(f, m->points, m->n_sides * m->n_threads);
+}
+
+/* One kernel side of a mode: "kernel BPF", "kernel syscall +no_common_lru",
+ * "kernel BPF lpm_trie" where the run has kernel maps of several types,
+ * with its ns/op divided by side `reference`'s (-1: none). */
+static int add_kernel_side(const struct bench_cli *cli, struct measurement *m,
+			   const struct side_kind *kind, const char *name,
+			   const struct kbench_mode *mode, bool typed,
+			   int reference)
+{
+	struct side s = { .kind = kind, .map_type = mode->type,
+			  .mode_flags = mode->flags, .reference = reference };
+	char suffix[64];
+	measure_mode_suffix(mode->flags, suffix, sizeof(suffix));
+	snprintf(s.label, sizeof(s.label), "kernel %s%s%s%s", name,
+		 typed ? " " : "", typed ? map_type_name(mode->type) : "", suffix);
+	return measure_add_side(m, cli->cmd, &s);
+}
+
+/* Whether the modes are of more than one map type. */
+static bool several_types(const struct kbench_mode *modes, unsigned n)
+{
+	for (unsigned k = 1; k < n; k++)
+		if (modes[k].type != modes[0].type)
+			return true;
+	return false;
+}
+
+/* compare's sides: for each mode among the designs, the kernel in BPF (the
+ * reference of that mode's other sides) and through bpf(2), where the
+ * kernel side can run; then each design. */
+static int add_sides(const struct bench_cli *cli, bool kernel,
+		     struct measurement *m)
+{
+	struct kbench_mode modes[BENCH_MAX_MAPS];
+	unsigned mode_of[BENCH_MAX_MAPS];
+	int bpf_side[BENCH_MAX_MAPS];
+	unsigned n_modes = kbench_modes(cli->maps, cli->map_types, cli->n_maps,
+					modes, mode_of);
+	bool typed = several_types(modes, n_modes);
+	int rc = 0;
+
+	for (unsigned k = 0; k < n_modes && kernel && !rc; k++) {
+		bpf_side[k] = (int)m->n_sides;
+		rc = add_kernel_side(cli, m, &side_kernel, "BPF", &modes[k], typed,
+				     -1);
+		if (!rc && !cli->no_syscall)
+			rc = add_kernel_side(cli, m, &side_syscall, "syscall",
+					     &modes[k], typed, bpf_side[k]);
+	}
+	for (unsigned i = 0; i < cli->n_maps && !rc; i++) {
+		struct side s = {
+			.kind = &side_user, .design = cli->maps[i],
+			.map_type = cli->map_types[i],
+			.mode_flags = cli->maps[i]->mode_flags,
+			.reference = kernel ? bpf_side[mode_of[i]] : -1,
+		};
+		snprintf(s.label, sizeof(s.label), "%s", cli->maps[i]->name);
+		rc = measure_add_side(m, cli->cmd, &s);
+	}
+	return rc;
+}
+
+/* Designs of one map type, or (a prefix workload: bench_cli_parse saw to
+ * it that its prefixes are addresses) LPM tries and hashes on the same
+ * addresses. */
+static int one_map_type(const struct bench_cli *cli)
+{
+	for (unsigned i = 1; i < cli->n_maps && !cli->w.prefixes; i++)
+		if (cli->map_types[i] != cli->map_types[0])
+			return cli_error(cli->cmd, "--map: compare designs of one "
+					 "map type at a time (%s is a %s map, %s a %s "
+					 "map)", cli->maps[0]->name,
+					 map_type_name(cli->map_types[0]),
+					 cli->maps[i]->name,
+					 map_type_name(cli->map_types[i]));
+	return 0;
+}
+
+int cmd_compare(int argc, char **argv)
+{
+	struct bench_cli cli = { .cmd = "compare" };
+	struct measurement m = { 0 };
+	struct host_record host;
+	struct outputs out;
+	int rc = measure_parse_kernel_cmd(&cli, argc, argv, usage_compare,
+					  after_compare);
+	if (rc)
+		return rc == 1 ? EXIT_OK : rc;
+	if ((rc = one_map_type(&cli)) ||
+	    (rc = add_sides(&cli, measure_kernel_ready(cli.cmd, true), &m)) ||
+	    (rc = measure_add_physical_sides(&cli, &m)) ||
+	    (rc = outputs_open(&cli, &out))) {
+		measure_free(&m);
+		return rc;
+	}
+	host_record_read(&host);
+	rc = measure_run(&cli, &m);
+	if (!rc)
+		outputs_write(&cli, &out, &host, &m, print_compare_table);
+	measure_free(&m);
+	return outputs_close(&cli, &out, rc);
+}

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: MIT */
+/* maplab list: every design in the registry. */
+#include "cli/cli.h"
+#include "cli/options.h"
+#include "maps/base/map.h"
+
+#include <stdio.h>
+
+static const char usage_list[] =
+	"usage: maplab list\n\n"
+	"Every map design maplab holds: its name (for --map), its map type,\n"
+	"whether it matches the kernel op for op (*) and the kernel version\n"
+	"whose behaviour it models, and what it is.\n";
+
+static int no_options(void *ctx, enum opt_id id, const struct opt_value *v)
+{
+	(void)ctx, (void)id, (void)v;
+	return cli_error("list", "takes no options (try --help)");
+}
+
+int cmd_list(int argc, char **argv)
+{
+	int rc = opts_parse("list", argc, argv, NULL, 0, no_options, NULL,
+			    usage_list, NULL);
+	if (rc)
+		return rc == 1 ? EXIT_OK : rc;
+
+	printf("%-22s %-9s %-12s %s\n", "design", "type", "models",
+	       "description");
+	for (size_t i = 0; map_registry[i]; i++) {
+		const struct map_ops *o = map_registry[i];
+		char name[40], models[24] = "";
+		snprintf(name, sizeof(name), "%s%s", o->name,
+			 o->faithful ? " *" : "");
+		if (o->faithful && o->models)
+			snprintf(models, sizeof(models), "kernel %s", o->models);
+		printf("%-22s %-9s %-12s %s\n", name, map_type_name(o->type),
+		       models, o->description);
+	}
+	puts("\n* kernel-faithful: matches the kernel's map op for op "
+	     "(maplab validate checks it)");
+	return EXIT_OK;
+}

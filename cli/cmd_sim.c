@@ -1,0 +1,483 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * maplab sim: hit ratios of the LRU designs, Belady's optimum and the
+ * kernel's LRU hash on a cache trace, through the designs' own map code
+ * (harness/sim/sim.h; docs/sim.md).  This file reads the command line,
+ * the trace, the sizes and the policies, runs every (policy, size,
+ * threads) point in turn and writes the report and the plots.
+ */
+#include "cli/cli.h"
+#include "cli/options.h"
+#include "cli/progress.h"
+#include "harness/common/parse.h"
+#include "harness/sim/sim.h"
+#include "harness/results/sim_report.h"
+#include "maps/base/cpu.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SIM_MAX_POLICIES 32
+#define SIM_MAX_SIZES 32
+
+static const char usage_sim[] =
+	"usage: maplab sim --trace T --policy P[,P...] --sizes S[,S...] "
+	"[options]\n\n"
+	"Replays a cache trace through each policy at each size: every request\n"
+	"is a program-style lookup (map_lookup in an RCU read section, which\n"
+	"marks the key as a BPF program's lookup does), and a miss inserts the\n"
+	"key, through the same map code bench measures.  Reports, per policy,\n"
+	"size and thread count: requests, misses, miss ratio (and byte miss\n"
+	"ratio where the trace has sizes), evictions, million requests per\n"
+	"second, effective capacity (mean live entries / entries), metadata\n"
+	"bytes per entry, and stray (one thread: the share of victims that were\n"
+	"not among the k least recently used keys, k the number one insert\n"
+	"evicted, against a shadow exact LRU in an untimed second pass).\n\n"
+	"Policies: the LRU hash designs of `maplab list`; opt (Belady's offline\n"
+	"optimum: evict the key used farthest ahead, never-again first; one\n"
+	"thread); kernel and kernel:no_common_lru (the kernel's own LRU hash\n"
+	"through BPF_PROG_TEST_RUN, where allowed); all (every LRU hash design,\n"
+	"opt, and the kernel's two when available).\n\n"
+	"Traces: a file (txt: a key a line, decimal or 0x hex; csv: the column\n"
+	"of --csv-column; oracleGeneral: libCacheSim's 24-byte binary records;\n"
+	"the format guessed from the name unless --trace-format says; .zst\n"
+	"files read through libzstd), or a generator:\n"
+	"  zipf:alpha=A,keys=N,requests=M,seed=S   (0.99, 10000, 100000, 1)\n"
+	"  loop:keys=N,requests=M                  0..N-1 over and over\n"
+	"  scan:requests=M,start=S                 every request a new key\n"
+	"  hotset:keys=N,hot=H,share=P,shift=R,requests=M,seed=S\n"
+	"      P% of requests on H hot keys, which move every R requests\n"
+	"  mix:PART+PART...                         parts interleaved at random\n"
+	"Keys are the 8-byte ids; --key-size below 8 hashes them down (the\n"
+	"report says so: collisions change miss ratios).\n\n"
+	"Threads: --threads N splits the trace over N pinned workers, request\n"
+	"i to worker i % N (--split rr) or by key hash (--split hash: all of a\n"
+	"key's requests from one cpu).\n";
+static const char after_sim[] =
+	"examples:\n"
+	"  maplab sim --trace zipf:alpha=0.99,keys=100000,requests=1000000 \\\n"
+	"      --policy lru/global,lru/clock,opt --sizes 0.01,0.1\n"
+	"  maplab sim --trace examples/traces/zipf_sizes.oracleGeneral --policy all "
+	"--sizes 100,1000 --plot plots/\n"
+	"  maplab sim --trace zipf:keys=200000,requests=2000000 --policy "
+	"lru/linux_common,lru/linux_percpu --sizes 4096 --threads 1,2 "
+	"--split hash\n";
+
+static const struct cmd_option sim_options[] = {
+	{ OPT_TRACE, "the trace: a file or a generator spec (above)" },
+	{ OPT_TRACE_FORMAT, "txt, csv or oracleGeneral (from the file name)" },
+	{ OPT_CSV_COLUMN, "the key's column in a csv trace: 1-based, or its\n"
+			  "name in a header line (1)" },
+	{ OPT_POLICY, NULL },
+	{ OPT_SIZES, "cache sizes (max_entries): whole numbers, or fractions\n"
+		     "of the trace's distinct keys with a dot (0.01,0.1)" },
+	{ OPT_WARMUP_REQUESTS, "the first N requests warm the cache and are "
+			       "not\ncounted (0)" },
+	{ OPT_KEY_SIZE, "key bytes, 1 to 8 (8: the ids themselves)" },
+	{ OPT_THREADS, "worker threads; one result per count (1)" },
+	{ OPT_SPLIT, "rr (round-robin by request) or hash (by key) (rr)" },
+	{ OPT_NO_STRAY, NULL },
+	{ OPT_RCU, "liburcu flavour (memb)" },
+	{ OPT_FORMAT, "table, jsonl or csv (table)" },
+	{ OPT_OUT, NULL },
+	{ OPT_SAVE, NULL },
+	{ OPT_PLOT, NULL },
+	{ OPT_WRITE_TRACE, "write the trace (txt, or oracleGeneral by the "
+			   "name,\nnext accesses filled) and stop" },
+	{ OPT_QUIET, NULL },
+};
+
+struct sim_cli {
+	const char *trace, *trace_format, *csv_column, *policies, *sizes;
+	const char *out, *save, *plot, *write_trace;
+	uint64_t warmup;
+	uint32_t key_size;
+	unsigned threads[BENCH_MAX_THREAD_COUNTS], n_threads;
+	enum sim_split split;
+	enum sim_output format;
+	bool quiet, no_stray;
+};
+
+static int apply_sim(void *ctx, enum opt_id id, const struct opt_value *v)
+{
+	struct sim_cli *c = ctx;
+	char shown[80];
+	switch (id) {
+	case OPT_TRACE: c->trace = v->text; return 0;
+	case OPT_TRACE_FORMAT: c->trace_format = v->text; return 0;
+	case OPT_CSV_COLUMN: c->csv_column = v->text; return 0;
+	case OPT_POLICY: c->policies = v->text; return 0;
+	case OPT_SIZES: c->sizes = v->text; return 0;
+	case OPT_WARMUP_REQUESTS: c->warmup = v->u; return 0;
+	case OPT_OUT: c->out = v->text; return 0;
+	case OPT_SAVE: c->save = v->text; return 0;
+	case OPT_PLOT: c->plot = v->text; return 0;
+	case OPT_WRITE_TRACE: c->write_trace = v->text; return 0;
+	case OPT_QUIET: c->quiet = true; return 0;
+	case OPT_NO_STRAY: c->no_stray = true; return 0;
+	case OPT_RCU: return cli_apply_rcu("sim", v->text);
+	case OPT_KEY_SIZE:
+		if (v->u > SIM_MAX_KEY_SIZE)
+			return cli_error("sim", "--key-size: sim's keys are the "
+					 "8-byte ids, or hashed down to 1 to 7 "
+					 "bytes; got %llu",
+					 (unsigned long long)v->u);
+		c->key_size = (uint32_t)v->u;
+		return 0;
+	case OPT_THREADS:
+		return opts_thread_list("sim", v->text, c->threads,
+					BENCH_MAX_THREAD_COUNTS, &c->n_threads);
+	case OPT_SPLIT:
+		if (strcmp(v->text, "rr") == 0)
+			c->split = SIM_SPLIT_RR;
+		else if (strcmp(v->text, "hash") == 0)
+			c->split = SIM_SPLIT_HASH;
+		else
+			return cli_error("sim", "--split wants rr or hash, got "
+					 "'%s'", parse_printable(v->text, shown,
+								 sizeof(shown)));
+		return 0;
+	case OPT_FORMAT:
+		if (strcmp(v->text, "table") == 0)
+			c->format = SIM_OUT_TABLE;
+		else if (strcmp(v->text, "jsonl") == 0)
+			c->format = SIM_OUT_JSONL;
+		else if (strcmp(v->text, "csv") == 0)
+			c->format = SIM_OUT_CSV;
+		else
+			return cli_error("sim", "--format wants table, jsonl or "
+					 "csv, got '%s'", parse_printable(
+					 v->text, shown, sizeof(shown)));
+		return 0;
+	default:
+		return cli_error("sim", "option not handled");
+	}
+}
+
+/* --- the trace --------------------------------------------------------------------- */
+
+static int load_trace(const struct sim_cli *c, struct sim_trace *t,
+		      const char **format_name)
+{
+	enum sim_trace_format f = SIM_TRACE_AUTO;
+	char err[512], shown[80];
+	int rc;
+	if (c->trace_format && sim_trace_parse_format(c->trace_format, &f))
+		return cli_error("sim", "--trace-format wants txt, csv or "
+				 "oracleGeneral, got '%s'", parse_printable(
+				 c->trace_format, shown, sizeof(shown)));
+	if (sim_trace_is_generator(c->trace)) {
+		rc = sim_trace_generate(c->trace, t, err, sizeof(err));
+		*format_name = "generated";
+	} else {
+		if (f == SIM_TRACE_AUTO)
+			f = sim_trace_guess_format(c->trace);
+		rc = sim_trace_read(c->trace, f, c->csv_column, t, err,
+				    sizeof(err));
+		if (rc == -ENOENT && strchr(c->trace, ':'))
+			return cli_error("sim", "%s (nor is it a generator: zipf:, "
+					 "loop:, scan:, hotset:, mix:)", err);
+		*format_name = sim_trace_format_name(f == SIM_TRACE_AUTO
+						     ? SIM_TRACE_TXT : f);
+	}
+	return rc ? cli_error("sim", "%s", err) : 0;
+}
+
+static int write_trace(const struct sim_cli *c, const struct sim_trace *t)
+{
+	enum sim_trace_format f = sim_trace_guess_format(c->write_trace);
+	FILE *o = fopen(c->write_trace, "wb");
+	if (!o)
+		return cli_error("sim", "cannot write %s: %s", c->write_trace,
+				 strerror(errno));
+	int rc = sim_trace_write(o, t, f == SIM_TRACE_ORACLE ? f
+							    : SIM_TRACE_TXT);
+	if (fclose(o) || rc)
+		return cli_error("sim", "writing %s failed", c->write_trace);
+	return 0;
+}
+
+/* --- sizes and policies --------------------------------------------------------------- */
+
+struct size_list {
+	uint32_t *out;
+	unsigned n;
+	uint32_t distinct;
+	int rc;
+};
+
+static int add_size(const char *word, void *ctx)
+{
+	struct size_list *l = ctx;
+	char shown[80];
+	uint64_t n;
+	double f;
+	if (l->n == SIM_MAX_SIZES) {
+		l->rc = cli_error("sim", "at most %d sizes", SIM_MAX_SIZES);
+		return -1;
+	}
+	if (strchr(word, '.')) {
+		if (parse_decimal(word, 0, 1e9, &f) || f <= 0) {
+			l->rc = cli_error("sim", "--sizes: '%s' is not a fraction "
+					  "above 0", parse_printable(word, shown,
+								     sizeof(shown)));
+			return -1;
+		}
+		double e = f * l->distinct + 0.5;
+		n = e < 1 ? 1 : e > (double)(1ULL << 31) ? 1ULL << 31
+							  : (uint64_t)e;
+	} else if (parse_u64(word, 1, 1ULL << 31, &n)) {
+		l->rc = cli_error("sim", "--sizes wants entries (1 to 2^31) or "
+				  "fractions like 0.01, got '%s'",
+				  parse_printable(word, shown, sizeof(shown)));
+		return -1;
+	}
+	l->out[l->n++] = (uint32_t)n;
+	return 0;
+}
+
+struct policy_list {
+	struct sim_policy *out;
+	unsigned n;
+	bool kernel_ok;
+	char kernel_why[256];
+	int rc;
+};
+
+static int push_policy(struct policy_list *l, const char *name,
+		       enum sim_engine e, const struct map_ops *d,
+		       uint32_t kflags)
+{
+	if (l->n == SIM_MAX_POLICIES) {
+		l->rc = cli_error("sim", "at most %d policies", SIM_MAX_POLICIES);
+		return -1;
+	}
+	struct sim_policy *p = &l->out[l->n++];
+	snprintf(p->name, sizeof(p->name), "%s", name);
+	p->engine = e;
+	p->design = d;
+	p->kernel_flags = kflags;
+	return 0;
+}
+
+static int add_policy(const char *word, void *ctx)
+{
+	struct policy_list *l = ctx;
+	char shown[80];
+	if (strcmp(word, "all") == 0) {
+		for (size_t i = 0; map_registry[i]; i++)
+			if (map_registry[i]->type == MAP_TYPE_LRU_HASH &&
+			    push_policy(l, map_registry[i]->name, SIM_ENGINE_MAP,
+					map_registry[i], 0))
+				return -1;
+		if (push_policy(l, "opt", SIM_ENGINE_OPT, NULL, 0))
+			return -1;
+		if (!l->kernel_ok) {
+			fprintf(stderr, "maplab sim: note: all without the "
+				"kernel's LRU: %s\n", l->kernel_why);
+			return 0;
+		}
+		return push_policy(l, "kernel", SIM_ENGINE_KERNEL, NULL, 0) ||
+		       push_policy(l, "kernel:no_common_lru", SIM_ENGINE_KERNEL,
+				   NULL, MAP_F_NO_COMMON_LRU);
+	}
+	if (strcmp(word, "opt") == 0)
+		return push_policy(l, "opt", SIM_ENGINE_OPT, NULL, 0);
+	if (strcmp(word, "kernel") == 0 ||
+	    strcmp(word, "kernel:no_common_lru") == 0) {
+		if (!l->kernel_ok) {
+			l->rc = cli_error("sim", "%s: %s", word, l->kernel_why);
+			return -1;
+		}
+		return push_policy(l, word, SIM_ENGINE_KERNEL, NULL,
+				   strchr(word, ':') ? MAP_F_NO_COMMON_LRU : 0);
+	}
+	const struct map_ops *d = map_find(word);
+	if (!d || d->type != MAP_TYPE_LRU_HASH) {
+		l->rc = cli_error("sim", "--policy: '%s' is %s (LRU hash designs: "
+				  "maplab list; or opt, kernel, "
+				  "kernel:no_common_lru, all)",
+				  parse_printable(word, shown, sizeof(shown)),
+				  d ? "not an LRU hash design" : "no policy");
+		return -1;
+	}
+	return push_policy(l, word, SIM_ENGINE_MAP, d, 0);
+}
+
+static bool policies_need_kernel(const char *text)
+{
+	return strstr(text, "kernel") || strstr(text, "all");
+}
+
+/* --- the runs ------------------------------------------------------------------------ */
+
+struct sim_plan {
+	struct sim_policy policies[SIM_MAX_POLICIES];
+	unsigned n_policies;
+	uint32_t sizes[SIM_MAX_SIZES];
+	unsigned n_sizes;
+};
+
+static int run_points(const struct sim_cli *c, struct sim_input *in,
+		      const struct sim_plan *p, struct sim_row *rows,
+		      unsigned *n_rows)
+{
+	struct progress prog;
+	char err[512];
+	int rc = 0;
+	progress_init(&prog, c->quiet);
+	*n_rows = 0;
+	for (unsigned k = 0; k < p->n_policies && !rc; k++)
+		for (unsigned s = 0; s < p->n_sizes && !rc; s++)
+			for (unsigned t = 0; t < c->n_threads && !rc; t++) {
+				const struct sim_policy *pol = &p->policies[k];
+				if (pol->engine == SIM_ENGINE_OPT && t > 0)
+					break; /* offline: one thread */
+				struct sim_config sc = {
+					.policy = pol, .entries = p->sizes[s],
+					.threads = pol->engine == SIM_ENGINE_OPT
+							   ? 1 : c->threads[t],
+					.split = c->split, .stray = !c->no_stray,
+					.progress = progress_update,
+					.progress_arg = &prog,
+				};
+				struct sim_row *row = &rows[(*n_rows)++];
+				progress_label(&prog, "%s, %u entries, %u threads",
+					       pol->name, sc.entries, sc.threads);
+				row->policy = pol->name;
+				row->entries = sc.entries;
+				row->threads = sc.threads;
+				rc = sim_run(in, &sc, &row->r, err, sizeof(err));
+				if (rc)
+					rc = cli_error("sim", "%s", err);
+			}
+	progress_clear(&prog);
+	return rc;
+}
+
+static int write_outputs(const struct sim_cli *c, const struct sim_report *rep)
+{
+	struct host_record host;
+	FILE *out = stdout;
+	int rc = 0;
+	host_record_read(&host);
+	if (c->out && !(out = fopen(c->out, "w")))
+		return cli_error("sim", "cannot write %s: %s", c->out,
+				 strerror(errno));
+	sim_report_write(out, c->format, &host, rep);
+	if (out != stdout && fclose(out))
+		rc = cli_error("sim", "writing %s failed", c->out);
+	if (c->save) {
+		FILE *s = fopen(c->save, "a");
+		if (!s)
+			return cli_error("sim", "cannot append to %s: %s",
+					 c->save, strerror(errno));
+		sim_report_write(s, SIM_OUT_JSONL, &host, rep);
+		if (fclose(s))
+			rc = cli_error("sim", "writing %s failed", c->save);
+	}
+	if (c->plot) {
+		char note[1024];
+		int p = sim_plot(c->plot, rep, note, sizeof(note));
+		if (p < 0)
+			rc = cli_error("sim", "--plot: %s", note);
+		else if (p > 0)
+			fprintf(stderr, "maplab sim: note: %s\n", note);
+	}
+	return rc;
+}
+
+/* Notes on stderr: sizes beyond the distinct keys (they never evict). */
+static void note_sizes(const struct sim_plan *p, const struct sim_input *in)
+{
+	for (unsigned s = 0; s < p->n_sizes; s++)
+		if (p->sizes[s] > in->distinct)
+			fprintf(stderr, "maplab sim: note: size %u is more than "
+				"the trace's %u distinct keys: only first "
+				"requests miss\n", p->sizes[s], in->distinct);
+}
+
+static int check_required(const struct sim_cli *c)
+{
+	if (!c->trace)
+		return cli_error("sim", "--trace is required (a file or a "
+				 "generator; try --help)");
+	if (c->write_trace)
+		return 0;
+	if (!c->policies)
+		return cli_error("sim", "--policy is required (try --help)");
+	if (!c->sizes)
+		return cli_error("sim", "--sizes is required (try --help)");
+	return 0;
+}
+
+static int simulate(const struct sim_cli *c, struct sim_trace *t,
+		    const char *format_name)
+{
+	struct sim_plan plan = { 0 };
+	struct sim_input in;
+	struct policy_list pl = { .out = plan.policies };
+	struct size_list sl = { .out = plan.sizes };
+	char err[512], shown[80];
+	int rc;
+
+	if (policies_need_kernel(c->policies))
+		pl.kernel_ok = sim_kernel_available(pl.kernel_why,
+						    sizeof(pl.kernel_why));
+	if (parse_list(c->policies, add_policy, &pl))
+		return pl.rc ? pl.rc : cli_error("sim", "--policy wants names "
+			"separated by commas, got '%s'", parse_printable(
+			c->policies, shown, sizeof(shown)));
+	plan.n_policies = pl.n;
+	if ((rc = sim_input_prepare(&in, t, c->key_size, c->warmup, err,
+				    sizeof(err))))
+		return cli_error("sim", "%s", err);
+	sl.distinct = in.distinct;
+	if (parse_list(c->sizes, add_size, &sl)) {
+		sim_input_free(&in);
+		return sl.rc ? sl.rc : cli_error("sim", "--sizes wants sizes "
+			"separated by commas, got '%s'", parse_printable(
+			c->sizes, shown, sizeof(shown)));
+	}
+	plan.n_sizes = sl.n;
+	if (c->warmup >= t->n)
+		fprintf(stderr, "maplab sim: note: --warmup %llu covers the whole "
+			"trace (%zu requests): nothing is counted\n",
+			(unsigned long long)c->warmup, t->n);
+	note_sizes(&plan, &in);
+
+	struct sim_row *rows = calloc((size_t)plan.n_policies * plan.n_sizes *
+				      c->n_threads, sizeof(*rows));
+	unsigned n_rows = 0;
+	rc = rows ? run_points(c, &in, &plan, rows, &n_rows)
+		  : cli_error("sim", "out of memory");
+	if (!rc) {
+		struct sim_report rep = {
+			.in = &in, .format_name = format_name,
+			.split = c->split == SIM_SPLIT_HASH ? "hash" : "rr",
+			.rows = rows, .n = n_rows,
+		};
+		rc = write_outputs(c, &rep);
+	}
+	free(rows);
+	sim_input_free(&in);
+	return rc;
+}
+
+int cmd_sim(int argc, char **argv)
+{
+	struct sim_cli c = { .key_size = 8, .threads = { 1 }, .n_threads = 1 };
+	struct sim_trace t = { 0 };
+	const char *format_name = "txt";
+	int rc = opts_parse("sim", argc, argv, sim_options,
+			    sizeof(sim_options) / sizeof(sim_options[0]),
+			    apply_sim, &c, usage_sim, after_sim);
+	if (rc)
+		return rc == 1 ? EXIT_OK : rc;
+	if ((rc = check_required(&c)) || (rc = load_trace(&c, &t, &format_name)))
+		return rc;
+	rc = c.write_trace ? write_trace(&c, &t) : simulate(&c, &t, format_name);
+	sim_trace_free(&t);
+	return rc;
+}

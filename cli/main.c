@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * maplab: the command line.  `maplab <command> [options]`; each command
+ * lives in its own cmd_*.c and answers --help.
+ */
+#include "cli/cli.h"
+#include "kernel-compare/ksim.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+static const struct cli_command commands[] = {
+	{ "list", "every map design, with a line on each", cmd_list },
+	{ "bench", "designs under contention: throughput and latency", cmd_bench },
+	{ "stress", "concurrent random ops, then a check of the contents",
+	  cmd_stress },
+	{ "kbench", "bench's workloads on the kernel's maps (in BPF, and via bpf(2))",
+	  cmd_kbench },
+	{ "compare", "bench and kbench on the same work, side by side",
+	  cmd_compare },
+	{ "replay", "run a trace on a design or on the kernel's map", cmd_replay },
+	{ "validate", "replay on a design and on the kernel; show differences",
+	  cmd_validate },
+	{ "gentrace", "write a random trace (for validate and tests)",
+	  cmd_gentrace },
+	{ "dump", "a design's inner state (its lists, ref bits) after a trace",
+	  cmd_dump },
+	{ "sim", "cache traces through the designs: miss ratios, speed", cmd_sim },
+};
+#define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+static void usage(FILE *f)
+{
+	fputs("usage: maplab <command> [options]\n\n"
+	      "maplab is a lab for the internals of concurrent maps: userspace\n"
+	      "reimplementations of the kernel's BPF maps, checked against the\n"
+	      "kernel's own.\n\ncommands:\n", f);
+	for (size_t i = 0; i < N_COMMANDS; i++)
+		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+	fputs("\n`maplab <command> --help` tells more.  Exit status: 0 ok, "
+	      "1 a check failed, 2 bad usage or input.\n", f);
+}
+
+/*
+ * Output that could not be written is a failure, not a success with less
+ * to read: a full disk or a closed pipe must not exit 0.
+ */
+static int finish_output(int rc)
+{
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "maplab: writing the output failed: %s\n",
+			strerror(errno));
+		return EXIT_USAGE;
+	}
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	/* sim's kernel policy runs on kernel-compare's engine (absent.c's,
+	 * which says why not, in a build without the kernel side) */
+	sim_set_kernel_engine(&ksim_engine);
+	if (argc < 2) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+	    strcmp(argv[1], "help") == 0) {
+		usage(stdout);
+		return finish_output(EXIT_OK);
+	}
+	for (size_t i = 0; i < N_COMMANDS; i++)
+		if (strcmp(argv[1], commands[i].name) == 0)
+			return finish_output(commands[i].run(argc - 1, argv + 1));
+	fprintf(stderr, "maplab: unknown command '%s'\n\n", argv[1]);
+	usage(stderr);
+	return EXIT_USAGE;
+}

@@ -1,0 +1,444 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * measure.c: the driver (measure.h).  The arrays of a measurement are laid
+ * out side-major: configs and points [side][thread count], runs
+ * [side][thread count][repeat], so one side's points are contiguous (as
+ * report_derive_speedups wants them) and a point's runs are in repeat order.
+ */
+#include "cli/measure.h"
+#include "cli/cli.h"
+#include "cli/progress.h"
+#include "harness/bench/memstat.h"
+#include "harness/bench/probe.h"
+#include "kernel-compare/kbench.h"
+#include "kernel-compare/kmap.h"
+#include "harness/common/parse.h"
+#include "maps/base/cpu.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* --- the kinds of side ---------------------------------------------------------- */
+
+static int run_user(const struct side *s, const struct bench_cli *cli,
+		    const struct bench_config *b, struct report_run *out,
+		    char *err, size_t errlen)
+{
+	struct bench_result r;
+	(void)s, (void)cli;
+	int rc = bench_run(b, &r, err, errlen);
+	if (!rc)
+		report_run_from(out, &r, true);
+	return rc;
+}
+
+static struct kbench_config kernel_config(const struct side *s,
+					  const struct bench_cli *cli,
+					  const struct bench_config *b)
+{
+	return (struct kbench_config){ .b = *b, .map_type = s->map_type,
+				       .ops_per_run = cli->run_ops,
+				       .run_repeat = cli->run_repeat,
+				       .verbose = cli->verbose };
+}
+
+static int run_kernel(const struct side *s, const struct bench_cli *cli,
+		      const struct bench_config *b, struct report_run *out,
+		      char *err, size_t errlen)
+{
+	struct kbench_config kc = kernel_config(s, cli, b);
+	struct kbench_result r;
+	int rc = kbench_run(&kc, &r, err, errlen);
+	if (rc)
+		return rc;
+	report_run_from(out, &r.r, false); /* no latencies inside BPF */
+	out->v[RF_PROGRAM_NS] = r.program_ns_per_op;
+	out->v[RF_BASELINE_NS] = r.baseline_ns_per_op;
+	return 0;
+}
+
+static int run_syscalls(const struct side *s, const struct bench_cli *cli,
+			const struct bench_config *b, enum syscall_mode mode,
+			struct report_run *out, char *err, size_t errlen)
+{
+	struct kbench_config kc = kernel_config(s, cli, b);
+	struct bench_result r;
+	int rc = kbench_syscall_run(&kc, mode, &r, err, errlen);
+	if (!rc)
+		report_run_from(out, &r, true);
+	return rc;
+}
+
+static int run_syscall(const struct side *s, const struct bench_cli *cli,
+		       const struct bench_config *b, struct report_run *out,
+		       char *err, size_t errlen)
+{
+	return run_syscalls(s, cli, b, SYSCALL_SINGLE, out, err, errlen);
+}
+
+static int run_syscall_batch(const struct side *s, const struct bench_cli *cli,
+			     const struct bench_config *b,
+			     struct report_run *out, char *err, size_t errlen)
+{
+	return run_syscalls(s, cli, b, SYSCALL_BATCH, out, err, errlen);
+}
+
+/* The noop design through bench's loop: the harness's cost, no map. */
+static int run_harness(const struct side *s, const struct bench_cli *cli,
+		       const struct bench_config *b, struct report_run *out,
+		       char *err, size_t errlen)
+{
+	int rc = run_user(s, cli, b, out, err, errlen);
+	out->v[RF_BYTES_PER_ENTRY] = NAN; /* a noop "map" holds nothing */
+	out->memory_from = BENCH_MEMORY_NONE;
+	return rc;
+}
+
+static int run_loads(const struct side *s, const struct bench_cli *cli,
+		     const struct bench_config *b, struct report_run *out,
+		     char *err, size_t errlen)
+{
+	struct bench_result r;
+	(void)cli;
+	int rc = limit_run(&s->buffer, b, &r, err, errlen);
+	if (!rc) {
+		report_run_from(out, &r, false); /* no latencies sampled */
+		out->v[RF_BUFFER_BYTES] = (double)limit_buffer_bytes(&s->buffer);
+	}
+	return rc;
+}
+
+const struct side_kind side_user = { "user", run_user };
+const struct side_kind side_harness = { "harness", run_harness };
+const struct side_kind side_loads = { "loads", run_loads };
+const struct side_kind side_kernel = { "kernel", run_kernel };
+const struct side_kind side_syscall = { "syscall", run_syscall };
+const struct side_kind side_syscall_batch = { "syscall-batch",
+					      run_syscall_batch };
+
+int measure_add_side(struct measurement *m, const char *cmd,
+		     const struct side *side)
+{
+	if (m->n_sides == MEASURE_MAX_SIDES)
+		return cli_error(cmd, "at most %d sides at once", MEASURE_MAX_SIDES);
+	struct side *s = &m->sides[m->n_sides++];
+	*s = *side;
+	s->map = s->design ? s->design->name : map_type_name(s->map_type);
+	return 0;
+}
+
+/* "17.0 MB": bytes in the unit that keeps a figure or two before the
+ * point. */
+static void format_bytes(double bytes, char *buf, size_t len)
+{
+	static const char *const units[] = { "B", "kB", "MB", "GB", "TB" };
+	int u = 0;
+	while (bytes >= 1000 && u < 4) {
+		bytes /= 1000;
+		u++;
+	}
+	snprintf(buf, len, u ? "%.1f %s" : "%.0f %s", bytes, units[u]);
+}
+
+/* The most threads of --threads. */
+static unsigned most_threads(const struct bench_cli *cli)
+{
+	unsigned most = 1;
+	for (unsigned t = 0; t < cli->n_threads; t++)
+		most = cli->threads[t] > most ? cli->threads[t] : most;
+	return most;
+}
+
+/* The loads side: its buffer sized to D's footprint (measure.h). */
+static int add_loads_side(const struct bench_cli *cli, struct measurement *m)
+{
+	const struct map_ops *d = cli->physical;
+	struct side s = { .kind = &side_loads, .design = d,
+			  .map_type = d->type ? d->type : MAP_TYPE_HASH,
+			  .mode_flags = d->mode_flags, .reference = -1 };
+	struct bench_config b = { .design = d,
+				  .w = workload_for_type(&cli->w, s.map_type),
+				  .map_flags = cli->map_flags | d->mode_flags,
+				  .threads = most_threads(cli) };
+	struct bench_memory mem;
+	char err[256], size[32];
+
+	int rc = bench_footprint(&b, &mem, err, sizeof(err));
+	if (rc)
+		return cli_error(cli->cmd, "--physical %s: %s", d->name, err);
+	if (mem.from == BENCH_MEMORY_NONE) {
+		fprintf(stderr, "maplab %s: random loads: skipped: %s keeps no "
+			"count of its memory, and this build's allocator (%s) "
+			"gives none (jemalloc does)\n", cli->cmd, d->name,
+			memstat_available() ? "jemalloc" : "libc");
+		return 0;
+	}
+	if ((rc = limit_buffer_init(&s.buffer, (size_t)mem.bytes)))
+		return cli_error(cli->cmd, "--physical %s: no buffer of %.0f "
+				 "bytes: %s", d->name, mem.bytes, strerror(-rc));
+	format_bytes(limit_buffer_bytes(&s.buffer), size, sizeof(size));
+	/* No quote in a label: harness/results/report.py hands labels to
+	 * gnuplot between single quotes. */
+	snprintf(s.label, sizeof(s.label), "random loads (%s, %s)", d->name,
+		 size);
+	if ((rc = measure_add_side(m, cli->cmd, &s)))
+		limit_buffer_free(&s.buffer);
+	return rc;
+}
+
+int measure_add_physical_sides(const struct bench_cli *cli,
+			       struct measurement *m)
+{
+	struct side harness = { .kind = &side_harness, .design = &bench_noop_ops,
+				.map_type = MAP_TYPE_HASH, .reference = -1 };
+	if (!cli->physical)
+		return 0;
+	snprintf(harness.label, sizeof(harness.label), "harness (noop)");
+	int rc = measure_add_side(m, cli->cmd, &harness);
+	return rc ? rc : add_loads_side(cli, m);
+}
+
+void measure_mode_suffix(uint32_t mode_flags, char *buf, size_t len)
+{
+	char names[128];
+	buf[0] = '\0';
+	if (mode_flags)
+		snprintf(buf, len, " +%s",
+			 format_map_flags(mode_flags, names, sizeof(names)));
+}
+
+/* --- the run -------------------------------------------------------------------- */
+
+/* The arrays, and each point's constant part (side, config, runs' place). */
+static int lay_out(const struct bench_cli *cli, struct measurement *m,
+		   struct progress *progress)
+{
+	size_t points = (size_t)m->n_sides * cli->n_threads;
+	m->n_threads = cli->n_threads;
+	m->configs = calloc(points, sizeof(*m->configs));
+	m->points = calloc(points, sizeof(*m->points));
+	m->runs = calloc(points * cli->repeat, sizeof(*m->runs));
+	if (!m->configs || !m->points || !m->runs)
+		return cli_error(cli->cmd, "out of memory");
+	for (unsigned s = 0; s < m->n_sides; s++)
+		for (unsigned t = 0; t < cli->n_threads; t++) {
+			size_t i = (size_t)s * cli->n_threads + t;
+			const struct side *side = &m->sides[s];
+			/* The workload as the side's map type takes it (in a
+			 * prefix workload a hash's keys are the addresses
+			 * alone), with the flags that type requires. */
+			m->configs[i] = (struct bench_config){
+				.design = side->design, /* NULL: a kernel side */
+				.w = workload_for_type(&cli->w, side->map_type),
+				.map_flags = bench_map_flags(side->map_type,
+					cli->map_flags | side->mode_flags),
+				.threads = cli->threads[t],
+				.seconds = cli->seconds, .ops = cli->ops,
+				.warmup = cli->warmup, .progress = progress_update,
+				.progress_arg = progress,
+			};
+			m->points[i] = (struct report_point){
+				.side = side->kind->name, .map = side->map,
+				.label = side->label, .config = &m->configs[i],
+				.run = &m->runs[i * cli->repeat],
+			};
+		}
+	return 0;
+}
+
+/* -EOPNOTSUPP: the point cannot run here.  It is dropped, with a note. */
+static void skip_point(const struct bench_cli *cli, struct progress *progress,
+		       struct report_point *p, const char *why)
+{
+	progress_clear(progress);
+	fprintf(stderr, "maplab %s: %s, %u thread%s: skipped: %s\n", cli->cmd,
+		p->label, p->config->threads, p->config->threads == 1 ? "" : "s",
+		why);
+	p->runs = 0;
+}
+
+/* One repeat: every point not skipped, run once.  0 or EXIT_USAGE. */
+static int run_repeat(const struct bench_cli *cli, struct measurement *m,
+		      unsigned r, double probe_ns, bool *skipped,
+		      struct progress *progress)
+{
+	char err[512];
+	for (unsigned t = 0; t < m->n_threads; t++)
+		for (unsigned k = 0; k < m->n_sides; k++) {
+			unsigned s = (k + r) % m->n_sides;
+			const struct side *side = &m->sides[s];
+			size_t i = (size_t)s * m->n_threads + t;
+			struct report_point *p = &m->points[i];
+			if (skipped[i])
+				continue;
+			progress_label(progress, "%s, %u thread%s, repeat %u/%u",
+				       side->label, p->config->threads,
+				       p->config->threads == 1 ? "" : "s", r + 1,
+				       cli->repeat);
+			int rc = side->kind->run(side, cli, p->config, &p->run[r],
+						 err, sizeof(err));
+			if (rc == -EOPNOTSUPP) {
+				skip_point(cli, progress, p, err);
+				skipped[i] = true;
+				continue;
+			}
+			if (rc) {
+				progress_clear(progress);
+				return cli_error(cli->cmd, "%s, %u thread%s: %s",
+						 side->label, p->config->threads,
+						 p->config->threads == 1 ? "" : "s",
+						 err);
+			}
+			p->run[r].v[RF_PROBE_NS] = probe_ns;
+			p->runs = r + 1;
+		}
+	return 0;
+}
+
+static int run_all(const struct bench_cli *cli, struct measurement *m,
+		   struct progress *progress)
+{
+	struct probe probe;
+	bool *skipped = calloc((size_t)m->n_sides * m->n_threads, sizeof(bool));
+	int rc = 0;
+
+	if (!skipped || probe_init(&probe)) {
+		free(skipped);
+		return cli_error(cli->cmd, "out of memory");
+	}
+	for (unsigned r = 0; r < cli->repeat && !rc; r++) {
+		progress_label(progress, "reference probe, repeat %u/%u", r + 1,
+			       cli->repeat);
+		rc = run_repeat(cli, m, r, probe_run(&probe), skipped, progress);
+	}
+	progress_clear(progress);
+	probe_free(&probe);
+	free(skipped);
+	return rc;
+}
+
+/* Speed-ups within each side, ratios to the references, then summaries. */
+static void sum_up(struct measurement *m)
+{
+	unsigned nt = m->n_threads;
+	unsigned cpus = map_cpu_allowed_count();
+	for (unsigned s = 0; s < m->n_sides; s++)
+		report_derive_speedups(measure_point(m, s, 0), nt, cpus);
+	for (unsigned s = 0; s < m->n_sides; s++) {
+		int ref = m->sides[s].reference;
+		for (unsigned t = 0; t < nt && ref >= 0; t++)
+			report_derive_ratio(measure_point(m, s, t),
+					    measure_point(m, (unsigned)ref, t));
+	}
+	for (size_t i = 0; i < (size_t)m->n_sides * nt; i++)
+		report_summarise(&m->points[i]);
+}
+
+int measure_run(const struct bench_cli *cli, struct measurement *m)
+{
+	struct progress progress;
+	progress_init(&progress, cli->quiet);
+	int rc = lay_out(cli, m, &progress);
+	if (!rc)
+		rc = run_all(cli, m, &progress);
+	if (!rc)
+		sum_up(m);
+	return rc;
+}
+
+void measure_free(struct measurement *m)
+{
+	for (unsigned s = 0; s < m->n_sides; s++)
+		limit_buffer_free(&m->sides[s].buffer);
+	free(m->configs);
+	free(m->points);
+	free(m->runs);
+	m->configs = NULL;
+	m->points = NULL;
+	m->runs = NULL;
+}
+
+/* --- kbench's and compare's command line ---------------------------------------- */
+
+static const struct cmd_option kernel_options[] = {
+	{ OPT_RUN_OPS, "map calls per BPF program run (1024)" },
+	{ OPT_RUN_REPEAT, "BPF_PROG_TEST_RUN repeat count (64)" },
+	{ OPT_NO_SYSCALL, NULL },
+	{ OPT_VERBOSE, NULL },
+};
+#define N_KERNEL_OPTIONS (sizeof(kernel_options) / sizeof(kernel_options[0]))
+
+int measure_parse_kernel_cmd(struct bench_cli *cli, int argc, char **argv,
+			     const char *usage, const char *after)
+{
+	size_t n = bench_option_count + N_KERNEL_OPTIONS;
+	struct cmd_option *opts = calloc(n, sizeof(*opts));
+	if (!opts)
+		return cli_error(cli->cmd, "out of memory");
+	memcpy(opts, bench_options, bench_option_count * sizeof(*opts));
+	memcpy(opts + bench_option_count, kernel_options, sizeof(kernel_options));
+	int rc = bench_cli_parse(cli, argc, argv, opts, n, usage, after);
+	free(opts);
+	return rc;
+}
+
+bool measure_kernel_ready(const char *cmd, bool alone)
+{
+	char why[256];
+	if (kmap_available(why, sizeof(why)) == 0)
+		return true;
+	fprintf(stderr, "maplab %s: no kernel side here: %s%s\n", cmd, why,
+		alone ? "; running the userspace side alone" : "");
+	return false;
+}
+
+/* --- where the results go ------------------------------------------------------- */
+
+int outputs_open(const struct bench_cli *cli, struct outputs *o)
+{
+	o->out = cli->out ? fopen(cli->out, "w") : stdout;
+	if (!o->out)
+		return cli_error(cli->cmd, "cannot write %s: %s", cli->out,
+				 strerror(errno));
+	o->save = cli->save ? fopen(cli->save, "a") : NULL;
+	if (cli->save && !o->save) {
+		int e = errno;
+		if (o->out != stdout)
+			fclose(o->out);
+		return cli_error(cli->cmd, "cannot write %s: %s", cli->save,
+				 strerror(e));
+	}
+	return 0;
+}
+
+void outputs_write(const struct bench_cli *cli, struct outputs *o,
+		   const struct host_record *host, const struct measurement *m,
+		   table_printer print_table)
+{
+	unsigned n = m->n_sides * m->n_threads;
+	if (cli->format == REPORT_TABLE && print_table)
+		print_table(o->out, cli, host, m);
+	else
+		report_write(o->out, cli->format, host, m->points, n);
+	if (o->save)
+		report_write(o->save, REPORT_JSONL, host, m->points, n);
+}
+
+static int close_one(const struct bench_cli *cli, FILE *f, const char *path)
+{
+	if (!f || f == stdout)
+		return 0;
+	bool failed = ferror(f) != 0;
+	if (fclose(f) || failed)
+		return cli_error(cli->cmd, "writing %s failed", path);
+	return 0;
+}
+
+int outputs_close(const struct bench_cli *cli, struct outputs *o, int rc)
+{
+	int out_rc = close_one(cli, o->out, cli->out);
+	int save_rc = close_one(cli, o->save, cli->save);
+	return rc ? rc : out_rc ? out_rc : save_rc;
+}

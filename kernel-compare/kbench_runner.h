@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * kbench_runner.h: what kbench's two engines (kbench_prog.c, the BPF
+ * programs; kbench_syscall.c, bpf(2) from userspace) share.  Private to
+ * kernel-compare.
+ *
+ *   kb_runner_prepare        refuse a point this machine cannot run (more
+ *                          threads than CPUs the process may use); build the
+ *                          keys and each worker's stream, as bench does
+ *   kb_runner_create_target  create the kernel map of the config (type, sizes,
+ *                          flags), prefill it with bench's keys and values,
+ *                          and read its memory as the kernel counts it
+ *   kb_runner_run_team       the thread team (harness/common/team.h): worker i
+ *                          pinned to the i-th CPU this process may use; a
+ *                          warm-up phase, then the timed phase (--duration,
+ *                          or until every worker has done its quota); an
+ *                          LRU map's keys counted around the timed phase
+ *   kb_runner_evictions      the timed phase's evictions, from those counts
+ *   kb_runner_free
+ *
+ * The kernel keeps no count of its LRU's evictions that userspace can
+ * read, but every key that leaves the map without a delete was evicted,
+ * so over the timed phase (no other writer):
+ *
+ *   evictions = inserts that succeeded - deletes that succeeded
+ *               - (keys at the end - keys at the start)
+ *
+ * (an update, successful or not, can evict too: the kernel takes a free
+ * element before it looks the key up, as the userspace designs do).  The
+ * keys are counted while every worker waits at the team's gate, by
+ * BPF_MAP_LOOKUP_BATCH walks (about 17 ms for 64K keys here).
+ *
+ * One kb_runner serves one run; the main thread owns it, and the workers
+ * only read it (each writes only to its engine's per-worker record).
+ */
+#ifndef MAPLAB_KBENCH_RUNNER_H
+#define MAPLAB_KBENCH_RUNNER_H
+
+#include "kernel-compare/kbench.h"
+#include "harness/common/clock.h"
+#include "harness/common/team.h"
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+/* A worker's ops so far in the timed phase, on a line of its own: written
+ * by the worker, read (relaxed, for progress only) by the main thread. */
+struct kb_done {
+	_Atomic uint64_t ops;
+} __attribute__((aligned(64)));
+
+struct kb_runner {
+	/* The caller's config as the kernel map takes it: the workload of its
+	 * type (workload_for_type: an LPM trie's keys, or a hash's address
+	 * bytes in a prefix workload) and the flags the type requires
+	 * (bench_map_flags).  c points to it: the engines read only c. */
+	struct kbench_config own;
+	const struct kbench_config *c;
+	uint8_t *keys;          /* key i at keys + i * key_size */
+	struct stream *streams; /* one per worker: bench's streams, as long
+				   (workload_stream_len) */
+	size_t stream_slot;     /* room for the longest stream */
+	/* Keys in the map when the timed phase starts and ends, where
+	 * kb_runner_run_team counted them (keys_counted). */
+	bool keys_counted;
+	uint64_t keys_before, keys_after;
+	int target_fd;          /* the kernel map, or -1 before it is created */
+	uint64_t quota;         /* map calls per worker when counting ops
+				   (c->b.seconds == 0); else 0 */
+	struct kb_done *done;   /* one per worker */
+	/* The target map's memory after the prefill, by the kernel's own
+	 * accounting (the memlock line of its fd's fdinfo), for the
+	 * engines' results; from NONE where the kernel shows none. */
+	struct bench_memory memory;
+};
+
+enum kb_phase { KB_PHASE_WARMUP, KB_PHASE_TIMED };
+
+/* How an engine runs its workers on the team. */
+struct kb_team_plan {
+	team_body body;       /* called with phase KB_PHASE_WARMUP or _TIMED */
+	void *ctx;
+	bool warmup;          /* run a warm-up phase (for c->b.warmup s) */
+	/* Count an LRU map's keys around the timed phase, for its evictions
+	 * (an engine whose ok counts are its inserts and deletes). */
+	bool evictions;
+	/* Optional: called once every worker is pinned, before any phase,
+	 * with the team (team_cpu_of gives each worker's CPU id).  0, or
+	 * -errno with a reason in err, which ends the run. */
+	int (*pinned)(void *ctx, const struct team *team, char *err,
+		      size_t errlen);
+};
+
+/* 0, or -errno (-EOPNOTSUPP for a point this machine cannot run) with a
+ * one-line reason in err.  On success kb_runner_free must follow. */
+int kb_runner_prepare(struct kb_runner *k, const struct kbench_config *c,
+		    char *err, size_t errlen);
+
+/* Create and prefill k->target_fd, then read k->memory.  0, or the
+ * kernel's -errno with a reason in err. */
+int kb_runner_create_target(struct kb_runner *k, char *err, size_t errlen);
+
+/* Start the team, run its phases, join.  0, or -errno with a reason in err
+ * (a worker that cannot be started or pinned, what plan->pinned says, a
+ * count of the map's keys that failed). */
+int kb_runner_run_team(struct kb_runner *k, const struct kb_team_plan *plan,
+		     char *err, size_t errlen);
+
+/* r's evictions (r->has_evictions), from r's ok counts and the keys
+ * counted around the timed phase; nothing where none were counted. */
+void kb_runner_evictions(const struct kb_runner *k, struct bench_result *r);
+
+void kb_runner_free(struct kb_runner *k);
+
+/* Worker `worker` has done `ops` ops of the timed phase (for progress). */
+static inline void kb_runner_done(const struct kb_runner *k, unsigned worker,
+				uint64_t ops)
+{
+	atomic_store_explicit(&k->done[worker].ops, ops, memory_order_relaxed);
+}
+
+
+#endif /* MAPLAB_KBENCH_RUNNER_H */

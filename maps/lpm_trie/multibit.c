@@ -1,0 +1,1050 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * lpm_trie/multibit: maplab's own LPM map.  A multibit trie of stride 6 whose
+ * nodes are compressed with bitmaps (the Tree Bitmap of Eatherton, Varghese
+ * and Dittia, 2004, with poptrie's popcount-indexed arrays of descriptors,
+ * Asai and Ohara, 2015), read under RCU and updated by copying the path
+ * from the root (docs/lpm_trie.md, "lpm_trie/multibit", says why this design
+ * and what it was measured against).
+ *
+ * A node at depth d stands for one 6d-bit prefix and holds:
+ *
+ *   prefixes  63 bits: which stored prefixes of length 6d + l (l = 0..5)
+ *             start with the node's bits; the one of length 6d + l whose
+ *             next l bits are v sits at position 2^l - 1 + v
+ *   children  64 bits: bit c set if some stored prefix is longer than
+ *             6d + 5 and its next 6 bits are c
+ *   kids      the child nodes' descriptors, packed in chunk order: child c
+ *             is kids[popcount(children below bit c)]
+ *   entries   the stored prefixes, packed in position order the same way
+ *
+ * A lookup reads one descriptor per 6 bits of the key.  At each node, the
+ * positions a key's next 6 bits can match form a fixed mask per chunk (one
+ * position per length); and'ed with `prefixes`, its highest bit is the
+ * longest match in the node, because longer lengths sit at higher
+ * positions.  A key whose own prefix length ends inside the node masks off
+ * the longer positions: the kernel's rule that a match is no longer than
+ * the key's prefix length costs one and.  The last node with a match
+ * gives the answer; its entry is loaded once, at the end.
+ *
+ * Invariants (under the writer lock, and in every version readers see):
+ *   - a published node is never written again: an update builds new
+ *     descriptor arrays for every node from the changed one up to the
+ *     root, then publishes the new root with one release store; a reader
+ *     sees the whole old trie or the whole new one;
+ *   - every node but the root has a stored prefix in its subtree (a delete
+ *     that empties a node removes it from its parent, up the path);
+ *   - n_entries counts stored prefixes and never exceeds max_entries.
+ *
+ * Semantics are the kernel's trie's (conformance_lpm.c): key format,
+ * creation checks and errnos (map_check_lpm_attr), flags, -ENOSPC when
+ * full, a replace allowed when full, trailing bits stored as given, a
+ * prefix length beyond the data's bits (update and delete -EINVAL, lookup
+ * -ENOENT, get_next_key the first key).  get_next_key walks this trie in
+ * pre-order: a node's own prefixes by position (shorter first, then by
+ * value), then its children by chunk; a key not in the trie starts again
+ * from the first.
+ *
+ * Locks: one spin lock for writers.  Readers take none: they load the root
+ * with acquire and never see a node change.  Arrays and entries that an
+ * update replaces are freed after an RCU grace period.
+ *
+ * Work (map_ops.work, per cpu slot): nodes visited by each op, the lock
+ * taken by each write and how long it was held (the path copy happens
+ * under it), and blocks allocated (every array of the copied path, and
+ * the entry).
+ */
+#include "maps/base/attr.h"
+#include "maps/base/cpu.h"
+#include "maps/base/lock.h"
+#include "maps/lpm_trie/core/lpm_key.h"
+#include "maps/base/map.h"
+#include "maps/base/rcu.h"
+#include "maps/base/work.h"
+
+#include <errno.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define STRIDE 6
+#define FANOUT (1u << STRIDE)
+/* deepest node: a prefix of all 2048 bits sits at depth 2048 / 6 */
+#define DEPTH_MAX (8 * MAP_LPM_DATA_MAX / STRIDE + 1)
+
+/*
+ * A descriptor: a node, or a leaf (a subtree that holds one prefix).
+ * Immutable once published.  A leaf carries its prefix's length, first 8
+ * bytes and, if it has no more than 8 bytes, its value: a lookup that ends
+ * at a leaf decides whether it covers the key (for prefixes of up to 64
+ * bits) and answers without reading the entry, one cache miss fewer.  The
+ * value it answers with sits in the kids array of the leaf's parent, which
+ * a later update may copy: a value written through a lookup's pointer can
+ * be lost to a concurrent update of another prefix.  Values change by
+ * update (as in hash/cow and prefix_hash).
+ */
+#define LEAF_MARK (1ull << 63) /* in a leaf's `prefixes`: no position is 63 */
+#define HEAD_BITS 64
+#define INLINE_VALUE_MAX 8
+
+struct fnode {
+	union {
+		uint64_t children;  /* node: bit c, a child for next chunk c */
+		uint8_t head[8];    /* leaf: the prefix's first data bytes */
+	};
+	uint64_t prefixes;          /* node: bit p, an entry at position p;
+				       leaf: LEAF_MARK | the prefix's length */
+	union {
+		struct fnode *kids; /* node: [popcount(children)], in a farray */
+		uint64_t value;     /* leaf: its value, if of 8 bytes or fewer */
+	};
+	union {
+		struct fentry **entries; /* node: [popcount(prefixes)], in a farray */
+		struct fentry *leaf;     /* leaf: its one prefix */
+	};
+};
+
+/* A stored prefix: its length, the data as given, the value. */
+struct fentry {
+	struct rcu_head rcu; /* first: map_rcu_free_block frees it */
+	uint32_t prefixlen;
+	_Alignas(8) uint8_t bytes[]; /* data_size bytes, padding to 8, value */
+};
+
+/* Every kids or entries array, and the root's single descriptor, lives in
+ * one of these, so that it can be freed after a grace period. */
+struct farray {
+	struct rcu_head rcu;
+	_Alignas(16) unsigned char items[];
+};
+
+struct lpm_multibit {
+	struct map map;
+	_Atomic(struct fnode *) root; /* items of a farray of one; a node */
+	struct map_spinlock lock;
+	uint32_t data_size;
+	uint32_t max_prefixlen;
+	uint32_t value_offset; /* of the value in fentry.bytes */
+	size_t n_entries;      /* under lock */
+	size_t bytes;          /* arrays and entries now in the trie, under lock */
+	struct map_work_slot *work; /* [ncpus] */
+};
+
+/* Position masks: path_mask[c] has, for each length l = 0..5, the position
+ * a prefix of that length takes if its bits begin chunk c; upto[r] keeps
+ * the positions of lengths 0..r. */
+static uint64_t path_mask[FANOUT];
+static uint64_t upto[STRIDE];
+
+__attribute__((constructor)) static void make_masks(void)
+{
+	for (unsigned c = 0; c < FANOUT; c++)
+		for (unsigned l = 0; l < STRIDE; l++)
+			path_mask[c] |= 1ull << ((1u << l) - 1 + (c >> (STRIDE - l)));
+	for (unsigned r = 0; r < STRIDE; r++)
+		upto[r] = (1ull << ((1u << (r + 1)) - 1)) - 1;
+}
+
+static struct lpm_multibit *multibit_of(struct map *m)
+{
+	return (struct lpm_multibit *)m;
+}
+
+static struct map_work_slot *work_of(struct lpm_multibit *f)
+{
+	return &f->work[map_this_cpu()];
+}
+
+/* The 6 bits of data from bit off on, most significant first; bits past
+ * the data read as 0 (only a final node's shorter lengths look there, and
+ * those never look past the key's prefix length). */
+static inline unsigned chunk_at(const uint8_t *data, uint32_t size, uint32_t off)
+{
+	uint32_t i = off / 8;
+	if (i >= size)
+		return 0;
+	unsigned w = (unsigned)data[i] << 8;
+	if (i + 1 < size)
+		w |= data[i + 1];
+	return (w >> (16 - STRIDE - off % 8)) & (FANOUT - 1);
+}
+
+/* The depth of the node whose positions hold a prefix of len bits. */
+static unsigned depth_of(uint32_t len)
+{
+	return len / STRIDE;
+}
+
+/* The position of a prefix of len bits in its node; chunk: its bits
+ * from the node's depth on. */
+static unsigned position(uint32_t len, unsigned chunk)
+{
+	unsigned l = len % STRIDE;
+	return (1u << l) - 1 + (chunk >> (STRIDE - l));
+}
+
+/* How many set bits of map lie below bit b: an index into a packed array. */
+static inline unsigned rank(uint64_t map, unsigned b)
+{
+	return (unsigned)__builtin_popcountll(map & ((1ull << b) - 1));
+}
+
+static inline bool has_child(const struct fnode *n, unsigned c)
+{
+	return (n->children >> c) & 1;
+}
+
+static inline bool is_leaf(const struct fnode *n)
+{
+	return n->prefixes & LEAF_MARK;
+}
+
+static inline uint32_t leaf_len(const struct fnode *n)
+{
+	return (uint32_t)n->prefixes;
+}
+
+static inline const struct fnode *kid(const struct fnode *n, unsigned c)
+{
+	return &n->kids[rank(n->children, c)];
+}
+
+static const struct fnode *load_root(struct lpm_multibit *f)
+{
+	return atomic_load_explicit(&f->root, memory_order_acquire);
+}
+
+static uint8_t *value_of(const struct lpm_multibit *f, struct fentry *e)
+{
+	return e->bytes + f->value_offset;
+}
+
+/* Do the first len bits of a and b agree?  (A loop, not memcmp: a lookup
+ * compares an address's few bytes, and a call costs more than that.) */
+static inline bool same_bits(const uint8_t *a, const uint8_t *b, uint32_t len)
+{
+	uint32_t whole = len / 8;
+	uint8_t diff = 0;
+	for (uint32_t i = 0; i < whole; i++)
+		diff |= a[i] ^ b[i];
+	if (len % 8)
+		diff |= (a[whole] ^ b[whole]) & (uint8_t)(0xff00u >> (len % 8));
+	return !diff;
+}
+
+/* The value a lookup that ends at leaf n answers with. */
+static inline void *leaf_value(const struct lpm_multibit *f, const struct fnode *n)
+{
+	if (f->map.attr.value_size <= INLINE_VALUE_MAX)
+		return (void *)&n->value;
+	return value_of(f, n->leaf);
+}
+
+/* Does leaf n's prefix cover a key of len bits and these data? */
+static inline bool leaf_covers(const struct fnode *n, uint32_t len,
+			       const uint8_t *data)
+{
+	uint32_t l = leaf_len(n);
+	if (l > len)
+		return false;
+	return same_bits(l <= HEAD_BITS ? n->head : n->leaf->bytes, data, l);
+}
+
+/*
+ * Keys of up to 8 data bytes (IPv4 and its like) are read as one word, most
+ * significant bit first, bits past the data 0: a chunk is then a shift,
+ * and a leaf's cover check one xor, where the byte-wise forms branch.
+ */
+#define WORD_BYTES 8
+
+static inline uint64_t word_of(const uint8_t *data, uint32_t size)
+{
+	uint64_t x = 0;
+	for (uint32_t i = 0; i < WORD_BYTES; i++)
+		x = x << 8 | (i < size ? data[i] : 0);
+	return x;
+}
+
+/* The 6 bits of word x from bit off (< 64) on. */
+static inline unsigned word_chunk(uint64_t x, uint32_t off)
+{
+	return (unsigned)((x << off) >> (64 - STRIDE));
+}
+
+static inline bool leaf_covers_word(const struct fnode *n, uint32_t len,
+				    uint64_t x)
+{
+	uint32_t l = leaf_len(n);
+	uint64_t head;
+	if (l > len)
+		return false;
+	memcpy(&head, n->head, sizeof(head));
+	head = __builtin_bswap64(head); /* the bytes as a big-endian word */
+	return l == 0 || !((x ^ head) >> (64 - l));
+}
+
+/* --- reading --------------------------------------------------------------- */
+
+/*
+ * The value of the longest stored prefix of at most len bits matching
+ * data, or NULL.
+ * A leaf on the way ends the walk: its prefix is longer than every one
+ * above it, and it either covers the key or nothing below does.
+ */
+static inline __attribute__((always_inline)) void *
+longest_match(struct lpm_multibit *f, uint32_t len, const uint8_t *data, bool word)
+{
+	uint64_t x = word ? word_of(data, f->data_size) : 0;
+	const struct fnode *n = load_root(f), *best = NULL;
+	unsigned best_pos = 0;
+	uint64_t visited = 1;
+	void *found = NULL;
+	for (uint32_t off = 0;; off += STRIDE) {
+		uint32_t rem = len - off;
+		unsigned c = word ? word_chunk(x, off)
+				  : chunk_at(data, f->data_size, off);
+		uint64_t match = n->prefixes & path_mask[c];
+		if (rem < STRIDE)
+			match &= upto[rem];
+		if (match) {
+			best = n;
+			best_pos = 63u - (unsigned)__builtin_clzll(match);
+		}
+		if (rem < STRIDE || !has_child(n, c))
+			break;
+		n = kid(n, c);
+		visited++;
+		if (is_leaf(n)) {
+			if (word ? leaf_covers_word(n, len, x)
+				 : leaf_covers(n, len, data))
+				found = leaf_value(f, n);
+			break;
+		}
+	}
+	map_work_count(&work_of(f)->nodes_scanned, visited);
+	if (!found && best)
+		found = value_of(f, best->entries[rank(best->prefixes, best_pos)]);
+	return found;
+}
+
+/*
+ * Every step of a lookup counts bits: built for a baseline x86-64, which
+ * lacks POPCNT, __builtin_popcountll is a call into libgcc.  The lookup is
+ * built twice, and the loader picks the POPCNT build where the cpu has it.
+ */
+#if defined(__x86_64__) && defined(__has_attribute)
+#if __has_attribute(target_clones)
+#define WITH_POPCNT __attribute__((target_clones("popcnt", "default")))
+#endif
+#endif
+#ifndef WITH_POPCNT
+#define WITH_POPCNT
+#endif
+
+WITH_POPCNT static void *multibit_lookup(struct map *m, const void *key)
+{
+	struct lpm_multibit *f = multibit_of(m);
+	uint32_t len = lpm_prefixlen_of(key);
+	if (len > f->max_prefixlen)
+		return NULL;
+	if (f->data_size <= WORD_BYTES)
+		return longest_match(f, len, lpm_data_of(key), true);
+	return longest_match(f, len, lpm_data_of(key), false);
+}
+
+static int multibit_lookup_copy(struct map *m, const void *key, void *value)
+{
+	return map_copy_value_rcu(m, multibit_lookup, key, value);
+}
+
+/* --- the path to a prefix ------------------------------------------------------ */
+
+/*
+ * The way to a prefix of len bits: node[0] the root, node[k] the child of
+ * node[k-1] for chunk[k-1], down to node[depth], the deepest node that
+ * exists on the way (depth <= target, the depth of the prefix's own node).
+ * leaf: the leaf hanging at node[depth]'s chunk[depth], if there is one
+ * and depth < target.
+ */
+struct path {
+	const struct fnode *node[DEPTH_MAX + 1];
+	unsigned chunk[DEPTH_MAX + 1];
+	unsigned depth, target;
+	uint32_t len;
+	unsigned pos; /* the prefix's position in node[target] */
+	const struct fnode *leaf;
+};
+
+static void walk_path(struct lpm_multibit *f, const struct fnode *root,
+		      uint32_t len, const uint8_t *data, struct path *p)
+{
+	p->len = len;
+	p->target = depth_of(len);
+	p->node[0] = root;
+	p->depth = 0;
+	p->leaf = NULL;
+	for (unsigned k = 0; k <= p->target; k++)
+		p->chunk[k] = chunk_at(data, f->data_size, k * STRIDE);
+	p->pos = position(len, p->chunk[p->target]);
+	while (p->depth < p->target &&
+	       has_child(p->node[p->depth], p->chunk[p->depth])) {
+		const struct fnode *k = kid(p->node[p->depth], p->chunk[p->depth]);
+		if (is_leaf(k)) {
+			p->leaf = k;
+			break;
+		}
+		p->node[++p->depth] = k;
+	}
+	map_work_count(&work_of(f)->nodes_scanned,
+		       p->depth + 1 + (p->leaf != NULL));
+}
+
+/* The stored entry of the very prefix p leads to (len bits of data). */
+static struct fentry *path_entry(const struct path *p, const uint8_t *data)
+{
+	if (p->leaf) {
+		struct fentry *e = p->leaf->leaf;
+		return e->prefixlen == p->len && same_bits(e->bytes, data, p->len)
+			       ? e : NULL;
+	}
+	if (p->depth != p->target)
+		return NULL;
+	const struct fnode *n = p->node[p->target];
+	if (!((n->prefixes >> p->pos) & 1))
+		return NULL;
+	return n->entries[rank(n->prefixes, p->pos)];
+}
+
+/* --- writing: copies of the path ---------------------------------------------- */
+
+/* What an update did to a child, for its parent's new kids array. */
+enum change { CHANGED, ADDED, REMOVED };
+
+/* Arrays this update replaced (freed after a grace period once the new
+ * root is published) and made (freed at once if the update fails). */
+struct retire {
+	struct farray *old[4 * DEPTH_MAX + 8];
+	struct farray *made[4 * DEPTH_MAX + 8];
+	unsigned n_old, n_made;
+	size_t old_bytes, made_bytes;
+};
+
+static struct farray *farray_of(const void *items)
+{
+	return items ? (struct farray *)((const unsigned char *)items -
+					 offsetof(struct farray, items))
+		     : NULL;
+}
+
+static size_t farray_bytes(size_t n, size_t item)
+{
+	return sizeof(struct farray) + n * item;
+}
+
+/* memcpy of n items; an empty array's pointer is NULL, which memcpy may
+ * not be given even for no bytes. */
+static void copy_items(void *dst, const void *src, size_t n, size_t item)
+{
+	if (n)
+		memcpy(dst, src, n * item);
+}
+
+static void *array_new(struct lpm_multibit *f, struct retire *r, size_t n,
+		       size_t item)
+{
+	if (n == 0)
+		return NULL;
+	struct farray *a = malloc(farray_bytes(n, item));
+	if (!a)
+		return NULL;
+	map_work_count(&work_of(f)->allocations, 1);
+	r->made[r->n_made++] = a;
+	r->made_bytes += farray_bytes(n, item);
+	return a->items;
+}
+
+static void array_retire(struct retire *r, const void *items, size_t n,
+			 size_t item)
+{
+	if (!items)
+		return;
+	r->old[r->n_old++] = farray_of(items);
+	r->old_bytes += farray_bytes(n, item);
+}
+
+static unsigned count_of(uint64_t map)
+{
+	return (unsigned)__builtin_popcountll(map);
+}
+
+/* n with the entry at pos set to e (added if absent), or removed if e is
+ * NULL.  Retires n's entries array. */
+static int with_entry(struct lpm_multibit *f, struct retire *r,
+		      const struct fnode *n, unsigned pos, struct fentry *e,
+		      struct fnode *out)
+{
+	unsigned count = count_of(n->prefixes);
+	unsigned at = rank(n->prefixes, pos);
+	bool present = (n->prefixes >> pos) & 1;
+	uint64_t prefixes = e ? n->prefixes | 1ull << pos
+			      : n->prefixes & ~(1ull << pos);
+	unsigned new_count = count_of(prefixes);
+	struct fentry **entries = array_new(f, r, new_count, sizeof(*entries));
+	if (new_count && !entries)
+		return -ENOMEM;
+	unsigned tail = at + present; /* first old entry after pos */
+	copy_items(entries, n->entries, at, sizeof(*entries));
+	if (e)
+		entries[at] = e;
+	copy_items(entries + at + (e != NULL), n->entries + tail, count - tail,
+		   sizeof(*entries));
+	array_retire(r, n->entries, count, sizeof(*entries));
+	*out = *n;
+	out->prefixes = prefixes;
+	out->entries = entries;
+	return 0;
+}
+
+/* n with child c changed, added or removed as `how` says (child: the new
+ * descriptor for CHANGED and ADDED).  Retires n's kids array. */
+static int with_child(struct lpm_multibit *f, struct retire *r,
+		      const struct fnode *n, unsigned c, enum change how,
+		      const struct fnode *child, struct fnode *out)
+{
+	unsigned count = count_of(n->children);
+	unsigned at = rank(n->children, c);
+	uint64_t children = how == REMOVED ? n->children & ~(1ull << c)
+					   : n->children | 1ull << c;
+	unsigned new_count = count_of(children);
+	struct fnode *kids = array_new(f, r, new_count, sizeof(*kids));
+	if (new_count && !kids)
+		return -ENOMEM;
+	unsigned tail = at + (how != ADDED); /* first old kid after c */
+	copy_items(kids, n->kids, at, sizeof(*kids));
+	if (how != REMOVED)
+		kids[at] = *child;
+	copy_items(kids + at + (how != REMOVED), n->kids + tail, count - tail,
+		   sizeof(*kids));
+	array_retire(r, n->kids, count, sizeof(*kids));
+	*out = *n;
+	out->children = children;
+	out->kids = kids;
+	return 0;
+}
+
+static struct fnode leaf_of(const struct lpm_multibit *f, struct fentry *e)
+{
+	struct fnode n = { .prefixes = LEAF_MARK | e->prefixlen, .leaf = e };
+	memcpy(n.head, e->bytes, f->data_size < 8 ? f->data_size : 8);
+	if (f->map.attr.value_size <= INLINE_VALUE_MAX)
+		memcpy(&n.value, value_of(f, e), f->map.attr.value_size);
+	return n;
+}
+
+/*
+ * A node below the root that a delete left with one prefix in its subtree
+ * becomes a leaf (its last array retired), and one left with none goes:
+ * every node but the root holds at least two prefixes below it.
+ */
+static enum change tidy(const struct lpm_multibit *f, struct retire *r,
+			struct fnode *n)
+{
+	if (!n->children && !n->prefixes)
+		return REMOVED;
+	if (!n->children && count_of(n->prefixes) == 1) {
+		struct fentry *e = n->entries[0];
+		array_retire(r, n->entries, 1, sizeof(*n->entries));
+		*n = leaf_of(f, e);
+	} else if (!n->prefixes && count_of(n->children) == 1 &&
+		   is_leaf(&n->kids[0])) {
+		struct fentry *e = n->kids[0].leaf;
+		array_retire(r, n->kids, 1, sizeof(*n->kids));
+		*n = leaf_of(f, e);
+	}
+	return CHANGED;
+}
+
+/*
+ * Copy the path from node[from] up to the root, node[from]'s descriptor
+ * replaced by fresh (how says what became of it), and publish the new
+ * root, in a farray of one.  Parents are tidied on the way up only when
+ * `shrink` (a delete): an insert never leaves a node to tidy.
+ */
+static int publish_path(struct lpm_multibit *f, struct retire *r,
+			const struct path *p, unsigned from, struct fnode fresh,
+			enum change how, bool shrink)
+{
+	for (unsigned k = from; k > 0; k--) {
+		struct fnode up;
+		int err = with_child(f, r, p->node[k - 1], p->chunk[k - 1], how,
+				     &fresh, &up);
+		if (err)
+			return err;
+		how = shrink && k - 1 > 0 ? tidy(f, r, &up) : CHANGED;
+		fresh = up;
+	}
+	struct fnode *root = array_new(f, r, 1, sizeof(*root));
+	if (!root)
+		return -ENOMEM;
+	*root = fresh;
+	array_retire(r, p->node[0], 1, sizeof(*root));
+	atomic_store_explicit(&f->root, root, memory_order_release);
+	return 0;
+}
+
+/* Put e, a prefix of the node at depth d or below, into node *n (a node
+ * of depth d, possibly empty): among its prefixes, or as a leaf at its
+ * chunk, or into the node that takes the place of a leaf already there. */
+static int place(struct lpm_multibit *f, struct retire *r, struct fnode *n,
+		 unsigned d, struct fentry *e);
+
+/* The node of depth d that holds the prefixes of leaves a and b. */
+static int split(struct lpm_multibit *f, struct retire *r, unsigned d,
+		 struct fentry *a, struct fentry *b, struct fnode *out)
+{
+	struct fnode n = { 0 };
+	int err = place(f, r, &n, d, a);
+	if (!err)
+		err = place(f, r, &n, d, b);
+	if (!err)
+		*out = n;
+	return err;
+}
+
+static int place(struct lpm_multibit *f, struct retire *r, struct fnode *n,
+		 unsigned d, struct fentry *e)
+{
+	uint32_t size = f->data_size;
+	unsigned c = chunk_at(e->bytes, size, d * STRIDE);
+	if (depth_of(e->prefixlen) == d)
+		return with_entry(f, r, n, position(e->prefixlen, c), e, n);
+	struct fnode child;
+	enum change how = has_child(n, c) ? CHANGED : ADDED;
+	if (how == ADDED)
+		child = leaf_of(f, e);
+	else {
+		/* only split() calls place() on a node with children: its
+		 * one other prefix is a leaf here */
+		int err = split(f, r, d + 1, kid(n, c)->leaf, e, &child);
+		if (err)
+			return err;
+	}
+	return with_child(f, r, n, c, how, &child, n);
+}
+
+/* Put e in the trie along p (its prefix absent, or present: replaced). */
+static int insert_along(struct lpm_multibit *f, struct retire *r,
+			const struct path *p, struct fentry *e, bool present)
+{
+	struct fnode fresh;
+	unsigned d = p->depth;
+	unsigned c = p->chunk[d];
+	int err;
+	if (!p->leaf) { /* into node[d]: its prefixes or a new leaf */
+		fresh = *p->node[d];
+		err = place(f, r, &fresh, d, e);
+		return err ? err : publish_path(f, r, p, d, fresh, CHANGED, false);
+	}
+	struct fnode child;
+	if (present)
+		child = leaf_of(f, e);
+	else if ((err = split(f, r, d + 1, p->leaf->leaf, e, &child)))
+		return err;
+	err = with_child(f, r, p->node[d], c, CHANGED, &child, &fresh);
+	return err ? err : publish_path(f, r, p, d, fresh, CHANGED, false);
+}
+
+/* Take the prefix p leads to (present) out of the trie. */
+static int remove_along(struct lpm_multibit *f, struct retire *r,
+			const struct path *p)
+{
+	struct fnode fresh;
+	unsigned d = p->depth;
+	int err = p->leaf
+		? with_child(f, r, p->node[d], p->chunk[d], REMOVED, NULL, &fresh)
+		: with_entry(f, r, p->node[d], p->pos, NULL, &fresh);
+	if (err)
+		return err;
+	enum change how = d > 0 ? tidy(f, r, &fresh) : CHANGED;
+	return publish_path(f, r, p, d, fresh, how, true);
+}
+
+/* After the lock: free what a failed update made, or retire what a
+ * published one replaced. */
+static void finish(struct retire *r, int err)
+{
+	if (err) {
+		for (unsigned i = 0; i < r->n_made; i++)
+			free(r->made[i]);
+		return;
+	}
+	for (unsigned i = 0; i < r->n_old; i++)
+		map_rcu_free_block(&r->old[i]->rcu);
+}
+
+static int check_add(struct lpm_multibit *f, uint64_t flags)
+{
+	if (flags == MAP_EXIST)
+		return -ENOENT;
+	if (f->n_entries == f->map.attr.max_entries)
+		return -ENOSPC;
+	return 0;
+}
+
+static size_t entry_bytes(const struct lpm_multibit *f)
+{
+	return sizeof(struct fentry) + f->value_offset + f->map.attr.value_size;
+}
+
+static struct fentry *entry_new(struct lpm_multibit *f, const void *key,
+				const void *value)
+{
+	struct fentry *e = malloc(entry_bytes(f));
+	if (!e)
+		return NULL;
+	map_work_count(&work_of(f)->allocations, 1);
+	e->prefixlen = lpm_prefixlen_of(key);
+	memcpy(e->bytes, lpm_data_of(key), f->data_size); /* trailing bits too */
+	memcpy(value_of(f, e), value, f->map.attr.value_size);
+	return e;
+}
+
+/* The update, lock held.  *old: the entry replaced, if any. */
+static int update_locked(struct lpm_multibit *f, struct fentry *e, uint64_t flags,
+			 struct retire *r, struct fentry **old)
+{
+	struct path p;
+	walk_path(f, load_root(f), e->prefixlen, e->bytes, &p);
+	struct fentry *present = path_entry(&p, e->bytes);
+	int err;
+	if (present && flags == MAP_NOEXIST)
+		return -EEXIST;
+	if (!present && (err = check_add(f, flags)))
+		return err;
+	if ((err = insert_along(f, r, &p, e, present != NULL)))
+		return err;
+	if (present)
+		*old = present;
+	else
+		f->n_entries++;
+	return 0;
+}
+
+/* Bytes of arrays made less those retired, once an update is published. */
+static void account(struct lpm_multibit *f, const struct retire *r, int err)
+{
+	if (!err)
+		f->bytes += r->made_bytes - r->old_bytes;
+}
+
+static int multibit_update(struct map *m, const void *key, const void *value,
+		       uint64_t flags)
+{
+	struct lpm_multibit *f = multibit_of(m);
+	if (flags > MAP_EXIST || lpm_prefixlen_of(key) > f->max_prefixlen)
+		return -EINVAL;
+	struct fentry *e = entry_new(f, key, value);
+	if (!e)
+		return -ENOMEM;
+
+	struct retire r = { 0 };
+	struct fentry *old = NULL;
+	uint64_t taken = map_work_lock(&f->lock, work_of(f));
+	int err = update_locked(f, e, flags, &r, &old);
+	account(f, &r, err);
+	if (!err && !old)
+		f->bytes += entry_bytes(f);
+	map_work_unlock(&f->lock, work_of(f), taken);
+
+	finish(&r, err);
+	if (err)
+		free(e); /* never seen by a reader */
+	if (old)
+		map_rcu_free_block(&old->rcu);
+	return err;
+}
+
+static int multibit_delete(struct map *m, const void *key)
+{
+	struct lpm_multibit *f = multibit_of(m);
+	uint32_t len = lpm_prefixlen_of(key);
+	if (len > f->max_prefixlen)
+		return -EINVAL;
+	struct retire r = { 0 };
+	struct path p;
+	uint64_t taken = map_work_lock(&f->lock, work_of(f));
+	walk_path(f, load_root(f), len, lpm_data_of(key), &p);
+	struct fentry *gone = path_entry(&p, lpm_data_of(key));
+	int err = gone ? remove_along(f, &r, &p) : -ENOENT;
+	account(f, &r, err);
+	if (!err) {
+		f->n_entries--;
+		f->bytes -= entry_bytes(f);
+	}
+	map_work_unlock(&f->lock, work_of(f), taken);
+
+	finish(&r, err);
+	if (!err)
+		map_rcu_free_block(&gone->rcu);
+	return err;
+}
+
+/* --- get_next_key: pre-order --------------------------------------------------- */
+
+/* The first entry of n's subtree in pre-order (n a leaf or a node with
+ * something in it). */
+static struct fentry *first_in(const struct fnode *n)
+{
+	while (!is_leaf(n) && !n->prefixes)
+		n = &n->kids[0];
+	return is_leaf(n) ? n->leaf : n->entries[0];
+}
+
+/* The first entry of node[k]'s children after chunk c, then of its
+ * ancestors' children after theirs; NULL after the last. */
+static struct fentry *first_after_child(const struct path *p, unsigned k,
+					unsigned c)
+{
+	for (;; c = p->chunk[--k]) {
+		const struct fnode *n = p->node[k];
+		uint64_t right = c == FANOUT - 1 ? 0 : n->children & ~((2ull << c) - 1);
+		if (right)
+			return first_in(kid(n, (unsigned)__builtin_ctzll(right)));
+		if (k == 0)
+			return NULL;
+	}
+}
+
+/* The entry after the one p leads to (present). */
+static struct fentry *entry_after(const struct path *p)
+{
+	if (p->leaf)
+		return first_after_child(p, p->depth, p->chunk[p->depth]);
+	const struct fnode *n = p->node[p->target];
+	uint64_t later = p->pos == 62 ? 0 : n->prefixes & ~((2ull << p->pos) - 1);
+	if (later)
+		return n->entries[rank(n->prefixes, (unsigned)__builtin_ctzll(later))];
+	if (n->children)
+		return first_in(&n->kids[0]);
+	return p->target ? first_after_child(p, p->target - 1,
+					     p->chunk[p->target - 1])
+			 : NULL;
+}
+
+static int multibit_get_next_key(struct map *m, const void *key, void *next)
+{
+	struct lpm_multibit *f = multibit_of(m);
+	struct fentry *e = NULL;
+	struct path p;
+	map_rcu_read_lock();
+	const struct fnode *root = load_root(f);
+	bool from_key = key && lpm_prefixlen_of(key) <= f->max_prefixlen;
+	if (from_key)
+		walk_path(f, root, lpm_prefixlen_of(key), lpm_data_of(key), &p);
+	if (from_key && path_entry(&p, lpm_data_of(key)))
+		e = entry_after(&p);
+	else if (root->children || root->prefixes)
+		e = first_in(root);
+	if (e) {
+		memcpy(next, &e->prefixlen, MAP_LPM_PREFIX_BYTES);
+		memcpy((uint8_t *)next + MAP_LPM_PREFIX_BYTES, e->bytes,
+		       f->data_size);
+	}
+	map_rcu_read_unlock();
+	return e ? 0 : -ENOENT;
+}
+
+/* --- dump_state: the nodes and leaves, for maplab dump -------------------------- */
+
+static void print_entry(FILE *f, const struct lpm_multibit *t,
+			const struct fentry *e)
+{
+	lpm_print_prefix(f, e->bytes, t->data_size, e->prefixlen);
+}
+
+/* The chunk that leads to a child, as its 6 bits. */
+static void print_chunk(FILE *f, unsigned c)
+{
+	for (int b = STRIDE - 1; b >= 0; b--)
+		fputc('0' + ((c >> b) & 1), f);
+}
+
+/* Text: each node with the bit it starts at and its own prefixes, each
+ * child below it after the chunk that leads there; a leaf is its prefix. */
+static void dump_text(FILE *f, const struct lpm_multibit *t, const struct fnode *n,
+		      unsigned depth, int chunk)
+{
+	fprintf(f, "%*s", 2 * (int)depth, "");
+	if (chunk >= 0) {
+		fputc('[', f);
+		print_chunk(f, (unsigned)chunk);
+		fputs("] ", f);
+	}
+	if (is_leaf(n)) {
+		fputs("leaf ", f);
+		print_entry(f, t, n->leaf);
+		fputc('\n', f);
+		return;
+	}
+	fprintf(f, "node at bit %u:", depth * STRIDE);
+	for (unsigned i = 0; i < count_of(n->prefixes); i++) {
+		fputc(' ', f);
+		print_entry(f, t, n->entries[i]);
+	}
+	fputc('\n', f);
+	for (unsigned c = 0; c < FANOUT; c++)
+		if (has_child(n, c))
+			dump_text(f, t, kid(n, c), depth + 1, (int)c);
+}
+
+/* Dot: a box per node listing its own prefixes, a rounded box per leaf,
+ * edges labelled with the chunk that leads to the child; numbered in
+ * pre-order, so the same trie draws the same text.  Returns n's number. */
+static unsigned dump_dot(FILE *f, const struct lpm_multibit *t, const struct fnode *n,
+			 unsigned depth, unsigned *next_id)
+{
+	unsigned id = (*next_id)++;
+	fprintf(f, "  n%u [label=\"", id);
+	if (is_leaf(n)) {
+		print_entry(f, t, n->leaf);
+		fputs("\", style=rounded];\n", f);
+		return id;
+	}
+	fprintf(f, "node at bit %u", depth * STRIDE);
+	for (unsigned i = 0; i < count_of(n->prefixes); i++) {
+		fputs("\\n", f);
+		print_entry(f, t, n->entries[i]);
+	}
+	fputs("\"];\n", f);
+	for (unsigned c = 0; c < FANOUT; c++) {
+		if (!has_child(n, c))
+			continue;
+		unsigned child = dump_dot(f, t, kid(n, c), depth + 1, next_id);
+		fprintf(f, "  n%u -> n%u [label=\"", id, child);
+		print_chunk(f, c);
+		fputs("\"];\n", f);
+	}
+	return id;
+}
+
+/* Nodes and leaves below n, n included. */
+static void count_shape(const struct fnode *n, size_t *nodes, size_t *leaves)
+{
+	if (is_leaf(n)) {
+		(*leaves)++;
+		return;
+	}
+	(*nodes)++;
+	for (unsigned i = 0; i < count_of(n->children); i++)
+		count_shape(&n->kids[i], nodes, leaves);
+}
+
+static int multibit_dump_state(struct map *m, FILE *f, enum map_dump_format fmt)
+{
+	struct lpm_multibit *t = multibit_of(m);
+	const struct fnode *root = load_root(t);
+	size_t nodes = 0, leaves = 0;
+	count_shape(root, &nodes, &leaves);
+	if (fmt == MAP_DUMP_DOT) {
+		fprintf(f, "digraph maplab {\n  label=\"lpm_trie/multibit: %zu "
+			"prefixes, %zu nodes, %zu leaves\";\n  labelloc=t;\n"
+			"  node [shape=box, fontname=\"monospace\"];\n",
+			t->n_entries, nodes, leaves);
+		unsigned next_id = 0;
+		dump_dot(f, t, root, 0, &next_id);
+		fputs("}\n", f);
+		return 0;
+	}
+	fprintf(f, "lpm_trie/multibit: %zu prefixes, %zu nodes, %zu leaves; each "
+		"child after the 6 bits that lead to it\n", t->n_entries, nodes,
+		leaves);
+	dump_text(f, t, root, 0, -1);
+	return 0;
+}
+
+/* --- the map ------------------------------------------------------------------- */
+
+static int multibit_create(const struct map_attr *attr, struct map **out)
+{
+	int err = map_check_lpm_attr(attr);
+	if (err)
+		return err;
+	struct lpm_multibit *f = calloc(1, sizeof(*f));
+	if (!f)
+		return -ENOMEM;
+	f->map.attr = *attr;
+	f->data_size = attr->key_size - MAP_LPM_PREFIX_BYTES;
+	f->max_prefixlen = 8 * f->data_size;
+	f->value_offset = (f->data_size + 7) & ~7u;
+	map_spin_init(&f->lock);
+	struct farray *root = calloc(1, farray_bytes(1, sizeof(struct fnode)));
+	f->work = aligned_alloc(64, sizeof(*f->work) * attr->ncpus);
+	if (!root || !f->work) {
+		free(root);
+		free(f->work);
+		free(f);
+		return -ENOMEM;
+	}
+	memset(f->work, 0, sizeof(*f->work) * attr->ncpus);
+	atomic_init(&f->root, (struct fnode *)root->items);
+	f->bytes = farray_bytes(1, sizeof(struct fnode));
+	*out = &f->map;
+	return 0;
+}
+
+static void free_subtree(const struct fnode *n)
+{
+	if (is_leaf(n)) {
+		free(n->leaf);
+		return;
+	}
+	for (unsigned i = 0; i < count_of(n->children); i++)
+		free_subtree(&n->kids[i]);
+	for (unsigned i = 0; i < count_of(n->prefixes); i++)
+		free(n->entries[i]);
+	free(farray_of(n->kids));
+	free(farray_of(n->entries));
+}
+
+static void multibit_destroy(struct map *m)
+{
+	struct lpm_multibit *f = multibit_of(m);
+	map_rcu_barrier(); /* replaced arrays and entries still queued */
+	const struct fnode *root = load_root(f);
+	if (!is_leaf(root)) /* an empty root has nothing below */
+		free_subtree(root);
+	free(farray_of(root));
+	free(f->work);
+	free(f);
+}
+
+static void multibit_work(const struct map *m, int cpu, struct map_work *w)
+{
+	const struct lpm_multibit *f = (const struct lpm_multibit *)m;
+	map_work_sum(f->work, m->attr.ncpus, cpu, w);
+}
+
+static size_t multibit_memory(const struct map *m)
+{
+	const struct lpm_multibit *f = (const struct lpm_multibit *)m;
+	return sizeof(*f) + f->bytes;
+}
+
+const struct map_ops lpm_trie_multibit_ops = {
+	.name = "lpm_trie/multibit",
+	.description = "maplab's own: a multibit trie of stride 6 with "
+		       "bitmap-compressed nodes, RCU readers, path-copying "
+		       "writers",
+	.type = MAP_TYPE_LPM_TRIE,
+	.create = multibit_create,
+	.destroy = multibit_destroy,
+	.lookup = multibit_lookup,
+	.lookup_copy = multibit_lookup_copy,
+	.update = multibit_update,
+	.delete = multibit_delete,
+	.get_next_key = multibit_get_next_key,
+	.memory = multibit_memory,
+	.work = multibit_work,
+	.dump_state = multibit_dump_state,
+};

@@ -1,0 +1,458 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * lru_htab.c: see lru_htab.h.  The table and its bucket locks are
+ * htab's; this file owns the elements and the order of work; the
+ * policy owns every list.
+ */
+#include "maps/lru/core/lru_htab.h"
+#include "maps/base/area.h"
+#include "maps/base/attr.h"
+#include "maps/base/cpu.h"
+#include "maps/base/rcu.h"
+#include "maps/base/update_flags.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct lru_elem {
+	struct lru_node lru;
+	struct htab_node node; /* last: key and value follow */
+};
+
+static struct lru_elem *elem_of_lru(const struct lru_node *n)
+{
+	return (struct lru_elem *)((char *)n - offsetof(struct lru_elem, lru));
+}
+
+static struct lru_elem *elem_of_hnode(const struct htab_node *n)
+{
+	return (struct lru_elem *)((char *)n - offsetof(struct lru_elem, node));
+}
+
+struct lru_node *lru_htab_node(struct lru_htab *h, uint32_t i)
+{
+	return &((struct lru_elem *)(h->elems + (size_t)i * h->elem_size))->lru;
+}
+
+struct htab_node *lru_htab_hnode(struct lru_node *n)
+{
+	return &elem_of_lru(n)->node;
+}
+
+const void *lru_node_key(const struct lru_node *n)
+{
+	return htab_node_key(&elem_of_lru(n)->node);
+}
+
+/* --- the table: chains (htab) or tagged buckets (tagtab) -------------- */
+
+static bool tagged(const struct lru_htab *h)
+{
+	return h->policy->tagged_table;
+}
+
+static uint32_t table_hash(struct lru_htab *h, const void *key)
+{
+	return tagged(h) ? tagtab_hash(&h->tagged, key)
+			 : htab_hash(&h->table, key);
+}
+
+static struct htab_node *table_lookup(struct lru_htab *h, uint32_t hash,
+				      const void *key)
+{
+	return tagged(h) ? tagtab_lookup(&h->tagged, hash, key)
+			 : htab_lookup_rcu(&h->table, hash, key);
+}
+
+static bool table_unlink(struct lru_htab *h, struct htab_node *n)
+{
+	return tagged(h) ? tagtab_unlink_node(&h->tagged, n)
+			 : htab_unlink_node(&h->table, n);
+}
+
+static struct htab_node *table_delete(struct lru_htab *h, const void *key)
+{
+	return tagged(h) ? tagtab_delete_key(&h->tagged, key)
+			 : htab_delete_key(&h->table, key);
+}
+
+/* begin .. commit: one of the two tables' update, locked in between */
+union table_update {
+	struct htab_update chains;
+	struct tagtab_update tagged;
+};
+
+static int table_begin(struct lru_htab *h, const void *key, uint32_t hash,
+		       uint64_t flags, union table_update *u,
+		       struct htab_node **old)
+{
+	int err;
+	if (tagged(h)) {
+		err = tagtab_update_begin(&h->tagged, key, hash, flags,
+					  &u->tagged);
+		*old = u->tagged.old;
+	} else {
+		err = htab_update_begin_hashed(&h->table, key, hash, flags,
+					       &u->chains);
+		*old = u->chains.old;
+	}
+	return err;
+}
+
+static void table_commit(struct lru_htab *h, union table_update *u,
+			 struct htab_node *n, const void *key,
+			 const void *value)
+{
+	uint32_t vs = h->map.attr.value_size;
+	if (tagged(h))
+		tagtab_update_commit(&h->tagged, &u->tagged, n, key, value, vs);
+	else
+		htab_update_commit(&h->table, &u->chains, n, key, value, vs);
+}
+
+bool lru_htab_evict(struct lru_htab *h, unsigned cpu, struct lru_node *n)
+{
+	struct map_work_slot *w = lru_work(h, cpu);
+	map_work_count(&w->locks, 1);
+	if (!table_unlink(h, lru_htab_hnode(n)))
+		return false;
+	map_work_count(&w->evictions, 1);
+	if (h->on_evict)
+		h->on_evict(h->on_evict_ctx, lru_node_key(n));
+	return true;
+}
+
+struct lru_node *lru_hand_sweep(struct lru_htab *h, unsigned cpu,
+				struct dlist *head, struct dlist *start,
+				uint64_t keys, struct dlist **at)
+{
+	struct map_work_slot *w = lru_work(h, cpu);
+	uint64_t honour_bits = 2 * keys, limit = honour_bits + keys;
+	struct dlist *p = start;
+
+	map_work_count(&w->refills, 1);
+	for (uint64_t seen = 0; seen < limit && p != head;
+	     seen++, p = lru_step_wrapping(head, p)) {
+		struct lru_node *n = lru_node_of(p);
+		map_work_count(&w->nodes_scanned, 1);
+		if (seen < honour_bits && lru_node_is_ref(n)) {
+			lru_node_clear_ref(n);
+			continue;
+		}
+		if (lru_htab_evict(h, cpu, n)) {
+			*at = p;
+			return n;
+		}
+	}
+	*at = p;
+	return NULL;
+}
+
+void lru_htab_watch_evictions(struct map *m,
+			      void (*fn)(void *ctx, const void *key), void *ctx)
+{
+	struct lru_htab *h = lru_htab_of(m);
+	h->on_evict_ctx = ctx;
+	h->on_evict = fn;
+}
+
+size_t lru_htab_memory(const struct map *m)
+{
+	const struct lru_htab *h = (const struct lru_htab *)m;
+	size_t bytes = sizeof(*h) +
+		       (tagged(h) ? tagtab_bytes(&h->tagged)
+				  : (size_t)h->table.n_buckets *
+					    sizeof(*h->table.buckets)) +
+		       (size_t)h->n_elems * h->elem_size +
+		       (size_t)m->attr.ncpus * sizeof(*h->work);
+	if (h->policy->state_bytes)
+		bytes += h->policy->state_bytes(h);
+	return bytes;
+}
+
+/* --- create and destroy -------------------------------------------------------- */
+
+void lru_htab_destroy(struct map *m)
+{
+	struct lru_htab *h = lru_htab_of(m);
+	if (h->policy_state && h->policy->fini)
+		h->policy->fini(h);
+	free(h->work);
+	free(h->elems);
+	htab_table_destroy(&h->table);
+	tagtab_destroy(&h->tagged);
+	free(h);
+}
+
+static int make_elements(struct lru_htab *h)
+{
+	const struct map_attr *a = &h->map.attr;
+	h->elem_size = htab_elem_size(offsetof(struct lru_elem, node),
+				      a->key_size, a->value_size);
+	h->n_elems = a->max_entries;
+	h->elems = map_area_alloc_array(h->n_elems, h->elem_size, 64);
+	h->work = map_area_alloc_array(a->ncpus, sizeof(*h->work), 64);
+	if (!h->elems || !h->work)
+		return -ENOMEM;
+	/* Zeroed, as the kernel's elements are: a free element that never
+	 * held a key shows zeroes in a dump, not old heap bytes. */
+	memset(h->elems, 0, (size_t)h->n_elems * h->elem_size);
+	memset(h->work, 0, a->ncpus * sizeof(*h->work));
+	for (uint32_t i = 0; i < h->n_elems; i++) {
+		struct lru_node *n = lru_htab_node(h, i);
+		n->index = i;
+		dlist_init(&n->link);
+	}
+	return 0;
+}
+
+static int make_table(struct lru_htab *h)
+{
+	const struct map_attr *a = &h->map.attr;
+	int zero_seed = a->flags & MAP_F_ZERO_SEED;
+	if (tagged(h))
+		return tagtab_init(&h->tagged, a->max_entries, a->key_size,
+				   zero_seed, h->elems, h->elem_size,
+				   offsetof(struct lru_elem, node), h->n_elems);
+	return htab_table_init(&h->table, a->max_entries, a->key_size,
+			       zero_seed);
+}
+
+int lru_htab_create(const struct lru_policy *policy,
+		    const struct map_attr *attr, struct map **out)
+{
+	int err = map_check_hash_attr(attr);
+	if (err)
+		return err;
+	if ((attr->flags & MAP_F_NO_COMMON_LRU) && !policy->per_cpu_mode)
+		return -EINVAL;
+	struct lru_htab *h = calloc(1, sizeof(*h));
+	if (!h)
+		return -ENOMEM;
+	h->map.attr = *attr;
+	h->policy = policy;
+	if (policy->capacity) {
+		/* The kernel sizes the table after rounding, and checks that
+		 * size again (a rounded-up max_entries can be E2BIG). */
+		h->map.attr.max_entries = policy->capacity(attr);
+		err = map_check_hash_attr(&h->map.attr);
+		if (err) {
+			free(h);
+			return err;
+		}
+	}
+	err = make_elements(h);
+	if (!err)
+		err = make_table(h);
+	if (!err)
+		err = policy->init(h);
+	if (err) {
+		lru_htab_destroy(&h->map);
+		return err;
+	}
+	*out = &h->map;
+	return 0;
+}
+
+/* --- the operations --------------------------------------------------------------- */
+
+static struct lru_node *find(struct lru_htab *h, const void *key)
+{
+	struct htab_node *n = table_lookup(h, table_hash(h, key), key);
+	return n ? &elem_of_hnode(n)->lru : NULL;
+}
+
+void *lru_htab_lookup(struct map *m, const void *key)
+{
+	struct lru_htab *h = lru_htab_of(m);
+	struct lru_node *n = find(h, key);
+	if (!n)
+		return NULL;
+	if (h->policy->referenced)
+		h->policy->referenced(h, map_this_cpu(), n);
+	else
+		lru_node_set_ref(n);
+	return htab_node_value(lru_htab_hnode(n), m->attr.key_size);
+}
+
+static void *find_value(struct map *m, const void *key)
+{
+	struct lru_node *n = find(lru_htab_of(m), key);
+	return n ? htab_node_value(lru_htab_hnode(n), m->attr.key_size) : NULL;
+}
+
+int lru_htab_lookup_copy(struct map *m, const void *key, void *value)
+{
+	return map_copy_value_rcu(m, find_value, key, value);
+}
+
+int lru_htab_update(struct map *m, const void *key, const void *value,
+		    uint64_t flags)
+{
+	struct lru_htab *h = lru_htab_of(m);
+	unsigned cpu = map_this_cpu();
+	union table_update u;
+	struct htab_node *old_node;
+	int err = map_update_flags_valid(flags);
+	if (err)
+		return err;
+
+	/* Pop first, with no bucket lock held: it may evict, and evicting
+	 * takes bucket locks (lock order: policy, then bucket). */
+	uint32_t hash = table_hash(h, key);
+	if (tagged(h))
+		tagtab_prefetch_for_write(&h->tagged, hash);
+	if (h->policy->flags_before_pop && flags != MAP_ANY) {
+		map_rcu_read_lock();
+		bool present = table_lookup(h, hash, key) != NULL;
+		map_rcu_read_unlock();
+		err = map_update_flags_check(present, flags);
+		if (err)
+			return err;
+	}
+	struct lru_node *n = h->policy->pop_free(h, cpu, hash);
+	if (!n)
+		return -ENOMEM;
+	map_work_count(&lru_work(h, cpu)->locks, 1);
+	err = table_begin(h, key, hash, flags, &u, &old_node);
+	if (err) {
+		h->policy->push_free(h, cpu, n);
+		return err;
+	}
+	/* A replace marks the new element before it is linked, under the
+	 * bucket lock as the kernel does, so no other cpu ever sees it
+	 * unmarked (a steal takes unmarked pending elements first). */
+	if (old_node && !h->policy->replaced)
+		lru_node_set_ref(n);
+	table_commit(h, &u, lru_htab_hnode(n), key, value);
+	if (old_node) {
+		struct lru_node *old = &elem_of_hnode(old_node)->lru;
+		if (h->policy->replaced)
+			h->policy->replaced(h, cpu, n, old);
+		h->policy->push_free(h, cpu, old);
+	}
+	return 0;
+}
+
+int lru_htab_delete(struct map *m, const void *key)
+{
+	struct lru_htab *h = lru_htab_of(m);
+	unsigned cpu = map_this_cpu();
+	map_work_count(&lru_work(h, cpu)->locks, 1);
+	struct htab_node *n = table_delete(h, key);
+	if (!n)
+		return -ENOENT;
+	h->policy->push_free(h, cpu, &elem_of_hnode(n)->lru);
+	return 0;
+}
+
+int lru_htab_get_next_key(struct map *m, const void *key, void *next)
+{
+	struct lru_htab *h = lru_htab_of(m);
+	map_rcu_read_lock();
+	int err = tagged(h) ? tagtab_next_key_rcu(&h->tagged, key, next)
+			    : htab_next_key_rcu(&h->table, key, next);
+	map_rcu_read_unlock();
+	return err;
+}
+
+void lru_htab_work(const struct map *m, int cpu, struct map_work *w)
+{
+	const struct lru_htab *h = (const struct lru_htab *)m;
+	map_work_sum(h->work, m->attr.ncpus, cpu, w);
+}
+
+int lru_htab_dump_state(struct map *m, FILE *f, enum map_dump_format fmt)
+{
+	struct lru_htab *h = lru_htab_of(m);
+	if (!h->policy->dump)
+		return -EOPNOTSUPP;
+	return h->policy->dump(h, f, fmt);
+}
+
+/* --- dumps ------------------------------------------------------------------------- */
+
+void lru_print_key(FILE *f, struct lru_htab *h, const struct lru_node *n)
+{
+	const uint8_t *k = lru_node_key(n);
+	for (uint32_t i = 0; i < h->map.attr.key_size; i++)
+		fprintf(f, "%02x", k[i]);
+}
+
+void lru_dump_begin(FILE *f, enum map_dump_format fmt, const char *title)
+{
+	if (fmt != MAP_DUMP_DOT)
+		return;
+	fprintf(f, "digraph maplab {\n  label=\"%s\";\n  labelloc=t;\n"
+		"  rankdir=LR;\n  node [shape=box, fontname=\"monospace\"];\n",
+		title);
+}
+
+void lru_dump_end(FILE *f, enum map_dump_format fmt)
+{
+	if (fmt == MAP_DUMP_DOT)
+		fputs("}\n", f);
+}
+
+size_t lru_list_length(const struct dlist *head)
+{
+	size_t n = 0;
+	for (const struct dlist *p = head->next; p != head; p = p->next)
+		n++;
+	return n;
+}
+
+static void dump_list_text(struct lru_htab *h, FILE *f, const char *name,
+			   const struct dlist *head, const struct dlist *hand)
+{
+	fprintf(f, "%s (%zu):", name, lru_list_length(head));
+	if (hand == head)
+		fputs(" [hand]", f);
+	for (const struct dlist *p = head->next; p != head; p = p->next) {
+		const struct lru_node *n = dlist_entry(p, struct lru_node, link);
+		fputc(' ', f);
+		if (p == hand)
+			fputs("[hand]", f);
+		lru_print_key(f, h, n);
+		if (lru_node_is_ref(n))
+			fputc('*', f);
+	}
+	fputc('\n', f);
+}
+
+static void dump_list_dot(struct lru_htab *h, FILE *f, const char *id,
+			  const char *name, const struct dlist *head,
+			  const struct dlist *hand)
+{
+	size_t i = 0;
+	fprintf(f, "  subgraph cluster_%s {\n    label=\"%s (%zu)\";\n"
+		"    %s_head [label=\"head\", shape=plaintext];\n", id, name,
+		lru_list_length(head), id);
+	char prev_id[32] = "head";
+	for (const struct dlist *p = head->next; p != head; p = p->next, i++) {
+		const struct lru_node *n = dlist_entry(p, struct lru_node, link);
+		fprintf(f, "    %s_%zu [label=\"", id, i);
+		lru_print_key(f, h, n);
+		fprintf(f, "%s\"%s%s];\n", lru_node_is_ref(n) ? " ref" : "",
+			lru_node_is_ref(n) ? ", style=filled, fillcolor=\"#ffd27f\""
+					   : "",
+			p == hand ? ", penwidth=3, color=\"#c03030\"" : "");
+		fprintf(f, "    %s_%s -> %s_%zu;\n", id, prev_id, id, i);
+		snprintf(prev_id, sizeof(prev_id), "%zu", i);
+	}
+	if (hand == head)
+		fprintf(f, "    %s_head [color=\"#c03030\", label=\"head [hand]\"];\n",
+			id);
+	fputs("  }\n", f);
+}
+
+void lru_dump_list(struct lru_htab *h, FILE *f, enum map_dump_format fmt,
+		   const char *id, const char *name, const struct dlist *head,
+		   const struct dlist *hand)
+{
+	if (fmt == MAP_DUMP_DOT)
+		dump_list_dot(h, f, id, name, head, hand);
+	else
+		dump_list_text(h, f, name, head, hand);
+}
