@@ -2,7 +2,7 @@
 /*
  * lpm_trie/linux: the kernel's BPF_MAP_TYPE_LPM_TRIE (kernel/bpf/lpm_trie.c,
  * 6.18), reimplemented from its documented behaviour and checked against
- * the running kernel op for op (tests/kernel/test_kernel_lpm.c).
+ * the running kernel op for op (tests/kernel-compare/test_kernel_lpm.c).
  *
  * A key is a 4-byte prefix length in host order, then data_size bytes read
  * most significant bit first (an address in network order).  The trie is

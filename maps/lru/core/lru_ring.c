@@ -25,7 +25,7 @@
  * Sieve.c's NULL pointer is our hand on the sentinel: both mean "start at
  * the tail", and a step towards the head from the head lands on it.  On
  * one thread we evict exactly the keys Sieve.c evicts, in its order (the
- * letter tests of tests/unit/test_lru_sieve_fast.c).  Beyond Sieve.c,
+ * letter tests of tests/maps/lru/test_sieve.c).  Beyond Sieve.c,
  * which has neither: a replace puts the new element in the old one's
  * place, visited, as a hit would leave the old one (one step nearer the
  * head, so that a hand on old, stepping on as old leaves, meets it); and,

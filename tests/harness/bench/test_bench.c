@@ -1,0 +1,306 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The benchmark, run briefly on every design, doubles as a test (as
+ * liburcu's benchmarks do): it must finish, count what it did, and get the
+ * answers a correct map gives (every lookup of a prefilled key hits, every
+ * insert into a map with room succeeds).  No timing is asserted.
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <stdbool.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "harness/bench/bench.h"
+#include "maps/base/cpu.h"
+#include "maps/base/rcu.h"
+#include "tests/common/designs.h"
+#include "tests/common/memlimit.h"
+
+/* hash/linux-style config: 4-byte keys, a full map, lookups only. */
+static struct bench_config config(const char *design, uint32_t value_size,
+				  uint32_t entries, unsigned threads)
+{
+	struct bench_config c = {
+		.design = map_find(design),
+		.w = { .key_size = 4, .value_size = value_size,
+		       .entries = entries, .prefill_pct = 100,
+		       .dist = DIST_UNIFORM, .seed = 1 },
+		.threads = threads, .seconds = 0.1,
+	};
+	c.w.mix[OP_LOOKUP] = 100;
+	return c;
+}
+
+static struct bench_result run_flags(const struct map_ops *ops,
+				     const char *mix, unsigned prefill,
+				     unsigned threads, uint32_t flags)
+{
+	struct bench_config c = {
+		.design = ops,
+		.w = { .key_size = 8, .value_size = 16, .entries = 4096,
+		       .prefill_pct = prefill, .dist = DIST_UNIFORM, .seed = 1 },
+		.map_flags = flags,
+		.threads = threads,
+		.seconds = 0.15,
+		.warmup = 0.05,
+	};
+	char err[256];
+	struct bench_result r;
+	cr_assert_eq(workload_parse_mix(mix, c.w.mix, err, sizeof(err)), 0);
+	cr_assert_eq(bench_run(&c, &r, err, sizeof(err)), 0, "%s: %s",
+		     ops->name, err);
+	cr_assert_gt(r.ops, 0, "%s did nothing", ops->name);
+	cr_expect_gt(r.latency.total, 0, "no sampled latencies");
+	return r;
+}
+
+static struct bench_result run(const struct map_ops *ops, const char *mix,
+			       unsigned prefill, unsigned threads)
+{
+	return run_flags(ops, mix, prefill, threads, 0);
+}
+
+Test(bench, lookups_of_prefilled_keys_all_hit, .timeout = 60)
+{
+	const struct map_ops *designs[MAX_TEST_DESIGNS];
+	size_t n = designs_of_type(MAP_TYPE_HASH, designs);
+	for (size_t i = 0; i < n; i++) {
+		struct bench_result r = run(designs[i], "lookup=100", 100, 2);
+		cr_expect_eq(r.fail[OP_LOOKUP], 0, "%s: %lu lookups missed",
+			     designs[i]->name, r.fail[OP_LOOKUP]);
+		cr_expect_eq(r.prefilled, 4096);
+	}
+}
+
+Test(bench, inserts_and_deletes_with_room, .timeout = 60)
+{
+	const struct map_ops *designs[MAX_TEST_DESIGNS];
+	size_t n = designs_of_type(MAP_TYPE_HASH, designs);
+	for (size_t i = 0; i < n; i++) {
+		struct bench_result r = run(designs[i],
+					    "lookup=50,insert=25,delete=25", 50, 3);
+		cr_expect_eq(r.fail[OP_INSERT], 0, "%s: %lu inserts failed",
+			     designs[i]->name, r.fail[OP_INSERT]);
+		cr_expect_eq(r.fail[OP_DELETE], 0, "%s: %lu deletes failed",
+			     designs[i]->name, r.fail[OP_DELETE]);
+		cr_expect_gt(r.ok[OP_INSERT], 0);
+		/* Half the keys are in: about half the lookups hit. */
+		double hit = (double)r.ok[OP_LOOKUP] /
+			     (double)(r.ok[OP_LOOKUP] + r.fail[OP_LOOKUP]);
+		cr_expect(hit > 0.4 && hit < 0.6, "%s: hit ratio %.2f",
+			  designs[i]->name, hit);
+	}
+}
+
+Test(bench, a_full_hash_map_refuses_inserts, .timeout = 60)
+{
+	const struct map_ops *designs[MAX_TEST_DESIGNS];
+	size_t n = designs_of_type(MAP_TYPE_HASH, designs);
+	for (size_t i = 0; i < n; i++) {
+		struct bench_result r = run(designs[i], "insert=50,delete=50",
+					    100, 1);
+		cr_expect_eq(r.ok[OP_INSERT], 0, "%s took a key into a full map",
+			     designs[i]->name);
+		cr_expect_gt(r.fail[OP_INSERT], 0);
+	}
+}
+
+/*
+ * The noop design does nothing, so what it shows is the harness: one op in
+ * BENCH_SAMPLE_EVERY is timed, every op is counted once, under the
+ * workload's own op kinds.
+ */
+Test(bench, the_harness_samples_one_op_in_sample_every)
+{
+	struct bench_result r = run(&bench_noop_ops,
+				    "lookup=50,update=30,insert=10,delete=10", 50,
+				    2);
+	cr_expect_eq(r.latency.total, r.ops / BENCH_SAMPLE_EVERY,
+		     "%lu samples for %lu ops", r.latency.total, r.ops);
+	cr_expect_gt(r.ok[OP_UPDATE], 0);
+	cr_expect_gt(r.ok[OP_DELETE], 0);
+}
+
+Test(bench, an_op_count_is_honoured)
+{
+	struct bench_config c = config("hash/linux", 8, 1024, 2);
+	c.seconds = 0;
+	c.ops = 100000;
+	char err[256];
+	struct bench_result r;
+	cr_assert_eq(bench_run(&c, &r, err, sizeof(err)), 0, "%s", err);
+	/* Each thread rounds its share up to whole batches. */
+	cr_expect(r.ops >= 100000 && r.ops < 100000 + 2 * BENCH_BATCH,
+		  "%lu ops", r.ops);
+}
+
+/*
+ * A lookup racing a replace can miss on hash/linux, with or without
+ * preallocation, exactly as in the kernel (docs/hash_linux.md, "A lookup can
+ * miss a key that is being replaced").  Misses must stay rare: a property of
+ * the replace protocol, not a licence to lose keys.  The baseline's replace
+ * is atomic (cds_lfht_replace): it never misses.
+ */
+static void expect_misses_during_replaces(const char *name, uint32_t flags,
+					  bool may_miss)
+{
+	struct bench_result r = run_flags(map_find(name), "lookup=80,update=20",
+					  100, 2, flags);
+	uint64_t lookups = r.ok[OP_LOOKUP] + r.fail[OP_LOOKUP];
+	if (may_miss)
+		cr_expect_lt(r.fail[OP_LOOKUP] * 1000, lookups,
+			     "%s: %lu of %lu lookups missed", name,
+			     r.fail[OP_LOOKUP], lookups);
+	else
+		cr_expect_eq(r.fail[OP_LOOKUP], 0, "%s: %lu of %lu lookups missed",
+			     name, r.fail[OP_LOOKUP], lookups);
+	cr_expect_eq(r.fail[OP_UPDATE], 0, "%s: %lu replaces failed", name,
+		     r.fail[OP_UPDATE]);
+	cr_log_info("%s flags=%#x: %lu of %lu lookups missed during replaces",
+		    name, flags, r.fail[OP_LOOKUP], lookups);
+}
+
+Test(bench, lookups_racing_replaces, .timeout = 60)
+{
+	expect_misses_during_replaces("hash/linux", 0, true);
+	expect_misses_during_replaces("hash/linux", MAP_F_NO_PREALLOC, true);
+	expect_misses_during_replaces("hash/rculfhash", 0, false);
+}
+
+/* A worker whose cpu slot another thread holds must fail the run: two
+ * threads on one slot corrupt per-CPU state (the kernel never runs two
+ * things on one CPU at once). */
+Test(bench, a_taken_cpu_slot_fails_the_run, .timeout = 60)
+{
+	struct bench_config c = config("hash/linux", 8, 1024, 2);
+	char err[256] = "";
+	struct bench_result r;
+	cr_assert_eq(map_cpu_claim(1), 1);
+	cr_expect_eq(bench_run(&c, &r, err, sizeof(err)), -EBUSY, "%s", err);
+	cr_expect(strstr(err, "slot 1") != NULL, "%s", err);
+	map_cpu_release();
+}
+
+/*
+ * Under QSBR the main thread waits out the run: if it stayed online it
+ * would hold up every grace period and nothing freed with call_rcu would
+ * come back until the end.  A no_prealloc replace allocates every time:
+ * 4M replaces of 300-byte elements need 1.2 GiB without reclamation.
+ */
+Test(bench, qsbr_reclaims_while_the_main_thread_waits, .timeout = 120)
+{
+	map_rcu_use(MAP_RCU_QSBR);
+	struct bench_config c = config("hash/linux", 256, 4096, 1);
+	c.map_flags = MAP_F_NO_PREALLOC;
+	c.seconds = 0;
+	c.ops = 4000000;
+	c.w.mix[OP_LOOKUP] = 0;
+	c.w.mix[OP_UPDATE] = 100;
+	char err[256] = "";
+	struct bench_result r;
+	limit_address_space(192u << 20);
+	cr_assert_eq(bench_run(&c, &r, err, sizeof(err)), 0, "%s", err);
+	cr_expect_eq(r.fail[OP_UPDATE], 0, "%lu of %lu replaces failed (ENOMEM: "
+		     "nothing was reclaimed)", r.fail[OP_UPDATE], r.ops);
+}
+
+/*
+ * A workload the machine cannot hold is refused with ENOMEM and a reason,
+ * not run half-prefilled, not a crash.  1 MiB values without prealloc: the
+ * map allocates each element as the prefill inserts it.
+ */
+Test(bench, a_workload_too_big_for_memory_is_enomem, .timeout = 60)
+{
+	struct bench_config c = config("hash/linux", 1u << 20, 65536, 2);
+	c.map_flags = MAP_F_NO_PREALLOC;
+	char err[256] = "";
+	struct bench_result r;
+	limit_address_space(512u << 20);
+	cr_expect_eq(bench_run(&c, &r, err, sizeof(err)), -ENOMEM, "%s", err);
+	cr_expect(strstr(err, "prefill") != NULL, "%s", err);
+}
+
+/* --- eviction workloads: the range model on maps that evict ----------------- */
+
+/* keys from 4x the entries, prefilled full, `mix`, 0.15 s after a 0.1 s
+ * warm-up that evicts too. */
+static struct bench_result run_range(const struct map_ops *ops,
+				     const char *mix, unsigned threads)
+{
+	struct bench_config c = {
+		.design = ops,
+		.w = { .key_size = 4, .value_size = 8, .entries = 4096,
+		       .key_range = 4 * 4096, .prefill_pct = 100,
+		       .dist = DIST_UNIFORM, .seed = 3 },
+		.threads = threads, .seconds = 0.15, .warmup = 0.1,
+	};
+	char err[256];
+	struct bench_result r;
+	cr_assert_eq(workload_parse_mix(mix, c.w.mix, err, sizeof(err)), 0);
+	cr_assert_eq(bench_run(&c, &r, err, sizeof(err)), 0, "%s: %s",
+		     ops->name, err);
+	return r;
+}
+
+/*
+ * Every LRU design keeps evicting on a range 4x its size, and counts it:
+ * inserts of absent keys succeed (and evict, the map being full), inserts
+ * of present ones are EEXIST, and every key an insert added beyond what
+ * the map holds was evicted (so at least ok inserts - 2 x entries
+ * evictions: a design may hold a few more than max_entries, rounded to
+ * its cpus).
+ */
+Test(bench, lru_designs_evict_on_a_range_beyond_their_size, .timeout = 120)
+{
+	const struct map_ops *designs[MAX_TEST_DESIGNS];
+	size_t n = designs_of_type(MAP_TYPE_LRU_HASH, designs);
+	for (size_t i = 0; i < n; i++) {
+		const char *name = designs[i]->name;
+		struct bench_result r = run_range(designs[i], "lookup=50,insert=50",
+						  2);
+		cr_expect(r.has_work && r.has_evictions, "%s counts no work",
+			  name);
+		cr_expect_gt(r.ok[OP_INSERT], 2 * 4096, "%s: %lu inserts", name,
+			     r.ok[OP_INSERT]);
+		cr_expect_gt(r.fail[OP_INSERT], 0, "%s: no insert met its key",
+			     name);
+		cr_expect_geq(r.work.evictions + 2 * 4096, r.ok[OP_INSERT],
+			      "%s: %lu evictions for %lu inserts", name,
+			      r.work.evictions, r.ok[OP_INSERT]);
+		cr_expect_gt(r.work.locks, 0, "%s: no lock counted", name);
+		cr_expect(r.ok[OP_LOOKUP] && r.fail[OP_LOOKUP],
+			  "%s: lookups %lu hit, %lu missed", name,
+			  r.ok[OP_LOOKUP], r.fail[OP_LOOKUP]);
+	}
+}
+
+/*
+ * The work counted is the timed ops' own.  lru/global evicts exactly the
+ * oldest key, one per pop of a full map, and each insert pops once.  A
+ * failed insert (EEXIST) pops before it finds its key, so it may evict
+ * and leave that element free; the next insert takes it without evicting.
+ * So with one thread at most one element is free when the timed phase
+ * starts (the map was prefilled full), and ok inserts - 1 <= evictions <=
+ * all inserts: counting the warm-up (which evicts as much again) would
+ * break it, as would counting nothing.  (The prefill fills the map
+ * exactly, evicting nothing, so counting it would not show here.)
+ */
+Test(bench, the_work_counted_is_the_timed_ops_own, .timeout = 60)
+{
+	struct bench_result r = run_range(map_find("lru/global"), "insert=100", 1);
+	uint64_t inserts = r.ok[OP_INSERT] + r.fail[OP_INSERT];
+	cr_expect_geq(r.work.evictions + 1, r.ok[OP_INSERT], "%lu evictions, "
+		      "%lu inserts went in", r.work.evictions, r.ok[OP_INSERT]);
+	cr_expect_leq(r.work.evictions, inserts, "%lu evictions for %lu "
+		      "inserts", r.work.evictions, inserts);
+	/* One refill (a trip to the list's tail) per eviction. */
+	cr_expect_eq(r.work.refills, r.work.evictions);
+}
+
+/* A design that counts no work reports none, not zeroes. */
+Test(bench, a_design_without_work_counts_reports_none, .timeout = 60)
+{
+	struct bench_result r = run(map_find("hash/linux"), "lookup=100", 100, 1);
+	cr_expect_not(r.has_work || r.has_evictions);
+}

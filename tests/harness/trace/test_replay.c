@@ -1,0 +1,408 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The replayer on userspace designs (the kernel side is in
+ * tests/kernel-compare/test_kernel_hash.c): the syscall layer's access checks, the
+ * thread a replay runs on, how a comparison treats errors of the trace, and
+ * that time and memory grow as the trace does, not faster.
+ *
+ * Speed is never timed here: a test whose work is quadratic cannot finish
+ * within its criterion .timeout, while the linear work takes seconds.
+ * Memory is judged under setrlimit(RLIMIT_AS), which AddressSanitizer
+ * cannot run under (its shadow memory alone is terabytes of address
+ * space): those tests skip themselves in the sanitizer build.
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include "harness/trace/replay.h"
+#include "harness/trace/tracegen.h"
+#include "maps/base/cpu.h"
+#include "tests/common/memlimit.h"
+
+
+static struct trace parse_or_fail(const char *text)
+{
+	struct trace t;
+	char err[256];
+	cr_assert_eq(trace_parse_string(text, "t", &t, err, sizeof(err)), 0,
+		     "%s", err);
+	return t;
+}
+
+/* Replay text on the kernel-faithful designs; the results as a string. */
+static char *replay_text(const char *text, enum replay_stop want)
+{
+	struct trace t = parse_or_fail(text);
+	struct replay_side side = replay_user_side(NULL);
+	char *out = NULL, err[256] = "";
+	size_t len;
+	FILE *f = open_memstream(&out, &len);
+	cr_assert_not_null(f);
+	enum replay_stop stop = replay_run(&t, "t", &side, f, false, err,
+					   sizeof(err));
+	fclose(f);
+	cr_assert_eq(stop, want, "stop %d: %s", stop, err);
+	trace_free(&t);
+	return out;
+}
+
+static void expect_replay(const char *text, const char *want)
+{
+	char *out = replay_text(text, REPLAY_DONE);
+	cr_expect_str_eq(out, want);
+	free(out);
+}
+
+/* --- access flags: the syscall layer ---------------------------------------- */
+
+/* The issue's trace: the kernel answers EPERM to the update (0x8 is
+ * BPF_F_RDONLY), and so must the replay of hash/linux. */
+Test(replay, a_read_only_map_refuses_syscall_writes)
+{
+	expect_replay("map hash key_size=4 value_size=8 max_entries=4 "
+		      "flags=zero_seed|0x8\n"
+		      "update 01000000 0100000000000000\n"
+		      "delete 01000000\nlookup 01000000\nplookup 01000000\n"
+		      "next -\ndump\n",
+		      "ok\nerr EPERM\nerr EPERM\nerr ENOENT\nerr ENOENT\n"
+		      "err ENOENT\nok 0\n");
+}
+
+/* BPF_F_WRONLY: no syscall reads (lookup, next, the dump's walk); a
+ * program's lookup still finds the key. */
+Test(replay, a_write_only_map_refuses_syscall_reads)
+{
+	expect_replay("map hash key_size=4 value_size=4 max_entries=4 "
+		      "flags=wronly\n"
+		      "update 01000000 0a000000\nlookup 01000000\n"
+		      "plookup 01000000\nnext -\nnext 01000000\ndump\n"
+		      "delete 01000000\nplookup 01000000\n",
+		      "ok\nok\nerr EPERM\nok\nerr EPERM\nerr EPERM\nerr EPERM\n"
+		      "ok\nerr ENOENT\n");
+}
+
+/* The _PROG flags limit programs that touch the value; the syscall side
+ * and a presence test (plookup) are untouched. */
+Test(replay, prog_access_flags_leave_the_syscall_side_alone)
+{
+	static const char *const flags[] = { "rdonly_prog", "wronly_prog" };
+	for (size_t i = 0; i < 2; i++) {
+		char text[512];
+		snprintf(text, sizeof(text),
+			 "map hash key_size=4 value_size=4 max_entries=4 "
+			 "flags=zero_seed|%s\nupdate 01000000 0a000000\n"
+			 "lookup 01000000\nplookup 01000000\ndump\n", flags[i]);
+		expect_replay(text, "ok\nok\nok 0a000000\nok\nok 1\n"
+				    "  01000000 0a000000\n");
+	}
+}
+
+/* --- the replay's thread ---------------------------------------------------- */
+
+struct holder {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	int claimed; /* the slot claim's result; 1 before it is known */
+	int done;
+};
+
+static void *hold_slot_0(void *arg)
+{
+	struct holder *h = arg;
+	pthread_mutex_lock(&h->lock);
+	h->claimed = map_cpu_claim(0);
+	pthread_cond_broadcast(&h->cond);
+	while (!h->done)
+		pthread_cond_wait(&h->cond, &h->lock);
+	pthread_mutex_unlock(&h->lock);
+	return NULL;
+}
+
+/* Slot 0 is the replay's: if another thread holds it, the replay must not
+ * run beside it (two threads on one slot corrupt per-CPU structures). */
+Test(replay, fails_when_cpu_slot_0_is_taken)
+{
+	struct holder h = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER,
+			    1, 0 };
+	pthread_t thread;
+	cr_assert_eq(pthread_create(&thread, NULL, hold_slot_0, &h), 0);
+	pthread_mutex_lock(&h.lock);
+	while (h.claimed == 1)
+		pthread_cond_wait(&h.cond, &h.lock);
+	pthread_mutex_unlock(&h.lock);
+	cr_assert_eq(h.claimed, 0);
+
+	struct trace t = parse_or_fail("map hash key_size=4 value_size=4 "
+				       "max_entries=4\n");
+	struct replay_side side = replay_user_side(NULL);
+	char err[256] = "";
+	FILE *devnull = fopen("/dev/null", "w");
+	cr_assert_not_null(devnull);
+	enum replay_stop stop = replay_run(&t, "t", &side, devnull, false, err,
+					   sizeof(err));
+	struct replay_comparison cmp;
+	replay_compare(&t, "t", &side, &side, NULL, NULL, &cmp);
+	fclose(devnull);
+
+	pthread_mutex_lock(&h.lock);
+	h.done = 1;
+	pthread_cond_broadcast(&h.cond);
+	pthread_mutex_unlock(&h.lock);
+	pthread_join(thread, NULL);
+	trace_free(&t);
+
+	cr_expect_eq(stop, REPLAY_FAILED);
+	cr_expect(strstr(err, "cpu slot 0") != NULL, "%s", err);
+	cr_expect_eq(cmp.stop, REPLAY_FAILED);
+	cr_expect(strstr(cmp.why, "cpu slot 0") != NULL, "%s", cmp.why);
+}
+
+/* The replay pins its thread to cpu 0 while it runs, and lets it run on
+ * every CPU of the process again afterwards. */
+Test(replay, gives_the_thread_its_cpus_back)
+{
+	if (map_cpu_allowed_count() < 2 || map_cpu_allowed_id(0) != 0)
+		cr_skip_test("needs cpu 0 and another cpu to tell pinned "
+			     "from not");
+	cpu_set_t before, after;
+	cr_assert_eq(pthread_getaffinity_np(pthread_self(), sizeof(before),
+					    &before), 0);
+	cr_assert_gt(CPU_COUNT(&before), 1);
+
+	char *out = replay_text("map hash key_size=4 value_size=4 "
+				"max_entries=4\n", REPLAY_DONE);
+	free(out);
+	cr_assert_eq(pthread_getaffinity_np(pthread_self(), sizeof(after),
+					    &after), 0);
+	cr_expect(CPU_EQUAL(&before, &after), "the thread is left on %d "
+		  "cpus, not %d", CPU_COUNT(&after), CPU_COUNT(&before));
+}
+
+/* --- comparisons ------------------------------------------------------------ */
+
+static void count_difference(void *ctx, const struct trace *t, size_t i,
+			     const struct replay_answer *a,
+			     const struct replay_answer *b)
+{
+	(void)t, (void)i, (void)a, (void)b;
+	++*(size_t *)ctx;
+}
+
+/* Both sides refuse the map line and stop at the operation after it:
+ * that is agreement, and the trace's own error. */
+Test(replay, both_sides_stopping_alike_is_no_difference)
+{
+	struct trace t = parse_or_fail("map hash key_size=4 value_size=0 "
+				       "max_entries=2\nlookup 00000000\n");
+	struct replay_side side = replay_user_side(NULL);
+	struct replay_comparison cmp;
+	size_t seen = 0;
+	replay_compare(&t, "t", &side, &side, count_difference, &seen, &cmp);
+	cr_expect_eq(cmp.differences, 0);
+	cr_expect_eq(seen, 0);
+	cr_expect_eq(cmp.stop, REPLAY_TRACE_ERROR);
+	cr_expect_eq(cmp.lines, 1);
+	cr_expect(strstr(cmp.why, "t:2: operation on the map of line 1") &&
+		  strstr(cmp.why, "EINVAL on both sides"), "%s", cmp.why);
+	trace_free(&t);
+}
+
+/* One side creates the map, the other refuses it (no design for the
+ * type): the map line differs, and so does the line where one side alone
+ * stopped; the comparison ends there. */
+Test(replay, one_side_stopping_alone_is_a_difference)
+{
+	struct trace t = parse_or_fail("map hash key_size=4 value_size=4 "
+				       "max_entries=2\nlookup 00000000\n"
+				       "dump\n");
+	struct replay_side user = replay_user_side(NULL);
+	struct replay_side none = replay_fixed_side("none", NULL, NULL);
+	struct replay_comparison cmp;
+	size_t seen = 0;
+	replay_compare(&t, "t", &user, &none, count_difference, &seen, &cmp);
+	cr_expect_eq(cmp.differences, 2);
+	cr_expect_eq(seen, 2);
+	cr_expect_eq(cmp.lines, 2);
+	cr_expect_eq(cmp.stop, REPLAY_TRACE_ERROR);
+	cr_expect(strstr(cmp.why, "EOPNOTSUPP on none") != NULL, "%s", cmp.why);
+	trace_free(&t);
+}
+
+/* --- growth: time and memory ------------------------------------------------ */
+
+/* A stream that counts what is written to it, and keeps nothing. */
+struct count {
+	size_t bytes, newlines;
+};
+
+static ssize_t count_write(void *cookie, const char *buf, size_t size)
+{
+	struct count *c = cookie;
+	c->bytes += size;
+	for (size_t i = 0; i < size; i++)
+		c->newlines += buf[i] == '\n';
+	return (ssize_t)size;
+}
+
+static FILE *counting_sink(struct count *c)
+{
+	cookie_io_functions_t io = { .write = count_write };
+	memset(c, 0, sizeof(*c));
+	FILE *f = fopencookie(c, "w", io);
+	cr_assert_not_null(f);
+	return f;
+}
+
+static struct count replay_counted(const struct trace *t, bool echo)
+{
+	struct count c;
+	FILE *f = counting_sink(&c);
+	struct replay_side side = replay_user_side(NULL);
+	char err[256] = "";
+	enum replay_stop stop = replay_run(t, "t", &side, f, echo, err,
+					   sizeof(err));
+	fclose(f);
+	cr_assert_eq(stop, REPLAY_DONE, "%s", err);
+	return c;
+}
+
+/* The kernel-faithful designs compared with themselves: every line
+ * compared, none differs. */
+static void expect_self_agreement(const struct trace *t)
+{
+	struct replay_side side = replay_user_side(NULL);
+	struct replay_comparison cmp;
+	replay_compare(t, "t", &side, &side, NULL, NULL, &cmp);
+	cr_expect_eq(cmp.stop, REPLAY_DONE, "%s", cmp.why);
+	cr_expect_eq(cmp.lines, t->n);
+	cr_expect_eq(cmp.differences, 0);
+}
+
+/*
+ * A million operations: each line must find its map line's attributes
+ * without scanning back over the trace (which took over 500 s for validate
+ * at this size, 370 s for replay --echo), while the replays themselves take
+ * a few seconds.
+ */
+Test(replay, a_million_lines_echo_and_compare_in_linear_time, .timeout = 150)
+{
+	struct tracegen_opts o = {
+		.attr = { .type = MAP_TYPE_HASH, .key_size = 4, .value_size = 8,
+			  .max_entries = 64, .flags = MAP_F_ZERO_SEED },
+		.seed = 5,
+		.ops = 1000000,
+	};
+	char *text = tracegen_string(&o);
+	cr_assert_not_null(text);
+	struct trace t = parse_or_fail(text);
+	free(text);
+
+	struct count plain = replay_counted(&t, false);
+	struct count echoed = replay_counted(&t, true);
+	cr_expect_eq(echoed.newlines - plain.newlines, t.n,
+		     "every trace line echoed once");
+
+	expect_self_agreement(&t);
+	trace_free(&t);
+}
+
+#define HEADROOM (192u << 20)   /* address space granted beyond the start */
+#define DUMP_ENTRIES 4096u
+#define DUMP_VALUE 64u
+#define DUMPS 1500u             /* 1500 dumps of 4096 lines: 860 MB out */
+
+/* Fill a map, then dump it DUMPS times: output far beyond HEADROOM. */
+static struct trace dump_heavy_trace(void)
+{
+	char *text = NULL;
+	size_t len;
+	FILE *f = open_memstream(&text, &len);
+	cr_assert_not_null(f);
+	fprintf(f, "map hash key_size=4 value_size=%u max_entries=%u "
+		"flags=zero_seed\n", DUMP_VALUE, DUMP_ENTRIES);
+	for (uint32_t k = 0; k < DUMP_ENTRIES; k++) {
+		fprintf(f, "update %02x%02x%02x%02x ", k & 255, k >> 8 & 255,
+			k >> 16 & 255, k >> 24);
+		for (unsigned b = 0; b < DUMP_VALUE; b++)
+			fprintf(f, "%02x", (k + b) & 255);
+		putc('\n', f);
+	}
+	for (unsigned d = 0; d < DUMPS; d++)
+		fputs("dump\n", f);
+	fclose(f);
+	struct trace t = parse_or_fail(text);
+	free(text);
+	return t;
+}
+
+/* What the trace above prints: "ok" for the map and each update, then
+ * per dump "ok 4096" and 4096 lines "  <key> <value>". */
+static size_t dump_heavy_output_bytes(void)
+{
+	size_t entry = 2 + 2 * 4 + 1 + 2 * DUMP_VALUE + 1;
+	size_t dump = strlen("ok 4096\n") + DUMP_ENTRIES * entry;
+	return 3 * (1 + DUMP_ENTRIES) + DUMPS * dump;
+}
+
+/* The control's stream: keeps everything, as a replay that held its
+ * output in memory did, and fails its write when it cannot. */
+struct held {
+	char *text;
+	size_t len;
+};
+
+static ssize_t hold_write(void *cookie, const char *buf, size_t size)
+{
+	struct held *h = cookie;
+	char *grown = realloc(h->text, h->len + size);
+	if (!grown)
+		return -1;
+	memcpy(grown + h->len, buf, size);
+	h->text = grown;
+	h->len += size;
+	return (ssize_t)size;
+}
+
+/*
+ * replay writes as it goes: under an address-space limit far below its
+ * output, the whole output still comes out, byte for byte.  The control
+ * shows the limit binds: the same replay into memory runs out.
+ */
+Test(replay, output_streams_under_an_address_space_limit, .timeout = 120)
+{
+	struct trace t = dump_heavy_trace();
+	limit_address_space(HEADROOM);
+
+	struct count c = replay_counted(&t, false);
+	cr_expect_eq(c.bytes, dump_heavy_output_bytes());
+
+	struct held h = { 0 };
+	cookie_io_functions_t io = { .write = hold_write };
+	FILE *mem = fopencookie(&h, "w", io);
+	cr_assert_not_null(mem);
+	struct replay_side side = replay_user_side(NULL);
+	char err[256] = "";
+	cr_expect_eq(replay_run(&t, "t", &side, mem, false, err, sizeof(err)),
+		     REPLAY_FAILED, "the output fit in memory: no control");
+	cr_expect(strstr(err, "writing the results failed") != NULL, "%s", err);
+	fclose(mem);
+	free(h.text);
+	trace_free(&t);
+}
+
+/* validate compares line by line: two sides' worth of that output, under
+ * the same limit. */
+Test(replay, compare_streams_under_an_address_space_limit, .timeout = 120)
+{
+	struct trace t = dump_heavy_trace();
+	limit_address_space(HEADROOM);
+
+	expect_self_agreement(&t);
+	trace_free(&t);
+}
