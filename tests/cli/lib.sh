@@ -53,3 +53,9 @@ finish() {
 }
 
 is_root() { [ "$(id -u)" -eq 0 ]; }
+
+# The scripts' fourth argument: "kernel" when maplab was built with the
+# kernel side, "no-kernel" for -Dkernel=disabled.  The kernel's parts of a
+# script run only where the side is built and root may use BPF.
+kernel_built=${4:-kernel}
+has_kernel() { [ "$kernel_built" = kernel ] && is_root; }

@@ -24,7 +24,7 @@ expect 2 'writing the output failed' bash -c "'$maplab' stress --map hash/linux 
 expect 2 'writing the output failed' bash -c "'$maplab' bench --quiet --duration 0.02 --warmup 0 --entries 64 >/dev/full"
 
 expect 2 'writing the output failed' bash -c "'$maplab' replay --random --ops 10 >/dev/full"
-expect 2 'writing the output failed' bash -c "'$maplab' validate --random --ops 10 >/dev/full"
+has_kernel && expect 2 'writing the output failed' bash -c "'$maplab' validate --random --ops 10 >/dev/full"
 
 # What the machine cannot hold is refused (ENOMEM, exit 2), not run until
 # the kernel kills the process: 64K entries of 1 MiB values is 64 GiB.

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # kbench, and compare where it needs the kernel side.
-# usage: test_cli_kbench.sh MAPLAB SOURCE_ROOT PINFAIL_SHIM
+# usage: test_cli_kbench.sh MAPLAB SOURCE_ROOT PINFAIL_SHIM kernel|no-kernel
 maplab=$1 root=$2 pinfail=$3
 . "$(dirname "$0")/lib.sh"
 
@@ -9,7 +9,7 @@ maplab=$1 root=$2 pinfail=$3
 expect 2 "run-ops wants a whole number from 1" "$maplab" kbench --run-ops 0
 expect 2 "no design 'tree'.*kernel map types" "$maplab" kbench --map tree
 
-if is_root; then
+if has_kernel; then
     k=("$maplab" kbench --quiet --duration 0.05 --warmup 0 --entries 1024 --run-ops 64 --run-repeat 4)
     expect 0 '^hash kernel +1 .*lookup 100%' "${k[@]}" --map hash
     expect 0 '^hash syscall +1 .*lookup 100%' "${k[@]}" --map hash/linux
@@ -45,11 +45,28 @@ if is_root; then
 fi
 # Without BPF (as nobody), compare says so and runs the userspace side.
 nobody=(setpriv --reuid=65534 --regid=65534 --clear-groups)
-if is_root && "${nobody[@]}" test -x "$maplab" 2>/dev/null; then
+if has_kernel && "${nobody[@]}" test -x "$maplab" 2>/dev/null; then
     expect 0 'no kernel side here: not root.*userspace side alone' "${nobody[@]}" \
         "$maplab" compare --quiet --duration 0.05 --warmup 0 --entries 1024 --map hash/linux
     expect 2 'maplab kbench: no kernel side here' "${nobody[@]}" "$maplab" kbench --duration 0.05
 fi
 
+# Built without the kernel side (-Dkernel=disabled): every command that
+# needs it says so in one line and exits 2; compare runs the userspace
+# side alone, saying why.
+if [ "$kernel_built" = no-kernel ]; then
+    absent='built without the kernel side'
+    t=(--duration 0.05 --warmup 0 --entries 1024)
+    check 'kbench: built without' one_line_error "^maplab kbench: .*$absent" \
+        "$maplab" kbench "${t[@]}"
+    expect 0 "no kernel side here: $absent.*userspace side alone" \
+        "$maplab" compare --quiet "${t[@]}" --map hash/linux
+    check 'validate: built without' one_line_error "^maplab validate: .*$absent" \
+        "$maplab" validate --trace "$root/examples/hash_basics.trace"
+    check 'replay --map kernel: built without' one_line_error "^maplab replay: .*$absent" \
+        "$maplab" replay --map kernel --trace "$root/examples/hash_basics.trace"
+    check 'sim --policy kernel: built without' one_line_error "^maplab sim: .*$absent" \
+        "$maplab" sim --trace "$root/examples/traces/zipf.txt" --policy kernel --sizes 100
+fi
 
 finish

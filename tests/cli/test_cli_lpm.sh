@@ -76,7 +76,7 @@ check 'lookups alone: no lock ns column' bash -c \
 expect 0 '"key_size":12,' "${l[@]}" --key-size 12 --format jsonl
 check '12-byte keys: no prefix set' bash -c "! '${l[0]}' ${l[*]:1} --key-size 12 --format jsonl | grep -q prefixes"
 
-if is_root; then
+if has_kernel; then
     k=("$maplab" kbench --quiet --duration 0.05 --warmup 0 --entries 1024 --run-ops 64 --run-repeat 4)
     # The kernel's trie gets BPF_F_NO_PREALLOC without --flags.
     expect 0 '^lpm_trie kernel +1 .*lookup (69|70|71)%' "${k[@]}" --map lpm_trie --prefixes bgp \

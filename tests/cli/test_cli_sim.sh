@@ -141,7 +141,7 @@ check "data kept without gnuplot" test -s "$tmp/plots2/mrc.dat"
 
 # The kernel's LRU hash (root on a BPF kernel, as kbench's tests): on one
 # thread it misses exactly as the faithful designs, in both modes.
-if is_root; then
+if has_kernel; then
     out=$("$maplab" sim --trace "$traces/zipf.txt" --sizes 100 --format csv \
         --policy kernel,lru/linux_common,kernel:no_common_lru,lru/linux_percpu)
     m=$(python3 -c 'import csv,sys; print(" ".join(r["misses"] for r in csv.DictReader(sys.stdin)))' <<<"$out")

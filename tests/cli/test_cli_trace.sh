@@ -69,7 +69,7 @@ if command -v taskset >/dev/null && [ "$(nproc --all)" -ge 2 ]; then
 fi
 
 # The kernel side (root and BPF).
-if is_root; then
+if has_kernel; then
     # Run "$@" with at most N file descriptors, none inherited beyond 0-2.
     with_fds() {
         local n=$1; shift
@@ -104,7 +104,7 @@ fi
 # validate --map D compares D with the kernel's map of D's own mode: the
 # per-CPU LRU design is the kernel's LRU with BPF_F_NO_COMMON_LRU, whether
 # or not the trace's map line asks for it.
-if is_root; then
+if has_kernel; then
     expect 0 'lru/linux_percpu matches the kernel' "$maplab" validate --random \
         --type lru_hash --entries 100 --ops 3000 --map lru/linux_percpu
 fi
