@@ -43,9 +43,9 @@ static const char after_dump[] =
 	"dot -Tsvg >lru.svg\n";
 
 static const struct cmd_option dump_options[] = {
-	{ OPT_MAP, "the design to dump (maplab list)" },
-	{ OPT_TRACE, NULL },
-	{ OPT_FORMAT, "text, or dot: Graphviz digraphs (text)" },
+	{ &opt_map, "the design to dump (maplab list)" },
+	{ &opt_trace, NULL },
+	{ &opt_format, "text, or dot: Graphviz digraphs (text)" },
 };
 
 struct dump_cmd {

@@ -20,6 +20,7 @@
 
 #define SIM_MAX_POLICIES 32
 #define SIM_MAX_SIZES 32
+#define SIM_MAX_THREAD_COUNTS 16
 
 static const char usage_sim[] =
 	"usage: maplab sim --trace T --policy P[,P...] --sizes S[,S...] "
@@ -64,28 +65,53 @@ static const char after_sim[] =
 	"lru/linux_common,lru/linux_percpu --sizes 4096 --threads 1,2 "
 	"--split hash\n";
 
+/* sim's own options; the rest are shared (options.h). */
+static const struct opt_spec opt_policy = { OPT_POLICY, "policy", TAKES_TEXT,
+	0, 0, 0, 0, "P[,P...]",
+	"LRU hash designs, opt, kernel, kernel:no_common_lru, or all" };
+static const struct opt_spec opt_sizes = { OPT_SIZES, "sizes", TAKES_TEXT, 0, 0,
+	0, 0, "S[,S...]",
+	"cache sizes: entries, or fractions (with a dot) of the distinct keys" };
+static const struct opt_spec opt_trace_format = { OPT_TRACE_FORMAT,
+	"trace-format", TAKES_TEXT, 0, 0, 0, 0, "F", "txt, csv or oracleGeneral" };
+static const struct opt_spec opt_csv_column = { OPT_CSV_COLUMN, "csv-column",
+	TAKES_TEXT, 0, 0, 0, 0, "N|NAME", "the csv column of the key" };
+static const struct opt_spec opt_split = { OPT_SPLIT, "split", TAKES_TEXT, 0, 0,
+	0, 0, "rr|hash", "how requests are split over threads" };
+/* A trace has no clock: sim's warm-up is a count of requests, so it has a
+ * name of its own, not bench's --warmup (seconds). */
+static const struct opt_spec opt_warmup_requests = { OPT_WARMUP_REQUESTS,
+	"warmup-requests", TAKES_NUMBER, 0, 1ULL << 40, 0, 0, "N",
+	"requests that warm the cache and are not counted" };
+static const struct opt_spec opt_plot = { OPT_PLOT, "plot", TAKES_TEXT, 0, 0, 0,
+	0, "DIR", "write plots (PNG, SVG) and their data into DIR" };
+static const struct opt_spec opt_no_stray = { OPT_NO_STRAY, "no-stray",
+	TAKES_NOTHING, 0, 0, 0, 0, NULL, "skip the untimed stray pass" };
+static const struct opt_spec opt_write_trace = { OPT_WRITE_TRACE, "write-trace",
+	TAKES_TEXT, 0, 0, 0, 0, "FILE", "write the trace to FILE and stop" };
+
 static const struct cmd_option sim_options[] = {
-	{ OPT_TRACE, "the trace: a file or a generator spec (above)" },
-	{ OPT_TRACE_FORMAT, "txt, csv or oracleGeneral (from the file name)" },
-	{ OPT_CSV_COLUMN, "the key's column in a csv trace: 1-based, or its\n"
-			  "name in a header line (1)" },
-	{ OPT_POLICY, NULL },
-	{ OPT_SIZES, "cache sizes (max_entries): whole numbers, or fractions\n"
-		     "of the trace's distinct keys with a dot (0.01,0.1)" },
-	{ OPT_WARMUP_REQUESTS, "the first N requests warm the cache and are "
-			       "not\ncounted (0)" },
-	{ OPT_KEY_SIZE, "key bytes, 1 to 8 (8: the ids themselves)" },
-	{ OPT_THREADS, "worker threads; one result per count (1)" },
-	{ OPT_SPLIT, "rr (round-robin by request) or hash (by key) (rr)" },
-	{ OPT_NO_STRAY, NULL },
-	{ OPT_RCU, "liburcu flavour (memb)" },
-	{ OPT_FORMAT, "table, jsonl or csv (table)" },
-	{ OPT_OUT, NULL },
-	{ OPT_SAVE, NULL },
-	{ OPT_PLOT, NULL },
-	{ OPT_WRITE_TRACE, "write the trace (txt, or oracleGeneral by the "
-			   "name,\nnext accesses filled) and stop" },
-	{ OPT_QUIET, NULL },
+	{ &opt_trace, "the trace: a file or a generator spec (above)" },
+	{ &opt_trace_format, "txt, csv or oracleGeneral (from the file name)" },
+	{ &opt_csv_column, "the key's column in a csv trace: 1-based, or its\n"
+			   "name in a header line (1)" },
+	{ &opt_policy, NULL },
+	{ &opt_sizes, "cache sizes (max_entries): whole numbers, or fractions\n"
+		      "of the trace's distinct keys with a dot (0.01,0.1)" },
+	{ &opt_warmup_requests, "the first N requests warm the cache and are "
+				"not\ncounted (0)" },
+	{ &opt_key_size, "key bytes, 1 to 8 (8: the ids themselves)" },
+	{ &opt_threads, "worker threads; one result per count (1)" },
+	{ &opt_split, "rr (round-robin by request) or hash (by key) (rr)" },
+	{ &opt_no_stray, NULL },
+	{ &opt_rcu, "liburcu flavour (memb)" },
+	{ &opt_format, "table, jsonl or csv (table)" },
+	{ &opt_out, NULL },
+	{ &opt_save, NULL },
+	{ &opt_plot, NULL },
+	{ &opt_write_trace, "write the trace (txt, or oracleGeneral by the "
+			    "name,\nnext accesses filled) and stop" },
+	{ &opt_quiet, NULL },
 };
 
 struct sim_cli {
@@ -93,7 +119,7 @@ struct sim_cli {
 	const char *out, *save, *plot, *write_trace;
 	uint64_t warmup;
 	uint32_t key_size;
-	unsigned threads[BENCH_MAX_THREAD_COUNTS], n_threads;
+	unsigned threads[SIM_MAX_THREAD_COUNTS], n_threads;
 	enum sim_split split;
 	enum sim_output format;
 	bool quiet, no_stray;
@@ -127,7 +153,7 @@ static int apply_sim(void *ctx, enum opt_id id, const struct opt_value *v)
 		return 0;
 	case OPT_THREADS:
 		return opts_thread_list("sim", v->text, c->threads,
-					BENCH_MAX_THREAD_COUNTS, &c->n_threads);
+					SIM_MAX_THREAD_COUNTS, &c->n_threads);
 	case OPT_SPLIT:
 		if (strcmp(v->text, "rr") == 0)
 			c->split = SIM_SPLIT_RR;
@@ -442,8 +468,8 @@ static int simulate(const struct sim_cli *c, struct sim_trace *t,
 	}
 	plan.n_sizes = sl.n;
 	if (c->warmup >= t->n)
-		fprintf(stderr, "maplab sim: note: --warmup %llu covers the whole "
-			"trace (%zu requests): nothing is counted\n",
+		fprintf(stderr, "maplab sim: note: --warmup-requests %llu covers "
+			"the whole trace (%zu requests): nothing is counted\n",
 			(unsigned long long)c->warmup, t->n);
 	note_sizes(&plan, &in);
 
@@ -465,14 +491,29 @@ static int simulate(const struct sim_cli *c, struct sim_trace *t,
 	return rc;
 }
 
+/* bench's --warmup is seconds; sim's is --warmup-requests: say so to one
+ * who reaches for the other.  0, or EXIT_USAGE after one line. */
+static int refuse_warmup_seconds(int argc, char **argv)
+{
+	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+		if (strcmp(argv[i], "--warmup") == 0 ||
+		    strncmp(argv[i], "--warmup=", 9) == 0)
+			return cli_error("sim", "--warmup is bench's (seconds); "
+					 "sim's warm-up counts requests: "
+					 "--warmup-requests N");
+	return 0;
+}
+
 int cmd_sim(int argc, char **argv)
 {
 	struct sim_cli c = { .key_size = 8, .threads = { 1 }, .n_threads = 1 };
 	struct sim_trace t = { 0 };
 	const char *format_name = "txt";
-	int rc = opts_parse("sim", argc, argv, sim_options,
-			    sizeof(sim_options) / sizeof(sim_options[0]),
-			    apply_sim, &c, usage_sim, after_sim);
+	int rc = refuse_warmup_seconds(argc, argv);
+	if (rc)
+		return rc;
+	rc = opts_parse("sim", argc, argv, sim_options, N_OPTIONS(sim_options),
+			apply_sim, &c, usage_sim, after_sim);
 	if (rc)
 		return rc == 1 ? EXIT_OK : rc;
 	if ((rc = check_required(&c)) || (rc = load_trace(&c, &t, &format_name)))

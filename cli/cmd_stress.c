@@ -2,6 +2,7 @@
 /* maplab stress: concurrent random ops on designs, then a contents check. */
 #include "cli/cli.h"
 #include "cli/options.h"
+#include "harness/bench/bench.h"
 #include "harness/stress/stress.h"
 
 #include <stdbool.h>
@@ -19,21 +20,35 @@ static const char usage_stress[] =
 	"get_next_key walk meets every key once.  Exit 0: all checks passed;\n"
 	"1: one failed (the line says which); 2: bad usage.\n";
 
+/* stress's defaults: help shows them, cmd_stress starts from them. */
+#define STRESS_THREADS 8
+#define STRESS_SECONDS 2
+#define STRESS_ENTRIES 1024
+#define STRESS_KEY_SIZE 4
+#define STRESS_LPM_KEY_SIZE 8
+#define STRESS_VALUE_SIZE 8
+#define STRESS_PREFILL 50
+#define STRESS_SEED 1
+
 static const struct cmd_option stress_options[] = {
-	{ OPT_MAP, "designs (default: every design, or every one of --type)" },
-	{ OPT_TYPE, "map type whose designs to run (default: all types)" },
-	{ OPT_THREADS, "worker threads; a run per count (8: more than cores is\n"
-		       "the point)" },
-	{ OPT_DURATION, "seconds per run (2)" },
-	{ OPT_OPS, NULL },
-	{ OPT_ENTRIES, "max_entries (1024)" },
-	{ OPT_KEY_RANGE, NULL },
-	{ OPT_KEY_SIZE, "key bytes (4; 8 for lpm_trie: a /32 address)" },
-	{ OPT_VALUE_SIZE, "value bytes (8; at least 8)" },
-	{ OPT_PREFILL, "percent of the key range inserted first (50)" },
-	{ OPT_FLAGS, NULL },
-	{ OPT_SEED, "(1)" },
-	{ OPT_RCU, "liburcu flavour (memb)" },
+	{ &opt_map, "designs (default: every design, or every one of --type)" },
+	{ &opt_type, "map type whose designs to run (default: all types)" },
+	{ &opt_threads, "worker threads; a run per count (" STR(STRESS_THREADS)
+			": more than cores is\nthe point)" },
+	{ &opt_duration, "seconds per run (" STR(STRESS_SECONDS) ")" },
+	{ &opt_ops, NULL },
+	{ &opt_entries, "max_entries (" STR(STRESS_ENTRIES) ")" },
+	{ &opt_key_range, "keys drawn from 0..N-1, N or P % of --entries\n"
+			  "(" STR(STRESS_DEFAULT_RANGE_PCT) "%)" },
+	{ &opt_key_size, "key bytes (" STR(STRESS_KEY_SIZE) "; "
+			 STR(STRESS_LPM_KEY_SIZE) " for lpm_trie: a /32 address)" },
+	{ &opt_value_size, "value bytes (" STR(STRESS_VALUE_SIZE)
+			   "; at least 8)" },
+	{ &opt_prefill, "percent of the key range inserted first ("
+			STR(STRESS_PREFILL) ")" },
+	{ &opt_flags, NULL },
+	{ &opt_seed, "(" STR(STRESS_SEED) ")" },
+	{ &opt_rcu, "liburcu flavour (memb)" },
 };
 
 struct stress_cmd {
@@ -54,11 +69,7 @@ static int apply_stress(void *ctx, enum opt_id id, const struct opt_value *v)
 	case OPT_MAP:
 		return opts_design_list("stress", v->text, c->designs, 64,
 					&c->n_designs);
-	case OPT_TYPE:
-		c->type = map_type_from_name(v->text);
-		return c->type ? 0 : cli_error("stress", "--type wants hash, "
-					       "lru_hash or lpm_trie, got '%s'",
-					       v->text);
+	case OPT_TYPE: return opts_map_type("stress", v->text, &c->type);
 	case OPT_THREADS:
 		return opts_thread_list("stress", v->text, c->threads, 16,
 					&c->n_threads);
@@ -99,7 +110,7 @@ static int stress_one(const struct map_ops *ops, struct stress_cmd *c,
 	o.attr.type = ops->type;
 	o.attr.flags = bench_map_flags(ops->type, o.attr.flags);
 	if (!c->key_size_given && ops->type == MAP_TYPE_LPM_TRIE)
-		o.attr.key_size = 8;
+		o.attr.key_size = STRESS_LPM_KEY_SIZE;
 	int rc = stress_run(&o, &r);
 	if (rc < 0)
 		return cli_error("stress", "%s: %s", ops->name, r.failure);
@@ -123,18 +134,20 @@ static int stress_one(const struct map_ops *ops, struct stress_cmd *c,
 int cmd_stress(int argc, char **argv)
 {
 	struct stress_cmd c = {
-		.o = { .attr = { .key_size = 4, .value_size = 8,
-				 .max_entries = 1024 },
-		       .seconds = 2, .prefill_pct = 50, .seed = 1 },
-		.threads = { 8 }, .n_threads = 1,
+		.o = { .attr = { .key_size = STRESS_KEY_SIZE,
+				 .value_size = STRESS_VALUE_SIZE,
+				 .max_entries = STRESS_ENTRIES },
+		       .seconds = STRESS_SECONDS, .prefill_pct = STRESS_PREFILL,
+		       .seed = STRESS_SEED },
+		.threads = { STRESS_THREADS }, .n_threads = 1,
 	};
 	int rc = opts_parse("stress", argc, argv, stress_options,
-			    sizeof(stress_options) / sizeof(stress_options[0]),
+			    N_OPTIONS(stress_options),
 			    apply_stress, &c, usage_stress, NULL);
 	if (rc)
 		return rc == 1 ? EXIT_OK : rc;
 	uint64_t range = 0;
-	if (c.key_range.n && (rc = opts_count_of("stress", OPT_KEY_RANGE,
+	if (c.key_range.n && (rc = opts_count_of("stress", &opt_key_range,
 						 c.key_range,
 						 c.o.attr.max_entries, &range)))
 		return rc;

@@ -362,13 +362,23 @@ void measure_free(struct measurement *m)
 
 /* --- kbench's and compare's command line ---------------------------------------- */
 
+const struct opt_spec opt_run_ops = { OPT_RUN_OPS, "run-ops", TAKES_NUMBER, 1,
+	KBENCH_MAX_RUN_OPS, 0, 0, "N", "map calls per BPF program run" };
+const struct opt_spec opt_run_repeat = { OPT_RUN_REPEAT, "run-repeat",
+	TAKES_NUMBER, 1, 1ULL << 20, 0, 0, "N", "BPF_PROG_TEST_RUN repeat count" };
+const struct opt_spec opt_no_syscall = { OPT_NO_SYSCALL, "no-syscall",
+	TAKES_NOTHING, 0, 0, 0, 0, NULL,
+	"the kernel side in BPF only, no bpf(2) sides" };
+
 static const struct cmd_option kernel_options[] = {
-	{ OPT_RUN_OPS, "map calls per BPF program run (1024)" },
-	{ OPT_RUN_REPEAT, "BPF_PROG_TEST_RUN repeat count (64)" },
-	{ OPT_NO_SYSCALL, NULL },
-	{ OPT_VERBOSE, NULL },
+	{ &opt_run_ops, "map calls per BPF program run ("
+			STR(BENCH_DEFAULT_RUN_OPS) ")" },
+	{ &opt_run_repeat, "BPF_PROG_TEST_RUN repeat count ("
+			   STR(BENCH_DEFAULT_RUN_REPEAT) ")" },
+	{ &opt_no_syscall, NULL },
+	{ &opt_verbose, NULL },
 };
-#define N_KERNEL_OPTIONS (sizeof(kernel_options) / sizeof(kernel_options[0]))
+#define N_KERNEL_OPTIONS N_OPTIONS(kernel_options)
 
 int measure_parse_kernel_cmd(struct bench_cli *cli, int argc, char **argv,
 			     const char *usage, const char *after)

@@ -1,26 +1,40 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * options.h: every option of every maplab command, in one table, with one
- * spelling and one range each (so --key-size means the same thing, with
- * the same limits, to bench, stress, replay and gentrace).
+ * options.h: maplab's option engine, and the options several commands
+ * share.
  *
- * A command lists the options it accepts (struct cmd_option[]); the parser
+ * An option is a `struct opt_spec`: its id, its one spelling, what its
+ * value is (nothing, text, a whole number in a range, seconds in a range,
+ * a count or a percent of another figure) and a line of help.  The
+ * options one command alone takes are defined beside that command
+ * (cmd_sim.c holds sim's, trace_cmd.c the trace commands', bench_options.c
+ * the workload's); the ones several share are defined once here, so
+ * --key-size means the same thing, with the same limits, to bench, stress,
+ * gentrace and sim.
+ *
+ * A command lists what it accepts (struct cmd_option[]: a spec, and help
+ * in the command's own words, usually with its default); the engine
  * builds getopt_long's table from that list alone, so an option meant for
  * another command is "unknown", and both "--opt value" and "--opt=value"
- * work.  Numbers are checked against the table's range before the command
+ * work.  Values are checked against the spec's range before the command
  * sees them (harness/common/parse.h says how numbers are spelt).  The same
  * list prints the command's --help, so help and parser cannot disagree.
+ * A default shown in help is the same macro the command starts from.
  */
 #ifndef MAPLAB_OPTIONS_H
 #define MAPLAB_OPTIONS_H
 
-#include "harness/bench/bench.h"
-#include "harness/results/report.h"
-
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
+/* A number as text, for the defaults help shows: STR(65536) is "65536". */
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
+/* Every option id, of every command: getopt_long's val, and what the
+ * commands' apply callbacks switch on. */
 enum opt_id {
 	OPT_MAP = 256, OPT_KEY_SIZE, OPT_VALUE_SIZE, OPT_ENTRIES, OPT_PREFILL,
 	OPT_MIX, OPT_DIST, OPT_FLAGS, OPT_THREADS, OPT_DURATION, OPT_OPS,
@@ -33,13 +47,38 @@ enum opt_id {
 	OPT_WARMUP_REQUESTS, OPT_PLOT, OPT_NO_STRAY, OPT_WRITE_TRACE,
 };
 
-/* One option a command accepts; help NULL: the table's own line. */
-struct cmd_option {
+enum opt_kind {
+	TAKES_NOTHING, TAKES_TEXT, TAKES_NUMBER, TAKES_SECONDS,
+	TAKES_COUNT_OR_PERCENT, /* "N" as TAKES_NUMBER, or "P%" of another
+				   figure, P a whole number in smin..smax */
+};
+
+struct opt_spec {
 	enum opt_id id;
+	const char *name;    /* --name */
+	enum opt_kind kind;
+	uint64_t min, max;   /* TAKES_NUMBER, TAKES_COUNT_OR_PERCENT's N and
+				the count P% comes to */
+	double smin, smax;   /* TAKES_SECONDS; TAKES_COUNT_OR_PERCENT's P */
+	const char *arg;     /* in help: "--name ARG" */
+	const char *help;    /* where the command gives none */
+};
+
+/* One option a command accepts; help NULL: the spec's own line. */
+struct cmd_option {
+	const struct opt_spec *spec;
 	const char *help;
 };
 
-/* A value as the table checked it. */
+#define N_OPTIONS(a) (sizeof(a) / sizeof((a)[0]))
+
+/* The options several commands share (defined in options.c). */
+extern const struct opt_spec opt_map, opt_type, opt_key_size, opt_value_size,
+	opt_entries, opt_prefill, opt_key_range, opt_flags, opt_threads,
+	opt_duration, opt_ops, opt_seed, opt_rcu, opt_format, opt_out,
+	opt_save, opt_quiet, opt_verbose, opt_trace;
+
+/* A value as the spec checked it. */
 struct opt_value {
 	const char *text; /* as given */
 	uint64_t u;       /* whole-number options: the number, or P of "P%" */
@@ -57,8 +96,8 @@ struct opt_count {
 };
 
 /* The count, P% taken of `whole` (rounded down): 0, or EXIT_USAGE after
- * one line when that falls outside the option's range. */
-int opts_count_of(const char *cmd, enum opt_id id, struct opt_count c,
+ * one line when that falls outside the spec's range. */
+int opts_count_of(const char *cmd, const struct opt_spec *s, struct opt_count c,
 		  uint64_t whole, uint64_t *out);
 
 typedef int (*opt_apply)(void *ctx, enum opt_id id, const struct opt_value *v);
@@ -67,78 +106,28 @@ typedef int (*opt_apply)(void *ctx, enum opt_id id, const struct opt_value *v);
  * Parse argv (argv[0] is the command's name) with the options in `opts`:
  * each is checked and handed to apply(ctx, id, value), which returns 0 or
  * EXIT_USAGE after printing one line.  --help prints `usage`, the option
- * lines and `after` (may be NULL) on stdout.  Returns 0 to go on, 1 when
- * --help was shown, or EXIT_USAGE.
+ * lines and `after` (may be NULL) on stdout.  An unknown option, long or
+ * short, a value missing or an argument left over is one line on stderr.
+ * Returns 0 to go on, 1 when --help was shown, or EXIT_USAGE.
  */
 int opts_parse(const char *cmd, int argc, char **argv,
 	       const struct cmd_option *opts, size_t n_opts, opt_apply apply,
 	       void *ctx, const char *usage, const char *after);
 
-/* The option lines of a command's --help. */
-void opts_print_help(FILE *f, const struct cmd_option *opts, size_t n_opts);
-
-/* --- what bench, kbench and compare share ----------------------------------- */
-
-#define BENCH_MAX_MAPS 16
-#define BENCH_MAX_THREAD_COUNTS 16
-
-struct bench_cli {
-	const char *cmd;
-	const struct map_ops *maps[BENCH_MAX_MAPS]; /* NULL: a kernel map type */
-	uint32_t map_types[BENCH_MAX_MAPS];         /* each entry's map type */
-	unsigned n_maps;
-	bool kernel_types; /* --map may name a kernel map type (kbench) */
-	unsigned threads[BENCH_MAX_THREAD_COUNTS];
-	unsigned n_threads;
-	struct workload w;
-	struct opt_count key_range; /* --key-range, resolved into w */
-	bool key_size_given;        /* else the maps' default: 4, or an LPM
-				       prefix set's keys */
-	double hit_ratio;           /* --hit-ratio, resolved into w.miss_ppm;
-				       NaN: not given */
-	uint32_t map_flags;
-	double seconds;
-	uint64_t ops;
-	double warmup;
-	unsigned repeat;
-	enum report_format format;
-	const char *out;
-	const char *save; /* also append every record here, as jsonl */
-	bool quiet;       /* no progress line even on a terminal */
-	bool verbose;     /* kernel side: show the verifier's log on failure */
-	/* kbench and compare */
-	unsigned run_ops, run_repeat;
-	bool no_syscall;
-	/* --physical D: the reference sides (measure.h), on D's footprint;
-	 * NULL: none */
-	const struct map_ops *physical;
-};
-
-/*
- * Parse a bench-style command line into cli (cli->cmd and kernel_types set
- * by the caller): its defaults, then argv, then the checks that the
- * workload is possible (the key range holds the prefilled keys, keys fit,
- * the designs accept the map, the mix can run as asked).  Same returns as
- * opts_parse.
- */
-int bench_cli_parse(struct bench_cli *cli, int argc, char **argv,
-		    const struct cmd_option *opts, size_t n_opts,
-		    const char *usage, const char *after);
-
-/* The options of bench; kbench and compare add theirs to these. */
-extern const struct cmd_option bench_options[];
-extern const size_t bench_option_count;
-
 /*
  * --map D[,D...]: the designs, at most max; an unknown name, an empty list
  * or an empty name is refused with one line.  0 or EXIT_USAGE.
  */
+struct map_ops;
 int opts_design_list(const char *cmd, const char *text,
 		     const struct map_ops **out, unsigned max, unsigned *n);
 
-/* --threads N[,N...]: at most max_n counts in the table's range.  0 or
+/* --threads N[,N...]: at most max_n counts in the spec's range.  0 or
  * EXIT_USAGE after one line. */
 int opts_thread_list(const char *cmd, const char *text, unsigned *out,
 		     unsigned max_n, unsigned *n);
+
+/* --type T: a map type by name.  0 or EXIT_USAGE after one line. */
+int opts_map_type(const char *cmd, const char *text, uint32_t *type);
 
 #endif /* MAPLAB_OPTIONS_H */

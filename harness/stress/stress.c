@@ -431,7 +431,7 @@ static void sum_counts(struct stress_run *run, struct stress_report *rep)
 	}
 }
 
-static int validate_opts(const struct stress_opts *o, uint32_t range,
+static int check_opts(const struct stress_opts *o, uint32_t range,
 			 struct stress_report *rep)
 {
 	uint64_t fits = key_capacity(o->attr.type, o->attr.key_size);
@@ -515,11 +515,13 @@ int stress_run(const struct stress_opts *o, struct stress_report *rep)
 	int rc;
 
 	memset(rep, 0, sizeof(*rep));
-	run.key_range = o->key_range ? o->key_range : 2 * o->attr.max_entries;
+	run.key_range = o->key_range ? o->key_range
+		: (uint32_t)((uint64_t)STRESS_DEFAULT_RANGE_PCT *
+			     o->attr.max_entries / 100);
 	run.rules = o->rules == STRESS_RULES_OF_TYPE ? stress_rules_for(run.type)
 						     : o->rules;
 	atomic_init(&run.clock, 1); /* 0: the prefill's writes come first */
-	if ((rc = validate_opts(o, run.key_range, rep)))
+	if ((rc = check_opts(o, run.key_range, rep)))
 		return rc;
 	if (attr.ncpus < o->threads)
 		attr.ncpus = map_cpus_for_threads(o->threads);

@@ -52,11 +52,16 @@ enum stress_rules {
 	STRESS_MAY_EVICT,     /* a key may be missing: the map evicted it */
 };
 
+/* The key range when none is given: twice the map, so inserts meet a full
+ * map half the time (and LRU maps evict). */
+#define STRESS_DEFAULT_RANGE_PCT 200
+
 struct stress_opts {
 	const struct map_ops *ops;
 	struct map_attr attr;  /* ncpus is raised to threads if smaller */
 	unsigned threads;
-	uint32_t key_range;    /* keys 0..key_range-1; 0: 2 * max_entries */
+	uint32_t key_range;    /* keys 0..key_range-1; 0: the default,
+				  STRESS_DEFAULT_RANGE_PCT % of max_entries */
 	double seconds;        /* run time (0: run max_ops) */
 	uint64_t max_ops;      /* in all, split over the threads; 0: no limit */
 	unsigned prefill_pct;  /* percent of key_range inserted first */

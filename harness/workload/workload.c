@@ -541,3 +541,21 @@ void workload_fill_value(uint8_t *v, uint32_t size, uint64_t n)
 		memcpy(v + i, &word, k);
 	}
 }
+
+struct workload workload_default(void)
+{
+	struct workload w = {
+		.type = MAP_TYPE_HASH,
+		.key_size = WORKLOAD_DEFAULT_KEY_SIZE,
+		.value_size = WORKLOAD_DEFAULT_VALUE_SIZE,
+		.entries = WORKLOAD_DEFAULT_ENTRIES,
+		.prefill_pct = WORKLOAD_DEFAULT_PREFILL,
+		.dist = DIST_UNIFORM,
+		.seed = WORKLOAD_DEFAULT_SEED,
+	};
+	char err[128];
+	/* the two texts above are the help's; parsed, they cannot fail */
+	workload_parse_mix(WORKLOAD_DEFAULT_MIX, w.mix, err, sizeof(err));
+	workload_parse_dist(WORKLOAD_DEFAULT_DIST, &w, err, sizeof(err));
+	return w;
+}

@@ -81,6 +81,20 @@ struct workload {
 				     per million (0: every lookup hits) */
 };
 
+/*
+ * The default workload, written once: bench, kbench and compare start from
+ * it and their --help shows these figures.  A lookup-only run over a full
+ * map of 64K 4-byte keys with 8-byte values, keys drawn uniformly.
+ */
+#define WORKLOAD_DEFAULT_KEY_SIZE 4
+#define WORKLOAD_DEFAULT_VALUE_SIZE 8
+#define WORKLOAD_DEFAULT_ENTRIES 65536
+#define WORKLOAD_DEFAULT_PREFILL 100
+#define WORKLOAD_DEFAULT_MIX "lookup=100"
+#define WORKLOAD_DEFAULT_DIST "uniform"
+#define WORKLOAD_DEFAULT_SEED 1
+struct workload workload_default(void);
+
 /* The key table's sections (above). */
 struct workload_layout {
 	uint64_t stored;    /* keys 0..stored-1: entries, or the range */

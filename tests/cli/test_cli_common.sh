@@ -15,6 +15,17 @@ for cmd in replay validate gentrace bench stress kbench compare; do
     expect 0 "usage: maplab $cmd" "$maplab" $cmd --help
     expect 2 'unknown option' "$maplab" $cmd --bogus
 done
+# An unknown short option is refused in one line, by every command (it
+# crashed with SIGSEGV: the error path took the letter for an option id).
+for cmd in list replay validate gentrace bench stress kbench compare dump sim; do
+    check "$cmd -x: one line" one_line_error \
+        "^maplab $cmd: unknown option '-x' \\(try --help\\)$" "$maplab" $cmd -x
+    check "$cmd -qx: one line" one_line_error \
+        "^maplab $cmd: unknown option '-q' \\(try --help\\)$" "$maplab" $cmd -qx
+done
+# A long option missing its value names it.
+check 'bench --entries: needs a value' one_line_error \
+    "^maplab bench: --entries needs a value \\(try --help\\)$" "$maplab" bench --entries
 
 
 # Output that cannot be written is an error, for every command.

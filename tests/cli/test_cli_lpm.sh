@@ -20,6 +20,12 @@ check 'a hit ratio that is no number' one_line_error \
 check '--prefixes without an LPM map' one_line_error \
     '^maplab bench: --prefixes bgp: for LPM maps, and --map names none' \
     "${b[@]}" --map hash/linux --prefixes bgp
+# The designs it names are the registry's LPM designs, every one of them.
+lpm_designs=$("$maplab" list | awk '$2 == "lpm_trie" || $3 == "lpm_trie" {print $1}')
+for d in $lpm_designs; do
+    expect 2 "names none \\(.*$d" "${b[@]}" --map hash/linux --prefixes bgp
+done
+check 'the registry has LPM designs' test -n "$lpm_designs"
 check '--hit-ratio without a prefix workload' one_line_error \
     '^maplab bench: --hit-ratio: for the LPM workloads of --prefixes only' \
     "${b[@]}" --map hash/linux --hit-ratio 50

@@ -88,11 +88,15 @@ expect 0 '^lru/global +100 +1 +20000 +9985 ' \
 "$maplab" sim --trace "$traces/loop.txt" --policy opt --sizes 10 --save "$tmp/s.jsonl" >/dev/null
 check "--save appends" test "$(grep -c '"record":"sim"' "$tmp/s.jsonl")" -eq 2
 
-# The byte miss ratio where the trace has sizes; --warmup.
+# The byte miss ratio where the trace has sizes; --warmup-requests.
 expect 0 'bytemiss' "$maplab" sim --trace "$traces/zipf_sizes.oracleGeneral" --policy opt --sizes 100
 expect 0 '^"zipf:keys=100,requests=1000",generated,' \
     "$maplab" sim --trace zipf:keys=100,requests=1000 --policy opt --sizes 10 --format csv
 expect 0 '^opt +100 +1 +15000 ' \
+    "$maplab" sim --trace "$traces/zipf.txt" --policy opt --sizes 100 --warmup-requests 5000
+# bench's --warmup is seconds: sim points to its own, counted in requests.
+check 'sim --warmup points to --warmup-requests' one_line_error \
+    "^maplab sim: --warmup is bench's \\(seconds\\); sim's warm-up counts requests: --warmup-requests N$" \
     "$maplab" sim --trace "$traces/zipf.txt" --policy opt --sizes 100 --warmup 5000
 # A short key: hashed, and said.
 expect 0 'ids hashed down' "$maplab" sim --trace "$traces/zipf.txt" --policy opt --sizes 10 --key-size 4

@@ -1,0 +1,550 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bench_options.c: the workload options of bench, kbench and compare, their
+ * defaults and the checks that a workload can run as asked
+ * (bench_options.h).
+ */
+#include "cli/bench_options.h"
+#include "cli/cli.h"
+#include "harness/common/parse.h"
+#include "harness/workload/keys.h"
+#include "maps/base/rcu.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* --- the options bench's family alone takes -------------------------------- */
+
+static const struct opt_spec opt_mix = { OPT_MIX, "mix", TAKES_TEXT, 0, 0, 0, 0,
+	"op=P,...", "lookup, update (existing keys), insert (new keys), delete;\n"
+	"percents summing to 100" };
+static const struct opt_spec opt_dist = { OPT_DIST, "dist", TAKES_TEXT, 0, 0, 0,
+	0, "D", "uniform | zipf:S | hotset:P,F (P % of ops on F % of the keys)" };
+static const struct opt_spec opt_warmup = { OPT_WARMUP, "warmup", TAKES_SECONDS,
+	0, 0, 0, 3600, "S", "untimed seconds before each run" };
+static const struct opt_spec opt_repeat = { OPT_REPEAT, "repeat", TAKES_NUMBER,
+	1, 1000, 0, 0, "N", "runs per point; the median is reported, with min "
+	"and max" };
+static const struct opt_spec opt_physical = { OPT_PHYSICAL, "physical",
+	TAKES_TEXT, 0, 0, 0, 0, "D",
+	"two reference sides beside the maps: the harness alone (the noop\n"
+	"design through the same loop: its own ns per op) and independent\n"
+	"random 8-byte loads over a buffer of design D's footprint (its\n"
+	"bytes after the prefill, as B/entry measures them): the memory\n"
+	"system's floor for a loop of lookups (docs/bench.md)" };
+static const struct opt_spec opt_prefixes = { OPT_PREFIXES, "prefixes",
+	TAKES_TEXT, 0, 0, 0, 0, "S",
+	"LPM maps: the stored prefixes: random32, bgp or ipv6" };
+static const struct opt_spec opt_hit_ratio = { OPT_HIT_RATIO, "hit-ratio",
+	TAKES_TEXT, 0, 0, 0, 0, "P", "LPM maps: percent of the lookups meant to hit" };
+
+const struct cmd_option bench_options[] = {
+	{ &opt_map, "designs (maplab list), or noop: the harness alone\n"
+		    "(" BENCH_DEFAULT_DESIGN ")" },
+	{ &opt_key_size, "key bytes (" STR(WORKLOAD_DEFAULT_KEY_SIZE) "; an LPM "
+			 "map's: its --prefixes' keys)" },
+	{ &opt_value_size, "value bytes (" STR(WORKLOAD_DEFAULT_VALUE_SIZE) ")" },
+	{ &opt_entries, "max_entries (" STR(WORKLOAD_DEFAULT_ENTRIES) ")" },
+	{ &opt_prefill, "percent of the entries inserted before timing ("
+			STR(WORKLOAD_DEFAULT_PREFILL) ")" },
+	{ &opt_key_range, "every op draws its key from 0..N-1 (N or P % of\n"
+			  "--entries): a range beyond the entries makes LRU maps\n"
+			  "evict (none: lookups and updates on the entries,\n"
+			  "inserts and deletes on each thread's own keys)" },
+	{ &opt_prefixes, "LPM maps: the prefixes stored: random32 (random /32s),\n"
+			 "bgp (IPv4, a public BGP table's prefix lengths) or\n"
+			 "ipv6 (/48 and /64 heavy), with 8-byte keys (20 for\n"
+			 "ipv6); lookups ask for full-length addresses; a hash\n"
+			 "map of the run takes the address alone (random32\n"
+			 "only).  docs/bench.md, \"LPM workloads\" (random32)" },
+	{ &opt_hit_ratio, "LPM maps: percent of the lookups that ask for an\n"
+			  "address inside a stored prefix; the others ask for\n"
+			  "one no prefix covers (100)" },
+	{ &opt_mix, "lookup, update (existing keys), insert (new keys), delete;\n"
+		    "percents summing to 100 (" WORKLOAD_DEFAULT_MIX ")" },
+	{ &opt_dist, "uniform | zipf:S | hotset:P,F (P % of ops on F % of the\n"
+		     "keys) (" WORKLOAD_DEFAULT_DIST ")" },
+	{ &opt_flags, NULL },
+	{ &opt_threads, "worker threads (1 to 254); one result per count ("
+			STR(BENCH_DEFAULT_THREADS) ")" },
+	{ &opt_duration, "timed seconds per run (" STR(BENCH_DEFAULT_SECONDS) ")" },
+	{ &opt_ops, NULL },
+	{ &opt_warmup, "untimed seconds before each run ("
+		       STR(BENCH_DEFAULT_WARMUP) ")" },
+	{ &opt_repeat, "runs per point; the median is reported, with the min\n"
+		       "and max (" STR(BENCH_DEFAULT_REPEAT) ")" },
+	{ &opt_seed, "key streams and prefix sets ("
+		     STR(WORKLOAD_DEFAULT_SEED) ")" },
+	{ &opt_rcu, "liburcu flavour (memb)" },
+	{ &opt_format, "table, jsonl or csv (table)" },
+	{ &opt_out, NULL },
+	{ &opt_save, NULL },
+	{ &opt_quiet, NULL },
+	{ &opt_physical, NULL },
+};
+const size_t bench_option_count = N_OPTIONS(bench_options);
+
+/* The map type a design's maps have. */
+static uint32_t type_of(const struct map_ops *ops)
+{
+	return ops->type ? ops->type : MAP_TYPE_HASH;
+}
+
+/* A --map list; an empty list or name is refused with the given words. */
+static int map_list(const char *cmd, const char *text,
+		    int (*add)(const char *, void *), void *ctx, const int *rc)
+{
+	char shown[80];
+	if (parse_list(text, add, ctx) == 0)
+		return 0;
+	return *rc ? *rc : cli_error(cmd, "--map wants design names separated "
+				     "by commas, got '%s'",
+				     parse_printable(text, shown, sizeof(shown)));
+}
+
+struct bench_maps {
+	struct bench_cli *c;
+	int rc;
+};
+
+/* One --map entry of bench, kbench or compare. */
+static int add_bench_map(const char *name, void *ctx)
+{
+	struct bench_maps *l = ctx;
+	struct bench_cli *c = l->c;
+	char shown[80];
+	const struct map_ops *ops = strcmp(name, "noop") == 0 ? &bench_noop_ops
+							      : map_find(name);
+	uint32_t type = ops ? type_of(ops) : map_type_from_name(name);
+	if (!ops && !(c->kernel_types && type))
+		l->rc = cli_error(c->cmd, "no design '%s' (maplab list shows them%s)",
+				  parse_printable(name, shown, sizeof(shown)),
+				  c->kernel_types ? "; kernel map types: hash, "
+				  "lru_hash, lpm_trie" : "");
+	else if (c->n_maps == BENCH_MAX_MAPS)
+		l->rc = cli_error(c->cmd, "at most %d designs at once",
+				  BENCH_MAX_MAPS);
+	if (l->rc)
+		return -1;
+	c->map_types[c->n_maps] = type;
+	c->maps[c->n_maps++] = ops;
+	return 0;
+}
+
+static int parse_bench_maps(struct bench_cli *c, const char *text)
+{
+	struct bench_maps l = { c, 0 };
+	c->n_maps = 0;
+	return map_list(c->cmd, text, add_bench_map, &l, &l.rc);
+}
+
+/* --physical D: any design of the registry (of any map type: it lends
+ * only its footprint). */
+static int parse_physical(struct bench_cli *c, const char *name)
+{
+	char shown[80];
+	c->physical = map_find(name);
+	if (c->physical)
+		return 0;
+	return cli_error(c->cmd, "--physical: no design '%s' (maplab list shows "
+			 "them)", parse_printable(name, shown, sizeof(shown)));
+}
+
+static int apply_bench(void *ctx, enum opt_id id, const struct opt_value *v)
+{
+	struct bench_cli *c = ctx;
+	char err[256];
+
+	switch (id) {
+	case OPT_MAP: return parse_bench_maps(c, v->text);
+	case OPT_KEY_SIZE:
+		c->w.key_size = (uint32_t)v->u;
+		c->key_size_given = true;
+		return 0;
+	case OPT_PREFIXES:
+		return prefix_set_parse(v->text, &c->w.prefixes)
+			? cli_error(c->cmd, "--prefixes wants random32, bgp or ipv6, "
+				    "got '%s'", parse_printable(v->text, err,
+								 sizeof(err)))
+			: 0;
+	case OPT_HIT_RATIO:
+		return parse_decimal(v->text, 0, 100, &c->hit_ratio)
+			? cli_error(c->cmd, "--hit-ratio wants a percent from 0 to "
+				    "100, got '%s'", parse_printable(v->text, err,
+								     sizeof(err)))
+			: 0;
+	case OPT_VALUE_SIZE: c->w.value_size = (uint32_t)v->u; return 0;
+	case OPT_ENTRIES: c->w.entries = (uint32_t)v->u; return 0;
+	case OPT_PREFILL: c->w.prefill_pct = (unsigned)v->u; return 0;
+	case OPT_KEY_RANGE:
+		c->key_range = (struct opt_count){ v->u, v->percent };
+		return 0;
+	case OPT_MIX:
+		return workload_parse_mix(v->text, c->w.mix, err, sizeof(err))
+			? cli_error(c->cmd, "%s", err) : 0;
+	case OPT_DIST:
+		return workload_parse_dist(v->text, &c->w, err, sizeof(err))
+			? cli_error(c->cmd, "%s", err) : 0;
+	case OPT_FLAGS: return cli_apply_flags(c->cmd, v->text, &c->map_flags);
+	case OPT_THREADS:
+		return opts_thread_list(c->cmd, v->text, c->threads,
+					BENCH_MAX_THREAD_COUNTS, &c->n_threads);
+	case OPT_DURATION: c->seconds = v->seconds; c->ops = 0; return 0;
+	case OPT_OPS: c->ops = v->u; c->seconds = 0; return 0;
+	case OPT_WARMUP: c->warmup = v->seconds; return 0;
+	case OPT_REPEAT: c->repeat = (unsigned)v->u; return 0;
+	case OPT_SEED: c->w.seed = v->u; return 0;
+	case OPT_RCU: return cli_apply_rcu(c->cmd, v->text);
+	case OPT_FORMAT:
+		return report_parse_format(v->text, &c->format)
+			? cli_error(c->cmd, "--format wants table, jsonl or csv, "
+				    "got '%s'", v->text) : 0;
+	case OPT_OUT: c->out = v->text; return 0;
+	case OPT_SAVE: c->save = v->text; return 0;
+	case OPT_QUIET: c->quiet = true; return 0;
+	case OPT_VERBOSE: c->verbose = true; return 0;
+	case OPT_RUN_OPS: c->run_ops = (unsigned)v->u; return 0;
+	case OPT_RUN_REPEAT: c->run_repeat = (unsigned)v->u; return 0;
+	case OPT_NO_SYSCALL: c->no_syscall = true; return 0;
+	case OPT_PHYSICAL: return parse_physical(c, v->text);
+	default:
+		return cli_error(c->cmd, "option not handled here (a bug)");
+	}
+}
+
+static void set_defaults(struct bench_cli *c)
+{
+	c->maps[0] = map_find(BENCH_DEFAULT_DESIGN);
+	c->map_types[0] = c->maps[0] ? c->maps[0]->type : 0;
+	c->n_maps = c->maps[0] ? 1 : 0;
+	c->threads[0] = BENCH_DEFAULT_THREADS;
+	c->n_threads = 1;
+	c->w = workload_default();
+	c->hit_ratio = NAN;
+	c->seconds = BENCH_DEFAULT_SECONDS;
+	c->warmup = BENCH_DEFAULT_WARMUP;
+	c->repeat = BENCH_DEFAULT_REPEAT;
+	c->format = REPORT_TABLE;
+	c->run_ops = BENCH_DEFAULT_RUN_OPS;
+	c->run_repeat = BENCH_DEFAULT_RUN_REPEAT;
+}
+
+/* Design ops must accept the workload's map of `type` (what --opt names):
+ * try one.  0, or EXIT_USAGE after one line. */
+static int design_accepts(const struct bench_cli *c, const char *opt,
+			  const struct map_ops *ops, uint32_t type)
+{
+	struct map_attr attr = { .type = type,
+				 .key_size = workload_for_type(&c->w, type).key_size,
+				 .value_size = c->w.value_size,
+				 .max_entries = c->w.entries,
+				 .flags = bench_map_flags(type, c->map_flags) };
+	struct map *m;
+	int err = map_create(ops, &attr, &m);
+	if (!err) {
+		map_destroy(m);
+		return 0;
+	}
+	return cli_error(c->cmd, "%s%s refuses this map (key_size=%u "
+			 "value_size=%u max_entries=%u flags=%#x): %s", opt,
+			 ops->name, attr.key_size, attr.value_size,
+			 attr.max_entries, attr.flags, strerror(-err));
+}
+
+/* The designs must accept the workload's map: try one before running. */
+static int check_designs_accept(struct bench_cli *c)
+{
+	int rc = 0;
+	map_thread_online();
+	for (unsigned i = 0; i < c->n_maps && !rc; i++)
+		if (c->maps[i]) /* else a kernel map type: the kernel judges */
+			rc = design_accepts(c, "", c->maps[i], c->map_types[i]);
+	if (!rc && c->physical)
+		rc = design_accepts(c, "--physical: ", c->physical,
+				    type_of(c->physical));
+	map_thread_offline();
+	return rc;
+}
+
+/* --key-range as a number of keys; the prefilled keys are its first. */
+static int resolve_key_range(struct bench_cli *c)
+{
+	uint64_t range, prefilled = workload_prefill_count(&c->w);
+	if (!c->key_range.n)
+		return 0;
+	int rc = opts_count_of(c->cmd, &opt_key_range, c->key_range,
+			       c->w.entries, &range);
+	if (rc)
+		return rc;
+	if (range < prefilled)
+		return cli_error(c->cmd, "--key-range gives %llu keys, fewer than "
+				 "the %llu prefilled, which are the range's first",
+				 (unsigned long long)range,
+				 (unsigned long long)prefilled);
+	c->w.key_range = (uint32_t)range;
+	return 0;
+}
+
+/* The registry's designs of `type`, as "a, b, c" (as many as fit). */
+static void designs_of_type(uint32_t type, char *out, size_t len)
+{
+	size_t used = 0;
+	out[0] = 0;
+	for (size_t i = 0; map_registry[i] && used < len; i++)
+		if (map_registry[i]->type == type)
+			used += (size_t)snprintf(out + used, len - used, "%s%s",
+						 used ? ", " : "",
+						 map_registry[i]->name);
+}
+
+/* Whether some map of the run is an LPM trie. */
+static bool some_map_is_lpm(const struct bench_cli *c)
+{
+	for (unsigned m = 0; m < c->n_maps; m++)
+		if (c->map_types[m] == MAP_TYPE_LPM_TRIE)
+			return true;
+	return false;
+}
+
+/* The other maps of a prefix workload run on the addresses alone: only
+ * where every prefix is a full-length one (an address), so a hash's
+ * exact match and a trie's longest match find the same keys.  noop takes
+ * the LPM keys.  0, or EXIT_USAGE after one line. */
+static int check_other_maps(struct bench_cli *c)
+{
+	for (unsigned m = 0; m < c->n_maps; m++) {
+		if (c->maps[m] == &bench_noop_ops)
+			c->map_types[m] = MAP_TYPE_LPM_TRIE;
+		if (c->map_types[m] == MAP_TYPE_LPM_TRIE ||
+		    prefix_set_full_length(c->w.prefixes))
+			continue;
+		return cli_error(c->cmd, "--map: %s is a %s map: it runs an LPM "
+				 "workload on its addresses, so only on full-length "
+				 "prefixes (--prefixes random32), not %s",
+				 c->maps[m] ? c->maps[m]->name
+					    : map_type_name(c->map_types[m]),
+				 map_type_name(c->map_types[m]),
+				 prefix_set_name(c->w.prefixes));
+	}
+	if (c->physical && type_of(c->physical) != MAP_TYPE_LPM_TRIE &&
+	    !prefix_set_full_length(c->w.prefixes))
+		return cli_error(c->cmd, "--physical: %s is a %s map: it would "
+				 "hold the addresses alone, so only of full-length "
+				 "prefixes (--prefixes random32), not %s",
+				 c->physical->name,
+				 map_type_name(type_of(c->physical)),
+				 prefix_set_name(c->w.prefixes));
+	return 0;
+}
+
+/*
+ * --prefixes and --hit-ratio: an LPM map's workload is a prefix set's
+ * (random32 for 8-byte keys, or when --key-size is not given), whose keys
+ * the set sizes; other key sizes keep full-length keys numbered as a
+ * hash's (harness/workload/keys.h).  0, or EXIT_USAGE after one line.
+ */
+static int resolve_prefixes(struct bench_cli *c)
+{
+	enum prefix_set *set = &c->w.prefixes;
+	bool lpm = some_map_is_lpm(c);
+	int rc = 0;
+
+	if (*set && !lpm) {
+		char names[256];
+		designs_of_type(MAP_TYPE_LPM_TRIE, names, sizeof(names));
+		return cli_error(c->cmd, "--prefixes %s: for LPM maps, and --map "
+				 "names none (%s%s)", prefix_set_name(*set), names,
+				 c->kernel_types ? ", lpm_trie" : "");
+	}
+	if (lpm && !*set && (!c->key_size_given || c->w.key_size == 8))
+		*set = PREFIXES_RANDOM32;
+	if (*set) {
+		uint32_t data = prefix_set_data_size(*set);
+		if (!c->key_size_given)
+			c->w.key_size = 4 + data;
+		else if (c->w.key_size != 4 + data)
+			return cli_error(c->cmd, "--prefixes %s makes %u-byte LPM "
+					 "keys (a 4-byte prefix length and %u address "
+					 "bytes), not --key-size %u",
+					 prefix_set_name(*set), 4 + data, data,
+					 c->w.key_size);
+		rc = check_other_maps(c);
+	}
+	if (rc || isnan(c->hit_ratio))
+		return rc;
+	if (!*set)
+		return cli_error(c->cmd, "--hit-ratio: for the LPM workloads of "
+				 "--prefixes only (an LPM map with 8- or 20-byte "
+				 "keys)");
+	c->w.miss_ppm = (uint32_t)llround((100 - c->hit_ratio) * 10000);
+	return 0;
+}
+
+/* `keys` distinct keys (`which` says whose) must fit in the workload's
+ * keys of map type `type`.  0, or EXIT_USAGE after one line. */
+static int keys_fit(const struct bench_cli *c, uint32_t type, uint64_t keys,
+		    const char *which)
+{
+	if (keys <= key_capacity(type, c->w.key_size))
+		return 0;
+	return cli_error(c->cmd, "%llu distinct keys (%s) do not fit in %u-byte "
+			 "%s keys", (unsigned long long)keys, which,
+			 c->w.key_size, map_type_name(type));
+}
+
+/* A prefix workload's prefixes must be drawable (distinct: not too many
+ * of one length); its key numbers must fit a stream op's 32 bits. */
+static int check_prefixes_fit(const struct bench_cli *c, uint64_t keys)
+{
+	struct workload_layout l;
+	char err[200];
+	workload_layout(&c->w, 1, &l);
+	if (prefix_set_fits(c->w.prefixes, l.stored, err, sizeof(err)))
+		return cli_error(c->cmd, "--prefixes %s: %s",
+				 prefix_set_name(c->w.prefixes), err);
+	if (keys > UINT32_MAX)
+		return cli_error(c->cmd, "%llu keys (prefixes and the addresses "
+				 "lookups ask for) are more than a stream can name",
+				 (unsigned long long)keys);
+	return 0;
+}
+
+/* Every key number the run uses must have its own key bytes. */
+static int check_keys_fit(struct bench_cli *c)
+{
+	unsigned most = 0;
+	for (unsigned t = 0; t < c->n_threads; t++)
+		most = c->threads[t] > most ? c->threads[t] : most;
+	uint64_t keys = workload_key_count(&c->w, most);
+	char which[64];
+	int rc = 0;
+	if (c->w.prefixes)
+		return check_prefixes_fit(c, keys);
+	if (c->w.key_range)
+		snprintf(which, sizeof(which), "the key range");
+	else
+		snprintf(which, sizeof(which), "entries and each thread's pool "
+			 "of %d", WORKLOAD_POOL);
+	for (unsigned m = 0; m < c->n_maps && !rc; m++)
+		rc = keys_fit(c, c->map_types[m], keys, which);
+	if (!rc && c->physical)
+		rc = keys_fit(c, type_of(c->physical), keys, which);
+	return rc;
+}
+
+static void warn(const struct bench_cli *c, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void warn(const struct bench_cli *c, const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(stderr, "maplab %s: warning: ", c->cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+/* Whether some map of the run refuses new keys when full (a hash, a
+ * trie), rather than evicting (an LRU). */
+static bool some_map_refuses_when_full(const struct bench_cli *c)
+{
+	for (unsigned m = 0; m < c->n_maps; m++)
+		if (c->map_types[m] != MAP_TYPE_LRU_HASH)
+			return true;
+	return false;
+}
+
+/*
+ * The pool model's streams (workload.h) hold back deletes with nothing to
+ * delete and inserts with the whole pool in: refuse a mix that cannot run
+ * at all, and say what really runs where it differs from the mix asked.
+ */
+static int check_pool_mix(struct bench_cli *c)
+{
+	const unsigned *mix = c->w.mix;
+	double share[OP_COUNT];
+	char asked[96];
+
+	if (mix[OP_DELETE] && !mix[OP_INSERT])
+		return cli_error(c->cmd, "--mix: delete=%u has nothing to delete: a "
+				 "worker deletes only keys it inserted itself; give "
+				 "insert= a share too, or --key-range", mix[OP_DELETE]);
+	if (workload_stream_mix(&c->w, share))
+		return cli_error(c->cmd, "out of memory");
+	workload_format_mix(mix, asked, sizeof(asked));
+	for (int op = 0; op < OP_COUNT; op++)
+		if (share[op] < mix[op] - 1.0 || share[op] > mix[op] + 1.0) {
+			warn(c, "the streams hold lookup=%.0f,update=%.0f,insert="
+			     "%.0f,delete=%.0f, not %s: each worker deletes only "
+			     "keys it inserted, and inserts only while its pool of "
+			     "%d keys is not all in the map", share[OP_LOOKUP],
+			     share[OP_UPDATE], share[OP_INSERT], share[OP_DELETE],
+			     asked, WORKLOAD_POOL);
+			break;
+		}
+	return 0;
+}
+
+/* Inserts that a map which does not evict (a hash, a trie) must refuse. */
+static void warn_inserts_refused(const struct bench_cli *c)
+{
+	const struct workload *w = &c->w;
+	if (!w->mix[OP_INSERT] || !some_map_refuses_when_full(c))
+		return;
+	if (!w->key_range && w->prefill_pct == 100)
+		warn(c, "the map is full (--prefill 100) and inserts add new keys: "
+		     "every insert will fail (E2BIG; ENOSPC in an LPM trie), and so "
+		     "will the deletes of their keys; lower --prefill to leave room");
+	else if (w->key_range > w->entries)
+		warn(c, "the key range (%u keys) is larger than the map (%u "
+		     "entries), and only an LRU map evicts: once the others are "
+		     "full, every insert of a key not in them fails (E2BIG)",
+		     w->key_range, w->entries);
+}
+
+/*
+ * A workload that cannot run as asked is refused, or runs with a warning
+ * that says what will really run: no silent lookups in place of deletes,
+ * no run of failures that looks like a measurement.  The range model
+ * makes the mix as asked; its inserts can fill a map that does not evict.
+ */
+static int check_mix_runs_as_asked(struct bench_cli *c)
+{
+	const struct workload *w = &c->w;
+	int rc = w->key_range ? 0 : check_pool_mix(c);
+	if (rc)
+		return rc;
+	warn_inserts_refused(c);
+	if (w->miss_ppm && !w->mix[OP_LOOKUP])
+		warn(c, "--hit-ratio is a share of the lookups, and the mix has "
+		     "none");
+	/* In the range model, inserts put in keys that updates can find. */
+	if (w->mix[OP_UPDATE] && w->prefill_pct == 0 &&
+	    !(w->key_range && w->mix[OP_INSERT]))
+		warn(c, "no key is prefilled (--prefill 0): every update of an "
+		     "existing key will fail (ENOENT)");
+	return 0;
+}
+
+int bench_cli_parse(struct bench_cli *c, int argc, char **argv,
+		    const struct cmd_option *opts, size_t n_opts,
+		    const char *usage, const char *after)
+{
+	set_defaults(c);
+	int rc = opts_parse(c->cmd, argc, argv, opts, n_opts, apply_bench, c,
+			    usage, after);
+	if (rc)
+		return rc;
+	if (c->n_maps == 0)
+		return cli_error(c->cmd, BENCH_DEFAULT_DESIGN ", the default "
+				 "design, is not built: give --map");
+	if ((rc = resolve_prefixes(c)) || (rc = resolve_key_range(c)) ||
+	    (rc = check_keys_fit(c)) ||
+	    (rc = check_mix_runs_as_asked(c)))
+		return rc;
+	return check_designs_accept(c);
+}

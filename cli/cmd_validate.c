@@ -1,0 +1,171 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * maplab validate: a trace replayed on a design and on the kernel's own map in
+ * lock step, the first differences shown.
+ */
+#include "cli/cli.h"
+#include "cli/trace_cmd.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/utsname.h>
+
+static const char usage_validate[] =
+	"usage: maplab validate [--map DESIGN] (--trace FILE | --random ...) [--max-diffs N]\n\n"
+	"Replays the trace on the design (default: the kernel-faithful one of\n"
+	"each map line's type) and on the kernel's own map, line by line in\n"
+	"lock step on cpu 0, compares the result lines, and shows the first\n"
+	"differences.\n"
+	"Exit 0: identical; 1: they differ; 2: bad input, an error of the\n"
+	"trace, no BPF here, or the replay could not run.\n";
+
+static const struct cmd_option validate_options[] = {
+	{ &opt_map, "the design to compare with the kernel" },
+	{ &opt_trace, NULL },
+	{ &opt_random, NULL },
+	{ &opt_max_diffs, "differences to show (" STR(TRACE_DEFAULT_MAX_DIFFS) ")" },
+	{ &opt_verbose, TRACE_VERBOSE_HELP },
+	TRACE_GEN_OPTIONS,
+};
+
+/* What validate's report needs while the comparison runs. */
+struct diff_report {
+	const char *label;  /* the design's side */
+	unsigned max_diffs; /* differences shown; the rest only counted */
+	unsigned shown;
+};
+
+static void print_indented(const struct replay_answer *a)
+{
+	char label[64];
+	snprintf(label, sizeof(label), "%s:", a->side);
+	if (a->stop) {
+		printf("  %-12s (the replay stopped here: %.*s)\n", label,
+		       (int)a->len, a->text);
+		return;
+	}
+	int first = 1;
+	for (size_t i = 0; i < a->len;) {
+		size_t e = i;
+		while (e < a->len && a->text[e] != '\n')
+			e++;
+		printf("  %-12s %.*s\n", first ? label : "", (int)(e - i),
+		       a->text + i);
+		first = 0;
+		i = e + 1;
+	}
+}
+
+static void show_difference(void *ctx, const struct trace *t, size_t i,
+			    const struct replay_answer *kern,
+			    const struct replay_answer *user)
+{
+	struct diff_report *r = ctx;
+	if (r->shown++ >= r->max_diffs)
+		return;
+	printf("line %u: ", t->lines[i].lineno);
+	trace_print_line(stdout, t, i);
+	putchar('\n');
+	print_indented(kern);
+	print_indented(user);
+}
+
+/*
+ * The summary and the exit status: a side that could not run is 2 (the
+ * check did not happen); then differences are 1; then an error of the
+ * trace that both sides met alike is 2, as a replay's would be.
+ */
+static int summarise(const struct trace_cmd *c, const struct diff_report *r,
+		     const struct replay_comparison *cmp)
+{
+	if (cmp->unordered)
+		printf("validate: %zu next lines not compared: without "
+		       "zero_seed the order depends on each side's random "
+		       "seed\n", cmp->unordered);
+	if (cmp->differences)
+		printf("validate: %zu of %zu trace lines differ (%s vs "
+		       "kernel)\n", cmp->differences, cmp->lines, r->label);
+	else if (cmp->stop == REPLAY_DONE)
+		printf("validate: %zu trace lines, %s matches the kernel\n",
+		       cmp->lines, r->label);
+	if (fflush(stdout) && cmp->stop != REPLAY_FAILED)
+		return cli_error(c->cmd, "writing the report failed: %s",
+				 strerror(errno));
+	if (cmp->stop != REPLAY_DONE)
+		cli_error(c->cmd, "%s", cmp->why);
+	if (cmp->stop == REPLAY_FAILED)
+		return EXIT_USAGE;
+	if (cmp->differences)
+		return EXIT_CHECK_FAILED;
+	return cmp->stop ? EXIT_USAGE : EXIT_OK;
+}
+
+/* Whether release ("6.18.44-fc") is of version `models` ("6.18"). */
+static bool release_is(const char *release, const char *models)
+{
+	size_t n = strlen(models);
+	return strncmp(release, models, n) == 0 &&
+	       !(release[n] >= '0' && release[n] <= '9');
+}
+
+/*
+ * A faithful design matches the kernel whose behaviour it models
+ * (map_ops.models): on another kernel a difference may be the kernel's
+ * own change.  One warning line per such design the trace's map lines
+ * use; the exit status stays the comparison's.
+ */
+static void warn_other_kernel(const struct trace_cmd *c,
+			      const struct replay_side *side,
+			      const struct trace *t)
+{
+	const struct map_ops *warned[16];
+	unsigned n_warned = 0;
+	struct utsname u;
+	if (uname(&u) != 0)
+		return;
+	for (size_t i = 0; i < t->n && n_warned < 16; i++) {
+		const struct map_attr *a = &t->lines[i].attr;
+		const struct map_ops *o = t->lines[i].op == TRACE_MAP
+			? side->choose(a->type, a->flags, side->ctx) : NULL;
+		bool seen = false;
+		for (unsigned k = 0; k < n_warned; k++)
+			seen = seen || warned[k] == o;
+		if (!o || seen || !o->faithful || !o->models ||
+		    release_is(u.release, o->models))
+			continue;
+		warned[n_warned++] = o;
+		fprintf(stderr, "maplab %s: warning: %s models kernel %s, and this "
+			"kernel is %s: a difference may be the kernel's own change\n",
+			c->cmd, o->name, o->models, u.release);
+	}
+}
+
+int cmd_validate(int argc, char **argv)
+{
+	struct trace_cmd c = { .cmd = "validate" };
+	struct replay_side side;
+	struct trace t;
+
+	int rc = trace_cmd_parse(&c, argc, argv, validate_options,
+				 N_OPTIONS(validate_options), usage_validate);
+	if (rc)
+		return rc == 1 ? EXIT_OK : rc;
+	if ((rc = trace_cmd_pick_side(&c, false, &side)) ||
+	    (rc = trace_cmd_kernel_ready(&c)) || (rc = trace_cmd_load(&c, &t)))
+		return rc;
+	warn_other_kernel(&c, &side, &t);
+
+	struct replay_side kside = trace_cmd_kernel_side();
+	const struct map_ops *design = c.map ? map_find(c.map) : NULL;
+	if (design) /* the kernel makes the design's kind of map */
+		kside.add_flags = design->mode_flags;
+	struct diff_report report = { .label = side.label, .max_diffs = c.max_diffs };
+	struct replay_comparison cmp;
+	replay_compare(&t, c.file ? c.file : "random", &kside, &side,
+		       show_difference, &report, &cmp);
+	rc = summarise(&c, &report, &cmp);
+	trace_free(&t);
+	return rc;
+}

@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * trace_cmd.c: what replay, validate, gentrace and dump share
+ * (trace_cmd.h): their options, reading a trace or generating one, and
+ * the side --map names.
+ */
+#include "cli/trace_cmd.h"
+#include "cli/cli.h"
+#include "harness/common/parse.h"
+#include "kernel-compare/kmap.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const struct opt_spec opt_random = { OPT_RANDOM, "random", TAKES_NOTHING, 0, 0,
+	0, 0, NULL, "a random trace instead (the options below shape it)" };
+const struct opt_spec opt_echo = { OPT_ECHO, "echo", TAKES_NOTHING, 0, 0, 0, 0,
+	NULL, "print each trace line, as a comment, above its results" };
+const struct opt_spec opt_max_diffs = { OPT_MAX_DIFFS, "max-diffs",
+	TAKES_NUMBER, 1, 1000000, 0, 0, "N", "differences to show" };
+
+static int apply_trace_option(void *ctx, enum opt_id id,
+			      const struct opt_value *v)
+{
+	struct trace_cmd *c = ctx;
+	struct map_attr *a = &c->gen.attr;
+
+	switch (id) {
+	case OPT_MAP: c->map = v->text; return 0;
+	case OPT_TRACE: c->file = v->text; return 0;
+	case OPT_RANDOM: c->random = true; return 0;
+	case OPT_ECHO: c->echo = true; return 0;
+	case OPT_VERBOSE: c->verbose = true; return 0;
+	case OPT_MAX_DIFFS: c->max_diffs = (unsigned)v->u; return 0;
+	case OPT_TYPE: return opts_map_type(c->cmd, v->text, &a->type);
+	case OPT_ENTRIES: a->max_entries = (uint32_t)v->u; return 0;
+	case OPT_KEY_SIZE:
+		a->key_size = (uint32_t)v->u;
+		c->key_size_given = true;
+		return 0;
+	case OPT_VALUE_SIZE: a->value_size = (uint32_t)v->u; return 0;
+	case OPT_FLAGS:
+		c->flags_given = true;
+		return cli_apply_flags(c->cmd, v->text, &a->flags);
+	case OPT_OPS: c->gen.ops = v->u; return 0;
+	case OPT_SEED: c->gen.seed = v->u; return 0;
+	default: return cli_error(c->cmd, "option not handled here (a bug)");
+	}
+}
+
+/* 0 to go on, 1 for --help given, EXIT_USAGE for bad usage. */
+int trace_cmd_parse(struct trace_cmd *c, int argc, char **argv,
+		    const struct cmd_option *opts, size_t n, const char *usage)
+{
+	struct map_attr def = { .type = MAP_TYPE_HASH,
+				.key_size = TRACE_DEFAULT_KEY_SIZE,
+				.value_size = TRACE_DEFAULT_VALUE_SIZE,
+				.max_entries = TRACE_DEFAULT_ENTRIES,
+				.flags = MAP_F_ZERO_SEED };
+	c->gen.attr = def;
+	c->gen.ops = TRACE_DEFAULT_OPS;
+	c->gen.seed = TRACE_DEFAULT_SEED;
+	c->max_diffs = TRACE_DEFAULT_MAX_DIFFS;
+	int rc = opts_parse(c->cmd, argc, argv, opts, n, apply_trace_option, c,
+			    usage, NULL);
+	/* An LPM trie takes a prefix length before its data, and must be
+	 * made with BPF_F_NO_PREALLOC: defaults it can be made with. */
+	if (rc == 0 && c->gen.attr.type == MAP_TYPE_LPM_TRIE) {
+		if (!c->key_size_given)
+			c->gen.attr.key_size = TRACE_DEFAULT_LPM_KEY_SIZE;
+		if (!c->flags_given)
+			c->gen.attr.flags = MAP_F_NO_PREALLOC;
+	}
+	return rc;
+}
+
+int cli_read_trace(const char *cmd, const char *file, struct trace *t)
+{
+	char err[512];
+	int rc;
+	if (strcmp(file, "-") == 0) {
+		rc = trace_parse(stdin, "stdin", t, err, sizeof(err));
+	} else {
+		FILE *f = fopen(file, "r");
+		if (!f)
+			return cli_error(cmd, "cannot open %s: %s", file,
+					 strerror(errno));
+		rc = trace_parse(f, file, t, err, sizeof(err));
+		fclose(f);
+	}
+	return rc ? cli_error(cmd, "%s", err) : 0;
+}
+
+/* Parse --trace FILE, or generate with --random.  0 or EXIT_USAGE. */
+int trace_cmd_load(struct trace_cmd *c, struct trace *t)
+{
+	char err[512];
+
+	if (!c->file == !c->random)
+		return cli_error(c->cmd, "give exactly one of --trace FILE and "
+				 "--random (try --help)");
+	if (!c->random)
+		return cli_read_trace(c->cmd, c->file, t);
+	char *text = tracegen_string(&c->gen);
+	if (!text)
+		return cli_error(c->cmd, "out of memory");
+	int rc = trace_parse_string(text, "random", t, err, sizeof(err));
+	free(text);
+	return rc ? cli_error(c->cmd, "%s", err) : 0;
+}
+
+struct replay_side trace_cmd_kernel_side(void)
+{
+	return replay_fixed_side("kernel", &kmap_ops, kmap_prog_lookup);
+}
+
+int trace_cmd_kernel_ready(const struct trace_cmd *c)
+{
+	char why[256];
+	if (kmap_available(why, sizeof(why)) != 0) {
+		fprintf(stderr, "maplab %s: the kernel side is not available "
+			"here: %s\n", c->cmd, why);
+		return EXIT_USAGE;
+	}
+	kmap_set_verbose(c->verbose);
+	return 0;
+}
+
+int trace_cmd_pick_side(struct trace_cmd *c, bool allow_kernel,
+			struct replay_side *side)
+{
+	if (c->map && strcmp(c->map, "kernel") == 0) {
+		if (!allow_kernel)
+			return cli_error(c->cmd, "--map names the design to "
+				"compare with the kernel, not `kernel`");
+		*side = trace_cmd_kernel_side();
+		return trace_cmd_kernel_ready(c);
+	}
+	const struct map_ops *design = NULL;
+	if (c->map && !(design = map_find(c->map)))
+		return cli_error(c->cmd, "no design '%s' (maplab list shows "
+				 "them)", c->map);
+	*side = replay_user_side(design);
+	return 0;
+}

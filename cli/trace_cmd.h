@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * trace_cmd.h: what the trace commands share.  replay, validate and
+ * gentrace take the same options to shape a random trace (TRACE_GEN_OPTIONS,
+ * with the defaults below), and replay and validate read a trace file or
+ * generate one the same way; dump reads trace files too.
+ */
+#ifndef MAPLAB_TRACE_CMD_H
+#define MAPLAB_TRACE_CMD_H
+
+#include "cli/options.h"
+#include "harness/trace/replay.h"
+#include "harness/trace/trace.h"
+#include "harness/trace/tracegen.h"
+
+#include <stdbool.h>
+
+/* A random trace's defaults: a small hash map that fills (keys 1.5 times
+ * max_entries), 1000 operations.  An LPM trie's keys are /32 addresses. */
+#define TRACE_DEFAULT_KEY_SIZE 4
+#define TRACE_DEFAULT_LPM_KEY_SIZE 8
+#define TRACE_DEFAULT_VALUE_SIZE 8
+#define TRACE_DEFAULT_ENTRIES 64
+#define TRACE_DEFAULT_OPS 1000
+#define TRACE_DEFAULT_SEED 1
+#define TRACE_DEFAULT_MAX_DIFFS 5
+
+/* Options of replay, validate and gentrace. */
+struct trace_cmd {
+	const char *cmd;
+	const char *map;       /* --map */
+	const char *file;      /* --trace */
+	bool random;           /* --random: a generated trace */
+	bool echo;             /* --echo (replay) */
+	bool verbose;          /* --verbose: the verifier's log on a refusal */
+	unsigned max_diffs;    /* --max-diffs (validate) */
+	bool key_size_given, flags_given;
+	struct tracegen_opts gen;
+};
+
+extern const struct opt_spec opt_random, opt_echo, opt_max_diffs;
+
+/* The options that shape a random trace (--random, gentrace). */
+#define TRACE_GEN_OPTIONS                                                    \
+	{ &opt_type, "map type: hash, lru_hash or lpm_trie (hash)" },       \
+	{ &opt_entries, "max_entries (" STR(TRACE_DEFAULT_ENTRIES) ")" },    \
+	{ &opt_key_size, "key bytes (" STR(TRACE_DEFAULT_KEY_SIZE) "; "      \
+			 STR(TRACE_DEFAULT_LPM_KEY_SIZE) " for lpm_trie: a /32 " \
+			 "address)" },                                       \
+	{ &opt_value_size, "value bytes (" STR(TRACE_DEFAULT_VALUE_SIZE) ")" }, \
+	{ &opt_flags, "map flags (zero_seed; no_prealloc for lpm_trie):\n"    \
+		      "no_prealloc, no_common_lru,\n"                        \
+		      "zero_seed, rdonly, wronly, rdonly_prog, wronly_prog,\n" \
+		      "numa_node, or a number (0x... allowed)" },            \
+	{ &opt_ops, "operation lines (" STR(TRACE_DEFAULT_OPS) ")" },        \
+	{ &opt_seed, "(" STR(TRACE_DEFAULT_SEED) ")" }
+
+#define TRACE_VERBOSE_HELP \
+	"show the verifier's log if it refuses the kernel's lookup program"
+
+/* Parse a trace command's argv with opts: the defaults above, then argv.
+ * 0 to go on, 1 for --help given, EXIT_USAGE for bad usage. */
+int trace_cmd_parse(struct trace_cmd *c, int argc, char **argv,
+		    const struct cmd_option *opts, size_t n, const char *usage);
+
+/* The trace of --trace FILE, or generated with --random: exactly one of
+ * the two.  0, or EXIT_USAGE after one line. */
+int trace_cmd_load(struct trace_cmd *c, struct trace *t);
+
+/* The kernel's own maps as a replay side, and whether this process may use
+ * them (0, or EXIT_USAGE after one line that says why not). */
+struct replay_side trace_cmd_kernel_side(void);
+int trace_cmd_kernel_ready(const struct trace_cmd *c);
+
+/* The side --map asks for: a design, the faithful ones (no --map), or
+ * `kernel` where allow_kernel.  0, or EXIT_USAGE after one line. */
+int trace_cmd_pick_side(struct trace_cmd *c, bool allow_kernel,
+			struct replay_side *side);
+
+#endif /* MAPLAB_TRACE_CMD_H */
