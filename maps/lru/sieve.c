@@ -8,7 +8,7 @@
  * what libCacheSim's cache/eviction/Sieve.c (commit
  * 11c93a3513bac3693cbc5b056623923f30ec0c3e) evicts.
  *
- * The queue, its hand and its lock are one lru_ring (maps/common/
+ * The queue, its hand and its lock are one lru_ring (maps/lru/core/
  * lru_ring.c, which states the algorithm and its invariants); this file
  * only gives the ring every element.  One lock guards the queue: inserts,
  * evictions, replaces and deletes take it, lookups never do.

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The shared pieces of maps/common: cpu slots and pinning, big areas, the
+ * The runtime of maps/base: cpu slots and pinning, big areas, the
  * per-cpu free list, and nulls chains.
  */
 #include <criterion/criterion.h>

@@ -54,7 +54,7 @@ static void insert(struct elem *e, uint32_t key, uint64_t value)
 	htab_update_commit(&table, &u, &e->node, &key, &value, sizeof(value));
 }
 
-TestSuite(htab_core, .init = set_up, .fini = tear_down, .timeout = 30);
+TestSuite(htab, .init = set_up, .fini = tear_down, .timeout = 30);
 
 struct reader {
 	uint32_t key;
@@ -82,10 +82,10 @@ static void *look_up(void *arg)
  * lookup that took that end for "absent" would miss a key that is there;
  * it must walk again until the chain is whole.
  */
-Test(htab_core, a_derailed_lookup_walks_again)
+Test(htab, a_derailed_lookup_walks_again)
 {
 	uint32_t k0 = key_in_bucket(0, 0), k1 = key_in_bucket(1, 0);
-	struct elem wanted = { 0 }, stray = { 0 };
+	struct elem wanted = { .key = 0 }, stray = { .key = 0 };
 	insert(&stray, k1, 1);                  /* bucket 1: stray -> NULLS(1) */
 	wanted.node.hash = htab_hash(&table, &k0);
 	wanted.key = k0;
@@ -112,10 +112,10 @@ Test(htab_core, a_derailed_lookup_walks_again)
 	nulls_init_head(&table.buckets[0].head, 0);
 }
 
-Test(htab_core, a_walk_that_ends_on_its_own_marker_is_a_miss)
+Test(htab, a_walk_that_ends_on_its_own_marker_is_a_miss)
 {
 	uint32_t k0 = key_in_bucket(0, 0), other = key_in_bucket(0, k0);
-	struct elem e = { 0 };
+	struct elem e = { .key = 0 };
 	insert(&e, k0, 7);
 	map_rcu_read_lock();
 	cr_expect_eq(htab_lookup_rcu(&table, htab_hash(&table, &k0), &k0), &e.node);
@@ -123,10 +123,10 @@ Test(htab_core, a_walk_that_ends_on_its_own_marker_is_a_miss)
 	map_rcu_read_unlock();
 }
 
-Test(htab_core, unlink_node_removes_only_a_node_still_linked)
+Test(htab, unlink_node_removes_only_a_node_still_linked)
 {
 	uint32_t a = key_in_bucket(2, 0), b = key_in_bucket(2, a);
-	struct elem ea = { 0 }, eb = { 0 };
+	struct elem ea = { .key = 0 }, eb = { .key = 0 };
 	insert(&ea, a, 1);
 	insert(&eb, b, 2);                       /* bucket 2: eb -> ea */
 	cr_expect(htab_unlink_node(&table, &ea.node));
@@ -138,17 +138,17 @@ Test(htab_core, unlink_node_removes_only_a_node_still_linked)
 	cr_expect_null(htab_lookup_rcu(&table, htab_hash(&table, &a), &a));
 	map_rcu_read_unlock();
 	/* A node whose key another update replaced is gone too. */
-	struct elem eb2 = { 0 };
+	struct elem eb2 = { .key = 0 };
 	insert(&eb2, b, 3);
 	cr_expect_not(htab_unlink_node(&table, &eb.node));
 	cr_expect(htab_unlink_node(&table, &eb2.node));
 }
 
-Test(htab_core, a_replace_heads_the_chain_and_leaves_the_old_node_walkable)
+Test(htab, a_replace_heads_the_chain_and_leaves_the_old_node_walkable)
 {
 	uint32_t k = key_in_bucket(3, 0);
 	uint64_t v = 9;
-	struct elem old = { 0 }, fresh = { 0 };
+	struct elem old = { .key = 0 }, fresh = { .key = 0 };
 	struct htab_update u;
 	insert(&old, k, 1);
 	cr_assert_eq(htab_update_begin(&table, &k, MAP_EXIST, &u), 0);
