@@ -103,7 +103,8 @@ struct view {
 	uint64_t word;     /* key's value, when slot >= 0 */
 };
 
-/* Read b as it is: the caller holds b's lock, or validates the read. */
+/* Read b as it is: the caller holds b's lock, or checks the read against
+ * b's sequence count afterwards. */
 static inline void scan(const struct flattab *t, uint8_t *b, const void *key,
 			struct view *v)
 {

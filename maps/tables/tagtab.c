@@ -386,7 +386,7 @@ static bool first_from_pass(struct tagtab *t, struct tagtab_bucket *b,
 }
 
 /* A pass copies into scratch; next is written only with a key that a pass
- * validated (a spoilt pass may have copied bytes, and the walk may then
+ * confirmed (a spoilt pass may have copied bytes, and the walk may then
  * end with -ENOENT, which must leave next as it was). */
 static bool first_from(struct tagtab *t, struct tagtab_bucket *b, int from,
 		       void *scratch, void *next)
