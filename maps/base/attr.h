@@ -18,6 +18,21 @@
 #define MAP_HTAB_ELEM_HEADER 48
 
 /*
+ * bpf_mem_alloc (kernel/bpf/memalloc.c), which serves the elements of a
+ * BPF_F_NO_PREALLOC hash and every node of an LPM trie, puts an 8-byte
+ * free-list link (struct llist_node) before each object and kmallocs the
+ * sum.  kmalloc serves at most KMALLOC_MAX_SIZE (a larger request is an
+ * order above MAX_PAGE_ORDER, refused), so where the sum is larger the map
+ * is created but each allocation fails: the kernel answers the update
+ * that needs it -ENOMEM.  Whether an object of object_size bytes fits.
+ */
+#define MAP_BPF_MEM_ALLOC_LINK 8
+static inline int map_bpf_mem_alloc_fits(uint64_t object_size)
+{
+	return object_size + MAP_BPF_MEM_ALLOC_LINK <= MAP_KMALLOC_MAX_SIZE;
+}
+
+/*
  * htab_map_alloc_check + the size checks of htab_map_alloc, in the
  * kernel's order: unknown flag, or both RDONLY and WRONLY (or both _PROG
  * forms) -> EINVAL; NO_COMMON_LRU on a non-LRU map ->

@@ -30,6 +30,9 @@
  *    elements are freed after an RCU grace period (call_rcu), so readers
  *    never see them reused.  (The kernel's bpf_mem_alloc reuses freed
  *    objects at once; maplab waits, which is stricter: docs/design-notes.md.)
+ *    An element the kernel's allocator cannot kmalloc (over 4 MiB with its
+ *    header and link: maps/base/attr.h) is -ENOMEM on every insert or
+ *    replace, as in the kernel, although create accepted the map.
  *
  * Invariants:
  *  - A key is in at most one chain, at most once (inserts check under the
@@ -74,6 +77,8 @@ struct htab {
 	struct htab_table table;
 	size_t elem_size;
 	bool prealloc;
+	/* no_prealloc: the kernel could kmalloc one element (else -ENOMEM) */
+	bool elem_fits;
 
 	/* prealloc: the free list and each slot's extra (elem_pool.h) */
 	struct elem_pool pool;
@@ -126,7 +131,9 @@ static struct htab_elem *alloc_elem(struct htab *h, struct htab_elem *old,
 			return NULL;
 		}
 	}
-	struct htab_elem *e = malloc(h->elem_size);
+	/* The kernel's bpf_mem_cache_alloc fails for an element over
+	 * KMALLOC_MAX_SIZE: after the flags and the E2BIG check, as there. */
+	struct htab_elem *e = h->elem_fits ? malloc(h->elem_size) : NULL;
 	if (!e && !old)
 		atomic_fetch_sub_explicit(&h->count, 1, memory_order_relaxed);
 	*err = -ENOMEM;
@@ -191,6 +198,12 @@ static int htab_create(const struct map_attr *attr, struct map **out)
 	h->prealloc = !(attr->flags & MAP_F_NO_PREALLOC);
 	h->elem_size = htab_elem_size(offsetof(struct htab_elem, node),
 				      attr->key_size, attr->value_size);
+	/* The kernel's element: struct htab_elem, then the key and the value,
+	 * each rounded up to 8 (htab_map_alloc); bpf_mem_alloc_init adds its
+	 * link to that size. */
+	h->elem_fits = map_bpf_mem_alloc_fits(
+		MAP_HTAB_ELEM_HEADER + (((uint64_t)attr->key_size + 7) & ~7ULL) +
+		(((uint64_t)attr->value_size + 7) & ~7ULL));
 	atomic_init(&h->count, 0);
 
 	err = htab_table_init(&h->table, attr->max_entries, attr->key_size,

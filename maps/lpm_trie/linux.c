@@ -58,6 +58,7 @@
 
 #include <errno.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,6 +80,8 @@ struct lpm_trie {
 	uint32_t data_size;
 	uint32_t max_prefixlen;
 	size_t node_size;
+	/* the kernel could kmalloc one node (else every update is -ENOMEM) */
+	bool node_fits;
 	size_t n_entries; /* real nodes, under lock */
 	size_t n_nodes;   /* real and IM nodes, under lock: for memory() */
 	/* The kernel's work, per cpu slot (map_ops.work): nodes visited by
@@ -212,7 +215,9 @@ static int lpm_lookup_copy(struct map *m, const void *key, void *value)
 
 static struct lpm_node *node_alloc(struct lpm_trie *t, const void *value)
 {
-	struct lpm_node *n = malloc(t->node_size);
+	/* The kernel's bpf_mem_cache_alloc fails for a node over
+	 * KMALLOC_MAX_SIZE: every update, which allocates its node first. */
+	struct lpm_node *n = t->node_fits ? malloc(t->node_size) : NULL;
 	if (!n)
 		return NULL;
 	map_work_count(&work_of(t)->allocations, 1);
@@ -588,6 +593,11 @@ static int lpm_create(const struct map_attr *attr, struct map **out)
 	t->data_size = attr->key_size - MAP_LPM_PREFIX_BYTES;
 	t->max_prefixlen = 8 * t->data_size;
 	t->node_size = sizeof(struct lpm_node) + t->data_size + attr->value_size;
+	/* The kernel's node: its 24-byte header, the data, the value
+	 * (trie_alloc's leaf_size, intermediate nodes alike); bpf_mem_alloc
+	 * adds its link (maps/base/attr.h). */
+	t->node_fits = map_bpf_mem_alloc_fits((uint64_t)MAP_LPM_NODE_HEADER +
+					      t->data_size + attr->value_size);
 	map_spin_init(&t->lock);
 	t->work = aligned_alloc(64, sizeof(*t->work) * attr->ncpus);
 	if (!t->work) {

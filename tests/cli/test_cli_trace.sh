@@ -85,6 +85,36 @@ if has_kernel; then
         "$maplab" validate --trace "$root/examples/lpm_basics.trace"
     expect 0 'validate: 402 trace lines, .* matches the kernel' "$maplab" validate --trace "$tmp/lpm.trace"
 
+    # An element or node too large for one kmalloc: bpf_mem_alloc adds an
+    # 8-byte link to a no_prealloc hash's element (48 + key and value each
+    # rounded up to 8) and to a trie's node (24 + data + value), over
+    # KMALLOC_MAX_SIZE (4 MiB) the kernel creates the map but answers each
+    # update ENOMEM.  One byte under and one over, as measured on 6.18.
+    zeros() { printf '%0*d' $((2 * $1)) 0; }
+    big_trace() { # TYPE KEY_SIZE VALUE_SIZE FLAGS KEY...
+        local type=$1 ks=$2 vs=$3 flags=$4 key; shift 4
+        echo "map $type key_size=$ks value_size=$vs max_entries=2 flags=$flags"
+        for key in "$@"; do
+            printf 'update %s ' "$key"; zeros "$vs"; printf ' any\n'
+        done
+        printf 'update %s ' "$1"; zeros "$vs"; printf ' exist\n'
+        printf 'next -\ndump\n'
+    }
+    lpm_key=10000000$(zeros 256)
+    for vs in 4194240 4194241; do
+        big_trace hash 4 $vs 'no_prealloc|zero_seed' 01000000 02000000 >"$tmp/big$vs.trace"
+    done
+    for vs in 4194016 4194017; do
+        big_trace lpm_trie 260 $vs no_prealloc "$lpm_key" >"$tmp/big$vs.trace"
+    done
+    expect 0 'validate: 6 trace lines, .* matches the kernel' "$maplab" validate --trace "$tmp/big4194240.trace"
+    expect 0 'validate: 6 trace lines, .* matches the kernel' "$maplab" validate --trace "$tmp/big4194241.trace"
+    expect 0 '^err ENOMEM$' "$maplab" replay --trace "$tmp/big4194241.trace"
+    expect 0 'validate: 5 trace lines, .* matches the kernel' "$maplab" validate --trace "$tmp/big4194016.trace"
+    expect 0 'validate: 5 trace lines, .* matches the kernel' "$maplab" validate --trace "$tmp/big4194017.trace"
+    expect 0 '^err ENOMEM$' "$maplab" replay --trace "$tmp/big4194017.trace"
+    rm -f "$tmp"/big*.trace
+
     # Both sides refuse the map line, then the trace goes on: its error.
     expect 2 'after.trace:2: operation on the map of line 1, .*EINVAL on both sides' \
         "$maplab" validate --trace "$tmp/after.trace"

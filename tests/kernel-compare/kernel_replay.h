@@ -83,4 +83,21 @@ static inline char *kernel_read_example(const char *name)
 	return text;
 }
 
+/* n bytes, each b, as a trace's hex, onto f: values of megabytes
+ * without a buffer of their own. */
+static inline void kernel_put_hex(FILE *f, size_t n, unsigned b)
+{
+	static const char digits[] = "0123456789abcdef";
+	char chunk[4096];
+	for (size_t i = 0; i < sizeof(chunk); i += 2) {
+		chunk[i] = digits[(b >> 4) & 0xf];
+		chunk[i + 1] = digits[b & 0xf];
+	}
+	for (size_t left = 2 * n; left > 0;) {
+		size_t k = left < sizeof(chunk) ? left : sizeof(chunk);
+		fwrite(chunk, 1, k, f);
+		left -= k;
+	}
+}
+
 #endif /* MAPLAB_TEST_KERNEL_REPLAY_H */

@@ -9,13 +9,16 @@
  * random traces with each access flag (rdonly, wronly, rdonly_prog,
  * wronly_prog: EPERM on the syscall side, plookup untouched).  The kernel's
  * plookup is checked on its own where the syscall and the program differ
- * (a write-only map) and where its program cannot run.
+ * (a write-only map) and where its program cannot run.  No-prealloc
+ * elements one byte under and over what one kmalloc holds are stored and
+ * refused (ENOMEM) alike.
  *
  * Needs root and a kernel with BPF.  Without them each test is skipped with
  * the reason; with MAPLAB_REQUIRE_KERNEL=1 (CI) it fails instead, so CI
  * cannot pass without having run them.
  */
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -24,6 +27,7 @@
 #include "harness/trace/replay.h"
 #include "harness/trace/tracegen.h"
 #include "kernel-compare/kmap.h"
+#include "maps/base/cpu.h"
 #include "tests/kernel-compare/kernel_replay.h"
 #include "tests/kernel-compare/need_kernel.h"
 
@@ -217,4 +221,104 @@ Test(kernel_hash, plookup_that_cannot_run_stops_the_replay)
 			      "run: Too many open files") != NULL, "%s", err);
 	cr_expect_str_eq(out, "ok\nok\n");
 	free(out);
+}
+
+/*
+ * An element too large for one kmalloc.  With BPF_F_NO_PREALLOC the
+ * kernel takes each element from bpf_mem_alloc (kernel/bpf/memalloc.c),
+ * which kmallocs struct htab_elem (48 bytes), the key and the value (each
+ * rounded up to 8) and an 8-byte free-list link: over KMALLOC_MAX_SIZE
+ * (4 MiB) the map is created but every update that needs an element is
+ * ENOMEM.  Traces one byte under and one byte over that boundary, for
+ * three key sizes (measured: the last value_size stored), must answer the
+ * same on both sides, and the sides must meet ENOMEM where they should.
+ * Preallocated maps take their elements at create, with no such limit:
+ * one byte over still stores.  Each value line is 8 MiB of hex.
+ */
+static struct map_ops counted_hash;
+static unsigned long nomem_answers;
+
+static int counted_hash_update(struct map *m, const void *key,
+			       const void *value, uint64_t flags)
+{
+	int rc = map_find("hash/linux")->update(m, key, value, flags);
+	nomem_answers += rc == -ENOMEM;
+	return rc;
+}
+
+/* Key number i of key_size bytes, as hex. */
+static void put_key(FILE *f, uint32_t key_size, unsigned i)
+{
+	fprintf(f, "%02x", i);
+	kernel_put_hex(f, key_size - 1, 0);
+}
+
+static void put_update(FILE *f, uint32_t ks, uint32_t vs, unsigned key,
+		       unsigned fill, const char *flag)
+{
+	fputs("update ", f);
+	put_key(f, ks, key);
+	fputc(' ', f);
+	kernel_put_hex(f, vs, fill);
+	fprintf(f, " %s\n", flag);
+}
+
+static char *big_element_trace(uint32_t ks, uint32_t vs, const char *flags)
+{
+	char *text = NULL;
+	size_t len;
+	FILE *f = open_memstream(&text, &len);
+	cr_assert_not_null(f);
+	fprintf(f, "map hash key_size=%u value_size=%u max_entries=2 "
+		"flags=%s\n", ks, vs, flags);
+	put_update(f, ks, vs, 1, 0xa5, "exist");
+	put_update(f, ks, vs, 1, 0xa5, "any");
+	put_update(f, ks, vs, 1, 0x5a, "any");     /* a replace */
+	put_update(f, ks, vs, 1, 0xa5, "noexist");
+	put_update(f, ks, vs, 2, 0x3c, "noexist");
+	put_update(f, ks, vs, 3, 0xc3, "any");     /* full, if stored */
+	fputs("lookup ", f);
+	put_key(f, ks, 1);
+	fputs("\ndelete ", f);
+	put_key(f, ks, 2);
+	fputs("\nnext -\ndump\n", f);
+	fclose(f);
+	return text;
+}
+
+static void expect_big_element(uint32_t ks, uint32_t vs, const char *flags,
+			       bool nomem)
+{
+	char what[128];
+	snprintf(what, sizeof(what), "key_size=%u value_size=%u flags=%s", ks,
+		 vs, flags);
+	char *text = big_element_trace(ks, vs, flags);
+	struct replay_side user = replay_user_side(&counted_hash);
+	unsigned long before = nomem_answers;
+	kernel_expect_same(text, what, &user, true);
+	free(text);
+	/* Over the boundary, every update but the first (exist on an
+	 * absent key: ENOENT, its flags come first) is ENOMEM. */
+	cr_expect_eq(nomem_answers - before, nomem ? 5 : 0, "%s: %lu ENOMEM",
+		     what, nomem_answers - before);
+}
+
+Test(kernel_hash, no_prealloc_element_over_kmalloc_max_is_enomem,
+     .timeout = 120)
+{
+	static const struct {
+		uint32_t key_size, last_stored;
+	} boundary[] = { { 4, 4194240 }, { 9, 4194232 }, { 100, 4194144 } };
+	need_kernel();
+	counted_hash = *map_find("hash/linux");
+	counted_hash.update = counted_hash_update;
+	for (size_t b = 0; b < sizeof(boundary) / sizeof(boundary[0]); b++) {
+		uint32_t ks = boundary[b].key_size, vs = boundary[b].last_stored;
+		expect_big_element(ks, vs, "no_prealloc|zero_seed", false);
+		expect_big_element(ks, vs + 1, "no_prealloc|zero_seed", true);
+	}
+	/* Preallocated: (max_entries + possible cpus) elements at create,
+	 * 4 MiB each on both sides; kept to machines of 16 cpus or fewer. */
+	if (map_possible_cpus() <= 16)
+		expect_big_element(4, 4194241, "zero_seed", false);
 }

@@ -16,6 +16,8 @@
  *  - Creation errors: BPF_F_NO_PREALLOC missing, key and value sizes out
  *    of range, max_entries 0, flags the trie refuses.
  *  - examples/lpm_basics.trace, the kernel's own example and more.
+ *  - Nodes one byte under and over what one kmalloc holds: stored, and
+ *    ENOMEM on every update.
  *
  * Needs root and a kernel with BPF (need_kernel.h): skipped with the
  * reason without them, failed with MAPLAB_REQUIRE_KERNEL=1.
@@ -32,13 +34,14 @@
 /* --- our side, counting the updates refused for a full map ---------------- */
 
 static struct map_ops counted;
-static unsigned long full_refusals;
+static unsigned long full_refusals, nomem_answers;
 
 static int counted_update(struct map *m, const void *key, const void *value,
 			  uint64_t flags)
 {
 	int rc = map_find("lpm_trie/linux")->update(m, key, value, flags);
 	full_refusals += rc == -ENOSPC;
+	nomem_answers += rc == -ENOMEM;
 	return rc;
 }
 
@@ -170,4 +173,83 @@ Test(kernel_lpm, the_bundled_example)
 	expect_same(text, "examples/lpm_basics.trace");
 	cr_expect_eq(full_refusals, before + 1, "the example fills its map once");
 	free(text);
+}
+
+/*
+ * A node too large for one kmalloc.  The kernel takes every node, real or
+ * intermediate, from bpf_mem_alloc (kernel/bpf/memalloc.c), which
+ * kmallocs the node (24-byte header, the key's data, the value) and an
+ * 8-byte free-list link: over KMALLOC_MAX_SIZE (4 MiB) the trie is created
+ * but every update is ENOMEM, BPF_EXIST included (the node is allocated
+ * before the trie is searched).  Only data of more than 248 bytes gets
+ * there.  Traces one byte under and one byte over the boundary, for three
+ * key sizes (measured: the last value_size stored), must answer the same
+ * on both sides, and meet ENOMEM where they should.  Each value line is
+ * 8 MiB of hex.
+ */
+static void put_lpm_key(FILE *f, uint32_t key_size, uint32_t prefixlen,
+			unsigned a, unsigned b)
+{
+	fprintf(f, "%02x%02x%02x%02x%02x%02x", prefixlen & 0xff,
+		(prefixlen >> 8) & 0xff, (prefixlen >> 16) & 0xff,
+		prefixlen >> 24, a, b);
+	kernel_put_hex(f, key_size - 6, 0);
+}
+
+static void put_lpm_update(FILE *f, uint32_t ks, uint32_t vs,
+			   uint32_t prefixlen, unsigned b, unsigned fill,
+			   const char *flag)
+{
+	fputs("update ", f);
+	put_lpm_key(f, ks, prefixlen, 10, b);
+	fputc(' ', f);
+	kernel_put_hex(f, vs, fill);
+	fprintf(f, " %s\n", flag);
+}
+
+static char *big_node_trace(uint32_t ks, uint32_t vs)
+{
+	char *text = NULL;
+	size_t len;
+	FILE *f = open_memstream(&text, &len);
+	cr_assert_not_null(f);
+	fprintf(f, "map lpm_trie key_size=%u value_size=%u max_entries=2 "
+		"flags=no_prealloc\n", ks, vs);
+	put_lpm_update(f, ks, vs, 16, 1, 0xa5, "exist");
+	put_lpm_update(f, ks, vs, 16, 1, 0xa5, "any");
+	put_lpm_update(f, ks, vs, 16, 1, 0x5a, "any");     /* a replace */
+	put_lpm_update(f, ks, vs, 16, 2, 0x3c, "noexist"); /* a fork */
+	put_lpm_update(f, ks, vs, 8, 0, 0xc3, "any");      /* full, if stored */
+	put_lpm_update(f, ks, vs, 8 * (ks - 4) + 1, 1, 0xc3, "any"); /* EINVAL */
+	fputs("lookup ", f);
+	put_lpm_key(f, ks, 8 * (ks - 4), 10, 1);
+	fputs("\ndelete ", f);
+	put_lpm_key(f, ks, 16, 10, 2);
+	fputs("\nnext -\ndump\n", f);
+	fclose(f);
+	return text;
+}
+
+Test(kernel_lpm, node_over_kmalloc_max_is_enomem, .timeout = 120)
+{
+	static const struct {
+		uint32_t key_size, last_stored;
+	} boundary[] = { { 253, 4194023 }, { 256, 4194020 }, { 260, 4194016 } };
+	need_kernel();
+	for (size_t b = 0; b < sizeof(boundary) / sizeof(boundary[0]); b++)
+		for (uint32_t over = 0; over <= 1; over++) {
+			uint32_t ks = boundary[b].key_size;
+			uint32_t vs = boundary[b].last_stored + over;
+			char what[96];
+			snprintf(what, sizeof(what), "key_size=%u value_size=%u",
+				 ks, vs);
+			char *text = big_node_trace(ks, vs);
+			unsigned long before = nomem_answers;
+			expect_same(text, what);
+			free(text);
+			/* over: each update with a prefix the data holds */
+			cr_expect_eq(nomem_answers - before, over ? 5 : 0,
+				     "%s: %lu ENOMEM", what,
+				     nomem_answers - before);
+		}
 }

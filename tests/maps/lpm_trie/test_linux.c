@@ -458,3 +458,129 @@ Test(lpm_linux, a_fork_or_a_prefix_between_nodes_is_not_deleted)
 	cr_expect_eq(route(192, 168, 1, 9), 2);
 	cr_expect_eq(route(192, 168, 1, 200), 128);
 }
+
+/*
+ * A node too large for one kmalloc.  The kernel takes every node, real or
+ * intermediate, from bpf_mem_alloc, which kmallocs the node (a 24-byte
+ * header, the key's data, the value) plus its 8-byte free-list link.
+ * Past KMALLOC_MAX_SIZE (4 MiB) that cannot succeed: create accepts the
+ * trie, but every update is -ENOMEM, even with BPF_EXIST, since the node
+ * is allocated before the trie is searched.  Only data of more than 248
+ * bytes can get there (create caps the value at 4 MiB - 256 - 24).  The
+ * figures were measured on the running kernel (6.18, x86-64) by bisecting
+ * value_size at which the first insert fails, for each key size;
+ * tests/kernel-compare/test_kernel_lpm.c replays the same boundary on
+ * both sides.
+ */
+static void big_set_up(void)
+{
+	map_thread_online();
+}
+
+static void big_tear_down(void)
+{
+	map_thread_offline();
+}
+
+TestSuite(lpm_linux_kmalloc, .init = big_set_up, .fini = big_tear_down,
+	  .timeout = 60);
+
+/* The largest value_size whose first insert the kernel stores, by key
+ * size; one byte more and it answers ENOMEM (measured). */
+static const struct {
+	uint32_t key_size, last_stored;
+} node_boundary[] = {
+	{ 253, 4194023 }, { 254, 4194022 }, { 256, 4194020 },
+	{ 257, 4194019 }, { 259, 4194017 }, { 260, 4194016 },
+};
+
+static struct map *make_big(uint32_t key_size, uint32_t value_size)
+{
+	struct map_attr a = { .type = MAP_TYPE_LPM_TRIE, .key_size = key_size,
+			      .value_size = value_size, .max_entries = 3,
+			      .flags = MAP_F_NO_PREALLOC, .ncpus = 1 };
+	struct map *big = NULL;
+	cr_assert_eq(map_create(map_find("lpm_trie/linux"), &a, &big), 0,
+		     "key_size %u value_size %u", key_size, value_size);
+	return big;
+}
+
+/* An LPM key of key_size bytes: prefixlen, then data starting a, b. */
+static void big_key(uint8_t *k, uint32_t key_size, uint32_t prefixlen,
+		    uint8_t a, uint8_t b)
+{
+	memset(k, 0, key_size);
+	memcpy(k, &prefixlen, 4);
+	k[4] = a;
+	k[5] = b;
+}
+
+Test(lpm_linux_kmalloc, node_over_kmalloc_max_is_enomem)
+{
+	uint8_t *value = malloc(4u << 20), *got = malloc(4u << 20);
+	cr_assert(value && got);
+	uint8_t k[260], next[260];
+
+	for (size_t b = 0; b < sizeof(node_boundary) / sizeof(node_boundary[0]);
+	     b++) {
+		uint32_t ks = node_boundary[b].key_size;
+		uint32_t vs = node_boundary[b].last_stored;
+
+		/* One byte under: a leaf, its replace, a fork (an
+		 * intermediate node of the same size), a lookup. */
+		struct map *big = make_big(ks, vs);
+		memset(value, 0x11, vs);
+		big_key(k, ks, 16, 10, 1);
+		cr_expect_eq(map_update(big, k, value, MAP_ANY), 0,
+			     "key_size %u value_size %u stores", ks, vs);
+		cr_expect_eq(map_update(big, k, value, MAP_EXIST), 0,
+			     "key_size %u value_size %u replaces", ks, vs);
+		big_key(k, ks, 16, 10, 2);
+		value[vs - 1] = 0x22;
+		cr_expect_eq(map_update(big, k, value, MAP_NOEXIST), 0,
+			     "key_size %u value_size %u forks", ks, vs);
+		big_key(k, ks, 8 * (ks - 4), 10, 2);
+		cr_expect_eq(map_lookup_copy(big, k, got), 0);
+		cr_expect(memcmp(got, value, vs) == 0, "the longest match");
+		map_destroy(big);
+
+		/* One byte over: created, but no update gets a node. */
+		vs++;
+		big = make_big(ks, vs);
+		memset(value, 0x11, vs);
+		big_key(k, ks, 16, 10, 1);
+		cr_expect_eq(map_update(big, k, value, MAP_ANY), -ENOMEM,
+			     "key_size %u value_size %u", ks, vs);
+		cr_expect_eq(map_update(big, k, value, MAP_NOEXIST), -ENOMEM);
+		cr_expect_eq(map_update(big, k, value, MAP_EXIST), -ENOMEM,
+			     "the node comes before the search");
+		cr_expect_eq(map_update(big, k, value, MAP_EXIST + 1), -EINVAL);
+		big_key(k, ks, 8 * (ks - 4) + 1, 10, 1);
+		cr_expect_eq(map_update(big, k, value, MAP_ANY), -EINVAL,
+			     "a prefix beyond the data is checked first");
+		big_key(k, ks, 16, 10, 1);
+		cr_expect_eq(map_delete(big, k), -ENOENT);
+		cr_expect_eq(map_lookup_copy(big, k, got), -ENOENT);
+		cr_expect_eq(map_get_next_key(big, NULL, next), -ENOENT,
+			     "the trie stays empty");
+		map_destroy(big);
+	}
+	free(value);
+	free(got);
+}
+
+/* Shorter keys cannot get there: the largest value create accepts still
+ * fits one kmalloc beside 248 bytes of data. */
+Test(lpm_linux_kmalloc, the_largest_value_fits_with_248_data_bytes)
+{
+	uint32_t ks = 252, vs = 4194024;
+	uint8_t *value = malloc(vs);
+	cr_assert_not_null(value);
+	memset(value, 0x33, vs);
+	struct map *big = make_big(ks, vs);
+	uint8_t k[260];
+	big_key(k, ks, 32, 10, 1);
+	cr_expect_eq(map_update(big, k, value, MAP_ANY), 0);
+	map_destroy(big);
+	free(value);
+}
