@@ -11,8 +11,10 @@ Reads README.md and every docs/*.md under ROOT and fails on:
     relative one that climbs above ROOT, ../shared/ or /work/ anywhere
     (a reader has the repository, nothing beside it);
   - a path into the tree (maps/..., harness/..., kernel-compare/..., cli/...,
-    tests/..., docs/..., examples/...) that names no file or folder; braces
-    ({h,c}) and globs (*) are expanded, templates (<design>) are skipped;
+    tests/..., docs/..., examples/...) that names no file or folder, no
+    module (maps/tables/htab: htab.h and htab.c) and no meson test
+    (maps/lru/linux); braces ({h,c}) and globs (*) are expanded, templates
+    (<design>) are skipped;
   - a path build/... that the build at BUILD does not hold (given BUILD;
     build/kernel-compare/... only where the kernel side was built);
   - a reference to an issue ("issue 3", "issue #3", "the issue's goal"): a
@@ -58,12 +60,27 @@ def expand_braces(path):
     return out
 
 
-def tree_path_exists(root, path):
+def test_names(root):
+    """The meson tests' names ("maps/lru/linux"): a page may name a test."""
+    names = set()
+    try:
+        text = open(os.path.join(root, "tests", "meson.build")).read()
+    except OSError:
+        return names
+    names.update(re.findall(r"'([\w/-]+)'\s*:\s*\[", text))
+    names.update(re.findall(r"test\(\s*'([\w/-]+)'", text))
+    return names
+
+
+def tree_path_exists(root, path, tests=frozenset()):
+    """A file or folder; a module named without its suffix (maps/tables/htab
+    for htab.h and htab.c); or a test's name."""
     for p in expand_braces(path):
         if "*" in p:
             if not glob.glob(os.path.join(root, p)):
                 return False
-        elif not os.path.exists(os.path.join(root, p)):
+        elif not any(os.path.exists(os.path.join(root, p + ext))
+                     for ext in ("", ".h", ".c")) and p.rstrip("/") not in tests:
             return False
     return True
 
@@ -86,6 +103,7 @@ def check_link(root, page, target):
 def check_page(root, page, faults, build=None, kernel=True):
     with open(os.path.join(root, page), errors="replace") as f:
         lines = f.read().split("\n")
+    tests = test_names(root)
     for n, line in enumerate(lines, 1):
         where = f"{page}:{n}"
         targets = [m.group(1) for m in LINK.finditer(line)]
@@ -102,10 +120,10 @@ def check_page(root, page, faults, build=None, kernel=True):
         # links were checked above; a path in prose or code must exist too
         prose = LINK.sub(lambda m: m.group(0).split("](")[0], line)
         for m in TREE_PATH.finditer(prose):
-            path = m.group(1).rstrip(".,:;")
+            path = m.group(1).rstrip(".,:;*")
             if "<" in path or ">" in path or "..." in path:
                 continue
-            if not tree_path_exists(root, path):
+            if not tree_path_exists(root, path, tests):
                 faults.append(f"{where}: {path}: no such file or folder in the tree")
         for m in BUILD_PATH.finditer(prose):
             path = m.group(1).rstrip(".,:;")
@@ -173,6 +191,8 @@ def self_test(root):
                     dst = os.path.join(tmp, rel, n)
                     if not os.path.exists(dst):
                         open(dst, "w").close()
+        shutil.copy(os.path.join(root, "tests", "meson.build"),
+                    os.path.join(tmp, "tests", "meson.build"))
         before = set(check(tmp))
         target = os.path.join(tmp, "docs", "design.md")
         original = open(target).read()
