@@ -14,7 +14,7 @@
  * lengths up to N + 1 (so read, /24 is 58.5 % of the table, /22 12.2 %,
  * /23 10.9 %, /16 1.5 % and /8 16 routes, as in public BGP tables;
  * lpm.h's own select_prefix_length reads it one length shorter, which
- * makes /23 the mode: ../shared/research/bpf_performance.md section 1.3).
+ * makes /23 the mode: bpf/lpm.h of github.com/microsoft/bpf_performance).
  * The IPv6 mix is ours (docs/bench.md, "LPM workloads").
  *
  * A prefix table holds, for one workload and seed:

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * lpm_trie/prefix_hash: the LPM map of eBPF for Windows
- * (libs/execution_context/ebpf_maps.c, as ../shared/research/
- * bpf_performance.md section 2.2 describes it): "currently a hash-map with
+ * (libs/execution_context/ebpf_maps.c in github.com/microsoft/
+ * ebpf-for-windows; docs/lpm_trie.md describes it): "currently a hash-map with
  * special behavior for find".  Not a trie:
  *
  *   table:   the copy-on-write hash of maps/tables/cowtab.h (Windows' own

@@ -28,7 +28,7 @@
  * What it costs: a key can be evicted while other sets have room (a set
  * fills before the map does: evicts_early), and the victim is the best
  * of 8, not of all the keys.  On zipf 0.99 it misses 0.94x exact LRU's
- * ratio (docs/lru-sieve-percpu.md, test_lru_sieve_fast.c), where full SIEVE
+ * ratio (docs/lru-sieve-percpu.md, tests/maps/lru/test_sieve.c), where full SIEVE
  * misses 0.92x.  The map holds n_sets * 8 keys, n_sets = max_entries / 8
  * (fewer ways when max_entries < 8): up to 7 fewer than max_entries.
  *

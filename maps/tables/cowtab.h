@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * cowtab.h: the hash table of eBPF for Windows (libs/runtime/
- * ebpf_hash_table.c, as ../shared/research/bpf_performance.md section 2.1
+ * ebpf_hash_table.c in github.com/microsoft/ebpf-for-windows; docs/hash.md
  * describes it), reimplemented from that description: per-bucket locks,
  * lock-free readers, and copy-on-write buckets.  hash/cow is this table
  * behind map.h; lpm_trie/prefix_hash keys it by prefix length and masked

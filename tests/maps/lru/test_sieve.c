@@ -47,7 +47,7 @@ static void tear_down(void)
 }
 
 TestSuite(lru_sieve, .init = set_up, .fini = tear_down, .timeout = 60);
-TestSuite(lru_fast, .init = set_up, .fini = tear_down, .timeout = 60);
+TestSuite(lru_sieve_percpu, .init = set_up, .fini = tear_down, .timeout = 60);
 TestSuite(lru_assoc, .init = set_up, .fini = tear_down, .timeout = 60);
 
 static const char *const sieves[] = { "lru/sieve", "lru/sieve_percpu", "lru/assoc" };
@@ -245,7 +245,7 @@ static bool has_key(struct map *m, uint32_t key)
  * eviction, and ring 0 then holds them all.  2006 more (no hits: SIEVE is
  * then FIFO) evict 0..2005 and leave 2006..3008.
  */
-Test(lru_fast, one_slot_gets_every_element_before_evicting)
+Test(lru_sieve_percpu, one_slot_gets_every_element_before_evicting)
 {
 	struct map *m = make_map("lru/sieve_percpu", 1003);
 	uint64_t v = 1;
@@ -335,7 +335,7 @@ static double miss_ratio(const char *design, const struct stream *st)
 	return (double)misses / ZIPF_REQUESTS;
 }
 
-Test(lru_fast, zipf_miss_ratio_within_2_percent_of_exact_lru)
+Test(lru_sieve_percpu, zipf_miss_ratio_within_2_percent_of_exact_lru)
 {
 	struct stream st = zipf_stream();
 	double lru = miss_ratio("lru/global", &st);
@@ -363,7 +363,7 @@ Test(lru_fast, zipf_miss_ratio_within_2_percent_of_exact_lru)
  * present key can evict (checked here too, so that the two stay apart on
  * purpose).
  */
-Test(lru_fast, a_failed_update_evicts_nothing)
+Test(lru_sieve_percpu, a_failed_update_evicts_nothing)
 {
 	struct map *m = make_map("lru/sieve_percpu", 64);
 	uint64_t v = 1;

@@ -4,7 +4,7 @@
  * system's floor up, one piece added at a time (docs/hash.md, "How far
  * from the physical limit").  A benchmark program, not a test:
  *
- *   build/tests/flattab_mlp [ENTRIES ...]     (default: 65536 1048576)
+ *   build/tests/bench_flattab_mlp [ENTRIES ...]     (default: 65536 1048576)
  *
  * For a flat table (maps/tables/flattab.h) of ENTRIES 4-byte keys with
  * 8-byte values, each loop below reads its inputs from one array in
