@@ -95,7 +95,7 @@ struct sim_cli {
 	uint32_t key_size;
 	unsigned threads[BENCH_MAX_THREAD_COUNTS], n_threads;
 	enum sim_split split;
-	enum sim_output format;
+	enum record_format format;
 	bool quiet, no_stray;
 };
 
@@ -139,13 +139,7 @@ static int apply_sim(void *ctx, enum opt_id id, const struct opt_value *v)
 								 sizeof(shown)));
 		return 0;
 	case OPT_FORMAT:
-		if (strcmp(v->text, "table") == 0)
-			c->format = SIM_OUT_TABLE;
-		else if (strcmp(v->text, "jsonl") == 0)
-			c->format = SIM_OUT_JSONL;
-		else if (strcmp(v->text, "csv") == 0)
-			c->format = SIM_OUT_CSV;
-		else
+		if (record_parse_format(v->text, &c->format))
 			return cli_error("sim", "--format wants table, jsonl or "
 					 "csv, got '%s'", parse_printable(
 					 v->text, shown, sizeof(shown)));
@@ -373,7 +367,7 @@ static int write_outputs(const struct sim_cli *c, const struct sim_report *rep)
 		if (!s)
 			return cli_error("sim", "cannot append to %s: %s",
 					 c->save, strerror(errno));
-		sim_report_write(s, SIM_OUT_JSONL, &host, rep);
+		sim_report_write(s, RECORD_JSONL, &host, rep);
 		if (fclose(s))
 			rc = cli_error("sim", "writing %s failed", c->save);
 	}

@@ -39,11 +39,18 @@
 
 #include "harness/bench/bench.h"
 #include "harness/results/host.h"
+#include "harness/results/record.h"
 
 #include <stdbool.h>
 #include <stdio.h>
 
-enum report_format { REPORT_TABLE, REPORT_JSONL, REPORT_CSV };
+/* record.h's formats, under the name the option engine (cli/options.c)
+ * knows them by. */
+enum report_format {
+	REPORT_TABLE = RECORD_TABLE,
+	REPORT_JSONL = RECORD_JSONL,
+	REPORT_CSV = RECORD_CSV,
+};
 
 /* The figures of a point, each measured (or derived) once per repeat. */
 enum report_field {
