@@ -4,7 +4,9 @@
  * kernel's LRU hash on a cache trace, through the designs' own map code
  * (harness/sim/sim.h; docs/sim.md).  This file reads the command line,
  * the trace, the sizes and the policies, runs every (policy, size,
- * threads) point in turn and writes the report and the plots.
+ * threads) point in turn and writes its records (sim_report.h): in
+ * --format to --out, as jsonl to --save, and for --plot into the folder,
+ * where the one plotter (harness/results/report.py) draws them.
  */
 #include "cli/cli.h"
 #include "cli/options.h"
@@ -373,7 +375,7 @@ static int write_outputs(const struct sim_cli *c, const struct sim_report *rep)
 	}
 	if (c->plot) {
 		char note[1024];
-		int p = sim_plot(c->plot, rep, note, sizeof(note));
+		int p = sim_plot(c->plot, &host, rep, note, sizeof(note));
 		if (p < 0)
 			rc = cli_error("sim", "--plot: %s", note);
 		else if (p > 0)

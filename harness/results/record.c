@@ -1,15 +1,26 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * record.c: records built, and written as jsonl, csv or a table
- * (record.h has the rules).
+ * (record.h has the rules); and the one plotter run on a folder of them.
  */
 #include "harness/results/record.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
+#include <spawn.h>
 #include <stddef.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#ifndef MAPLAB_PLOTTER
+#define MAPLAB_PLOTTER "harness/results/report.py"
+#endif
+
+extern char **environ;
 
 /* What a record copied: one block each, in a list. */
 struct record_block {
@@ -573,4 +584,47 @@ void record_write(FILE *f, enum record_format format,
 		write_table(f, records, n, columns, n_columns);
 		break;
 	}
+}
+
+/* --- the plotter --------------------------------------------------------------------- */
+
+int record_plot(const char *dir, char *note, size_t notelen)
+{
+	static const char plotter[] = MAPLAB_PLOTTER;
+	char *argv[] = { "python3", (char *)plotter, (char *)dir, NULL };
+	posix_spawn_file_actions_t actions;
+	pid_t pid;
+	int status, rc;
+
+	note[0] = '\0';
+	if (access(plotter, R_OK)) {
+		snprintf(note, notelen, "no plots: the plotter is not at %s (this "
+			 "maplab was built from a source tree that has moved); the "
+			 "records are in %s/results.jsonl", plotter, dir);
+		return 1;
+	}
+	if (posix_spawn_file_actions_init(&actions)) {
+		snprintf(note, notelen, "no plots: out of memory");
+		return 1;
+	}
+	/* Its line of what it wrote is not ours to print: maplab's stdout
+	 * may be jsonl. */
+	posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null",
+					 O_WRONLY, 0);
+	rc = posix_spawnp(&pid, "python3", &actions, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&actions);
+	if (rc) {
+		snprintf(note, notelen, "no plots: python3 is %s (%s); the records "
+			 "are in %s/results.jsonl: draw them with python3 %s %s",
+			 rc == ENOENT ? "not installed" : "not runnable",
+			 strerror(rc), dir, plotter, dir);
+		return 1;
+	}
+	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) ||
+	    WEXITSTATUS(status) != 0) {
+		snprintf(note, notelen, "no plots: %s failed (above); the records "
+			 "are in %s/results.jsonl", plotter, dir);
+		return 1;
+	}
+	return 0;
 }

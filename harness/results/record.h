@@ -170,4 +170,14 @@ void record_write_csv_header(FILE *f, const struct record *r);
 /* A JSON string, escaped. */
 void record_json_string(FILE *f, const char *s);
 
+/*
+ * The one plotter (harness/results/report.py) run on dir, which holds a
+ * results.jsonl: it draws every plot those records make (report.py's
+ * top).  Its output goes nowhere; its complaints to stderr.  0; or 1 with
+ * one line in note where no plot could be drawn: python3 missing, the
+ * plotter not where the build put it, or the plotter failing (gnuplot
+ * missing: report.py says so itself, and exits 0).
+ */
+int record_plot(const char *dir, char *note, size_t notelen);
+
 #endif /* MAPLAB_RECORD_H */

@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * sim_report.c: sim's rows as records (sim_report.h has the fields), and
- * the table's sentences around them.
+ * sim_report.c: sim's rows as records (sim_report.h has the fields), the
+ * table's sentences around them, and the folder the plotter draws from.
  */
 #include "harness/results/sim_report.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static double ratio(uint64_t a, uint64_t b)
 {
@@ -141,4 +143,37 @@ void sim_report_write(FILE *f, enum record_format format,
 		record_write(f, format, records, n, NULL, 0);
 	}
 	free_records(records, n);
+}
+
+int sim_plot(const char *dir, const struct host_record *host,
+	     const struct sim_report *rep, char *note, size_t notelen)
+{
+	char path[4096];
+	FILE *f;
+	int err;
+
+	note[0] = '\0';
+	if (mkdir(dir, 0777) && errno != EEXIST) {
+		err = errno;
+		snprintf(note, notelen, "cannot create %s: %s", dir, strerror(err));
+		return -err;
+	}
+	if ((size_t)snprintf(path, sizeof(path), "%s/results.jsonl", dir) >=
+	    sizeof(path)) {
+		snprintf(note, notelen, "%s: %s", dir, strerror(ENAMETOOLONG));
+		return -ENAMETOOLONG;
+	}
+	if (!(f = fopen(path, "w"))) {
+		err = errno;
+		snprintf(note, notelen, "cannot write %s: %s", path, strerror(err));
+		return -err;
+	}
+	sim_report_write(f, RECORD_JSONL, host, rep);
+	if (fclose(f)) {
+		err = errno;
+		snprintf(note, notelen, "writing %s failed: %s", path,
+			 strerror(err));
+		return -err;
+	}
+	return record_plot(dir, note, notelen);
 }

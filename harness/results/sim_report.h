@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * sim_report.h: sim's points as "sim" records (record.h), written as a
- * table, JSON lines or CSV by record.h's one writer; and sim's plots.
+ * table, JSON lines or CSV by record.h's one writer, and drawn by its one
+ * plotter.
  *
  * A record per (policy, size, threads): trace, format, requests_total,
  * distinct_keys, key_size, keys_hashed, warmup, policy, entries, threads,
@@ -42,15 +43,13 @@ void sim_report_write(FILE *f, enum record_format format,
 		      const struct sim_report *rep);
 
 /*
- * The Pareto plots (miss ratio against Mreq/s at the highest thread
- * count, one per size, a point per policy) and the miss-ratio curve (miss
- * ratio against size, a line per policy, at the fewest threads), as .dat
- * files, gnuplot scripts, and PNG and SVG files in dir (created if need
- * be).  0; or -errno with one line in note (the directory cannot be
- * written); or 1 with a note when gnuplot is missing or fails (the data
- * files stay).
+ * The plots of docs/sim.md ("Plots"): dir (created if need be) gets the
+ * records as results.jsonl, and the one plotter (record_plot) draws them
+ * there.  0; -errno with one line in note (dir or its results.jsonl
+ * cannot be written); or 1 with a note when no plot could be drawn (the
+ * records stay).
  */
-int sim_plot(const char *dir, const struct sim_report *rep, char *note,
-	     size_t notelen);
+int sim_plot(const char *dir, const struct host_record *host,
+	     const struct sim_report *rep, char *note, size_t notelen);
 
 #endif /* MAPLAB_SIM_REPORT_H */
