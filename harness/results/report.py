@@ -664,8 +664,8 @@ def pareto_figure(outdir, base, trace, entries, recs, style, hosts, several):
                         f"first {opt[0]:.6g} nohead lc rgb 'black' dt 2 lw 2.5")
         plots.append("NaN with lines lc rgb 'black' dt 2 lw 2.5 title 'opt (offline bound)'")
     ran = {h: info for h, info in hosts.items() if any(r["_host"] == h for r in recs)}
-    title = (f"{trace}: {entries} entries, {plural(threads, 'thread')}: miss ratio against "
-             f"speed\n{host_line(ran)}")
+    title = (f"Miss ratio against speed: {entries} entries, {plural(threads, 'thread')}\n"
+             f"{trace}\non {host_line(ran)}")
     xlabel = f"million requests per second, {plural(threads, 'thread')} (right: faster)"
     return title, xlabel, settings, plots
 
@@ -687,9 +687,11 @@ def mrc_figure(outdir, base, trace, recs, style, hosts, several):
     write_blocks(os.path.join(outdir, f"{base}.dat"), "entries miss_ratio", blocks)
     sizes = sorted({r["entries"] for r in recs})
     distinct = recs[0].get("distinct_keys", "?")
-    title = (f"{trace}: miss ratio against cache size ({distinct} distinct keys, "
-             f"{plural(threads, 'thread')})")
-    settings = ["set logscale x", "set offsets graph 0.03, graph 0.03, graph 0.04, graph 0.04"]
+    title = (f"Miss ratio against cache size, {plural(threads, 'thread')}\n"
+             f"{trace}: {distinct} distinct keys")
+    # The sizes' own range, and a margin: no point on the border.
+    settings = ["set logscale x", "set autoscale xfix",
+                "set offsets graph 0.05, graph 0.05, graph 0.04, graph 0.04"]
     # The sizes as tics where they fit: few, and apart on the log axis.
     if len(sizes) <= 12 and all(b >= 1.25 * a for a, b in zip(sizes, sizes[1:])):
         settings.append("set xtics (" + ", ".join(f"'{n}' {n}" for n in sizes) + ")")
