@@ -206,7 +206,8 @@ static bool is_host(const struct record *r)
 
 /* --- jsonl --------------------------------------------------------------------- */
 
-void record_json_string(FILE *f, const char *s)
+/* A JSON string, escaped. */
+static void json_string(FILE *f, const char *s)
 {
 	putc('"', f);
 	for (; *s; s++) {
@@ -237,7 +238,7 @@ static void json_value(FILE *f, const struct record_field *x)
 	}
 	switch (x->type) {
 	case RECORD_TEXT:
-		record_json_string(f, x->v.text);
+		json_string(f, x->v.text);
 		break;
 	case RECORD_WHOLE:
 		fprintf(f, "%llu", (unsigned long long)x->v.whole);
@@ -261,7 +262,7 @@ static void json_value(FILE *f, const struct record_field *x)
 		putc('[', f);
 		for (unsigned i = 0; i < x->v.list.n; i++) {
 			fputs(i ? "," : "", f);
-			record_json_string(f, texts[i]);
+			json_string(f, texts[i]);
 		}
 		putc(']', f);
 		break;
@@ -269,9 +270,9 @@ static void json_value(FILE *f, const struct record_field *x)
 		putc('{', f);
 		for (unsigned i = 0; i < x->v.list.n; i++) {
 			fputs(i ? "," : "", f);
-			record_json_string(f, texts[2 * i]);
+			json_string(f, texts[2 * i]);
 			putc(':', f);
-			record_json_string(f, texts[2 * i + 1]);
+			json_string(f, texts[2 * i + 1]);
 		}
 		putc('}', f);
 		break;
@@ -313,7 +314,7 @@ static bool group_seen(const struct record *r, unsigned i)
 static void write_jsonl(FILE *f, const struct record *r)
 {
 	fputs("{\"record\":", f);
-	record_json_string(f, r->kind);
+	json_string(f, r->kind);
 	for (unsigned i = 0; i < r->n; i++) {
 		const struct record_field *x = &r->fields[i];
 		if (!in_jsonl(x))

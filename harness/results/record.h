@@ -167,9 +167,6 @@ void record_write(FILE *f, enum record_format format,
 /* csv's header line for records like r (a csv of no rows). */
 void record_write_csv_header(FILE *f, const struct record *r);
 
-/* A JSON string, escaped. */
-void record_json_string(FILE *f, const char *s);
-
 /*
  * The one plotter (harness/results/report.py) run on dir, which holds a
  * results.jsonl: it draws every plot those records make (report.py's
