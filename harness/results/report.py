@@ -70,6 +70,12 @@ WARN = "⚠"
 
 # --- reading ---------------------------------------------------------------------
 
+def bad_input(message):
+    """One line on stderr, exit status 2."""
+    print(f"report.py: {message}", file=sys.stderr)
+    raise SystemExit(2)
+
+
 def results_path(arg):
     return os.path.join(arg, "results.jsonl") if os.path.isdir(arg) else arg
 
@@ -85,13 +91,12 @@ def load(path):
             try:
                 rec = json.loads(line)
             except json.JSONDecodeError as e:
-                raise SystemExit(f"report.py: {path}:{n}: not JSON: {e.msg}")
+                bad_input(f"{path}:{n}: not JSON: {e.msg}")
             if rec.get("record") == "host":
                 runs.append({"host": rec["host"], "rows": [], "sims": [], "file": path})
             elif rec.get("record") in ("result", "sim"):
                 if not runs:
-                    raise SystemExit(f"report.py: {path}:{n}: a {rec['record']} record "
-                                     "before any host record")
+                    bad_input(f"{path}:{n}: a {rec['record']} record before any host record")
                 runs[-1]["rows" if rec["record"] == "result" else "sims"].append(rec)
     return runs
 
