@@ -4,7 +4,9 @@
  * kernel's LRU hash on a cache trace, through the designs' own map code
  * (harness/sim/sim.h; docs/sim.md).  This file reads the command line,
  * the trace, the sizes and the policies, runs every (policy, size,
- * threads) point in turn and writes the report and the plots.
+ * threads) point in turn and writes its records (sim_report.h): in
+ * --format to --out, as jsonl to --save, and for --plot into the folder,
+ * where the one plotter (harness/results/report.py) draws them.
  */
 #include "cli/cli.h"
 #include "cli/options.h"
@@ -121,7 +123,7 @@ struct sim_cli {
 	uint32_t key_size;
 	unsigned threads[SIM_MAX_THREAD_COUNTS], n_threads;
 	enum sim_split split;
-	enum sim_output format;
+	enum record_format format;
 	bool quiet, no_stray;
 };
 
@@ -165,13 +167,7 @@ static int apply_sim(void *ctx, enum opt_id id, const struct opt_value *v)
 								 sizeof(shown)));
 		return 0;
 	case OPT_FORMAT:
-		if (strcmp(v->text, "table") == 0)
-			c->format = SIM_OUT_TABLE;
-		else if (strcmp(v->text, "jsonl") == 0)
-			c->format = SIM_OUT_JSONL;
-		else if (strcmp(v->text, "csv") == 0)
-			c->format = SIM_OUT_CSV;
-		else
+		if (record_parse_format(v->text, &c->format))
 			return cli_error("sim", "--format wants table, jsonl or "
 					 "csv, got '%s'", parse_printable(
 					 v->text, shown, sizeof(shown)));
@@ -399,13 +395,13 @@ static int write_outputs(const struct sim_cli *c, const struct sim_report *rep)
 		if (!s)
 			return cli_error("sim", "cannot append to %s: %s",
 					 c->save, strerror(errno));
-		sim_report_write(s, SIM_OUT_JSONL, &host, rep);
+		sim_report_write(s, RECORD_JSONL, &host, rep);
 		if (fclose(s))
 			rc = cli_error("sim", "writing %s failed", c->save);
 	}
 	if (c->plot) {
 		char note[1024];
-		int p = sim_plot(c->plot, rep, note, sizeof(note));
+		int p = sim_plot(c->plot, &host, rep, note, sizeof(note));
 		if (p < 0)
 			rc = cli_error("sim", "--plot: %s", note);
 		else if (p > 0)

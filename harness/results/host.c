@@ -178,57 +178,35 @@ void host_record_read(struct host_record *h)
 	h->version = MAPLAB_VERSION;
 }
 
-void json_string(FILE *f, const char *s)
+void host_record_build(const struct host_record *h, struct record *out)
 {
-	putc('"', f);
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fprintf(f, "\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			fprintf(f, "\\u%04x", *s);
-		else
-			putc(*s, f);
-	}
-	putc('"', f);
-}
+	const char *mitigations[HOST_MAX_VULNERABILITIES];
+	const char *vulns[2 * HOST_MAX_VULNERABILITIES];
+	unsigned n_mitigations = 0;
 
-/* "mitigations":[names in force],"vulnerabilities":{name: status, ...} */
-static void vulnerabilities_json(FILE *f, const struct host_record *h)
-{
-	bool first = true;
-	fputs(",\"mitigations\":[", f);
-	for (unsigned i = 0; i < h->n_vulns; i++)
-		if (mitigated(&h->vulns[i])) {
-			fputs(first ? "" : ",", f);
-			json_string(f, h->vulns[i].name);
-			first = false;
-		}
-	fputs("],\"vulnerabilities\":{", f);
 	for (unsigned i = 0; i < h->n_vulns; i++) {
-		fputs(i ? "," : "", f);
-		json_string(f, h->vulns[i].name);
-		putc(':', f);
-		json_string(f, h->vulns[i].status);
+		if (mitigated(&h->vulns[i]))
+			mitigations[n_mitigations++] = h->vulns[i].name;
+		vulns[2 * i] = h->vulns[i].name;
+		vulns[2 * i + 1] = h->vulns[i].status;
 	}
-	putc('}', f);
-}
-
-void host_record_json(FILE *f, const struct host_record *h)
-{
-	fputs("{\"kernel\":", f);
-	json_string(f, h->kernel);
-	fputs(",\"cpu_model\":", f);
-	json_string(f, h->cpu_model);
-	fputs(",\"hostname\":", f);
-	json_string(f, h->hostname);
-	fprintf(f, ",\"nproc\":%ld,\"possible_cpus\":%u,\"cpus_allowed\":%u,"
-		"\"virtualised\":%s,\"hypervisor\":", h->nproc, h->possible_cpus,
-		h->cpus_allowed, h->virtualised < 0 ? "null"
-				 : h->virtualised ? "true" : "false");
-	json_string(f, h->hypervisor);
-	vulnerabilities_json(f, h);
-	fprintf(f, ",\"allocator\":\"%s\",\"rcu\":\"%s\",\"maplab\":\"%s\","
-		"\"date\":\"%s\"}", h->allocator, h->rcu, h->version, h->date);
+	record_init(out, "host");
+	record_text(out, "kernel", h->kernel);
+	record_text(out, "cpu_model", h->cpu_model);
+	record_text(out, "hostname", h->hostname);
+	record_whole(out, "nproc", (uint64_t)h->nproc)->missing = h->nproc < 0;
+	record_whole(out, "possible_cpus", h->possible_cpus);
+	record_whole(out, "cpus_allowed", h->cpus_allowed);
+	record_bool(out, "virtualised", h->virtualised);
+	record_text(out, "hypervisor", h->hypervisor);
+	record_words(out, "mitigations", mitigations, n_mitigations);
+	record_pairs(out, "vulnerabilities", vulns, h->n_vulns);
+	record_text(out, "allocator", h->allocator);
+	record_text(out, "rcu", h->rcu);
+	record_text(out, "maplab", h->version);
+	record_text(out, "date", h->date);
+	for (unsigned i = 0; i < out->n; i++)
+		out->fields[i].group = "host";
 }
 
 /* "virtual machine (kvm)", "bare metal", "virtualised: cannot tell" */

@@ -6,9 +6,13 @@
  * CPU vulnerability mitigations in force (each one taxes kernel entry, and
  * so every syscall and BPF_PROG_TEST_RUN) and whether the machine is a
  * virtual one (a vCPU can be descheduled by the host at any moment).
+ * Written once per run: as the first jsonl record, by record.h's writer,
+ * and as the line at a table's foot.
  */
 #ifndef MAPLAB_HOST_H
 #define MAPLAB_HOST_H
+
+#include "harness/results/record.h"
 
 #include <stdio.h>
 
@@ -54,14 +58,15 @@ void host_mitigations(const struct host_record *h, char *buf, size_t len);
  * 0x40000000): "kvm", "hyperv", ...; NULL for a signature not known. */
 const char *host_hypervisor_name(const char signature[12]);
 
-/* {"kernel":"...",...} with no newline. */
-void host_record_json(FILE *f, const struct host_record *h);
+/*
+ * h as a record of kind "host" (record.h), every field in group "host":
+ * its jsonl line is {"record":"host","host":{"kernel":"...",...}}.  The
+ * record points into h: h must outlive its writing.  record_free it.
+ */
+void host_record_build(const struct host_record *h, struct record *out);
 
 /* One line for a table's foot: kernel, CPUs, mitigations, virtualisation,
  * allocator, RCU flavour; with a newline. */
 void host_record_line(FILE *f, const struct host_record *h);
-
-/* JSON string escaping for the few strings we print. */
-void json_string(FILE *f, const char *s);
 
 #endif /* MAPLAB_HOST_H */

@@ -1,8 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * report.c: repeats summed up into medians and spreads, the flags, and the
- * three formats.  One table of fields (name, how it is printed) drives the
- * jsonl and csv writers, so every figure gets its _min and _max alike.
+ * report.c: repeats summed up into medians and spreads, the flags, and a
+ * point as a "result" record (record.h), which record.h's writer prints as
+ * jsonl, csv or a table row.  One table of figures (name, printf format)
+ * describes them all, so every figure gets its _min and _max alike.  The
+ * table's own sentences stay here: the notes on flagged points, where the
+ * bytes per entry came from, the probe's line; its two tables (the points,
+ * the work per op) are the writer's.
  */
 #include "harness/results/report.h"
 
@@ -204,16 +208,14 @@ void report_summarise(struct report_point *p)
 
 int report_parse_format(const char *name, enum report_format *out)
 {
-	static const char *const names[] = { "table", "jsonl", "csv" };
-	for (int i = 0; i < 3; i++)
-		if (strcmp(name, names[i]) == 0) {
-			*out = (enum report_format)i;
-			return 0;
-		}
-	return -1;
+	enum record_format f;
+	if (record_parse_format(name, &f))
+		return -1;
+	*out = (enum report_format)f;
+	return 0;
 }
 
-/* --- table ---------------------------------------------------------------------- */
+/* --- the record ------------------------------------------------------------------ */
 
 /* "lookup 100%, update all but 3": what each kind of op answered. */
 static void format_succeeded(const struct report_point *p, char *buf,
@@ -238,18 +240,127 @@ static void format_succeeded(const struct report_point *p, char *buf,
 	}
 }
 
-static void format_flags(unsigned flags, const char *sep, char *buf,
-			 size_t len)
+/* The names of p's flags, in flag order: how many. */
+static unsigned flag_words(const struct report_point *p,
+			   const char *words[N_FLAGS])
 {
-	size_t off = 0;
-	buf[0] = '\0';
-	for (int i = 0; i < N_FLAGS && off < len; i++)
-		if (flags & (1u << i))
-			off += (size_t)snprintf(buf + off, len - off, "%s%s",
-						off ? sep : "", flag_names[i]);
+	unsigned n = 0;
+	for (int i = 0; i < N_FLAGS; i++)
+		if (p->flags & (1u << i))
+			words[n++] = flag_names[i];
+	return n;
 }
 
-/* The name column: wide enough for the longest label, at least 16. */
+/*
+ * p as a "result" record: the fields of report.h's top, in that order,
+ * then "succeeded", the table's sentence of what each op answered and
+ * the flags.  Every figure is a spread, left out of the jsonl where not
+ * measured; csv gets every column.
+ */
+static void report_record(const struct report_point *p, struct record *r)
+{
+	const struct bench_config *c = p->config;
+	const char *flags[N_FLAGS];
+	unsigned n_flags = flag_words(p, flags);
+	char mix[96], dist[48], line[256];
+	struct record_field *x;
+	double runs[REPORT_MAX_RUNS];
+	unsigned n_runs = p->runs < REPORT_MAX_RUNS ? p->runs : REPORT_MAX_RUNS;
+
+	record_init(r, "result");
+	r->spread_rows = p->runs > 1;
+	workload_format_mix(c->w.mix, mix, sizeof(mix));
+	workload_format_dist(&c->w, dist, sizeof(dist));
+	record_text(r, "side", p->side);
+	record_text(r, "map", p->map);
+	record_text(r, "label", p->label);
+	record_textf(r, "mix", "%s", mix);
+	record_textf(r, "dist", "%s", dist);
+	record_whole(r, "threads", c->threads);
+	record_whole(r, "entries", c->w.entries);
+	x = record_whole(r, "key_range", c->w.key_range);
+	x->missing = !c->w.key_range; /* the pool model */
+	x->flags = RECORD_OMIT;
+	record_text(r, "prefixes", c->w.prefixes ? prefix_set_name(c->w.prefixes)
+						 : NULL)->flags = RECORD_OMIT;
+	record_figure(r, "hit_ratio", "%g", c->w.prefixes ? workload_hit_ratio(&c->w)
+							  : NAN)->flags = RECORD_OMIT;
+	record_whole(r, "key_size", c->w.key_size);
+	record_whole(r, "value_size", c->w.value_size);
+	record_whole(r, "prefill", c->w.prefill_pct);
+	record_whole(r, "map_flags", c->map_flags);
+	record_whole(r, "runs", p->runs);
+	for (int f = 0; f < RF_COUNT; f++) {
+		const struct spread *s = &p->field[f];
+		record_spread(r, fields[f].name, fields[f].format, s->median, s->min,
+			      s->max)->flags = RECORD_OMIT;
+		if (f == RF_BYTES_PER_ENTRY)
+			record_text(r, "memory_from", bench_memory_from_name(
+				p->memory_from))->flags = RECORD_OMIT;
+	}
+	x = record_whole(r, "speedup_over_threads", p->base_threads);
+	x->missing = isnan(p->field[RF_SPEEDUP].median);
+	x->flags = RECORD_OMIT | RECORD_NO_CSV;
+	for (unsigned i = 0; i < n_runs; i++)
+		runs[i] = p->run[i].v[RF_MOPS];
+	record_figures(r, "mops_runs", fields[RF_MOPS].format, runs,
+		       n_runs)->flags = RECORD_NO_CSV;
+	for (unsigned i = 0; i < n_runs; i++)
+		runs[i] = p->run[i].v[RF_PROBE_NS];
+	record_figures(r, "probe_ns_runs", fields[RF_PROBE_NS].format, runs,
+		       n_runs)->flags = RECORD_NO_CSV;
+	record_words(r, "flags", flags, n_flags);
+	for (int op = 0; op < OP_COUNT; op++) {
+		record_whole(r, bench_op_names[op], p->ok[op])->group = "ok";
+		record_whole(r, bench_op_names[op], p->fail[op])->group = "fail";
+	}
+	/* The table's last column: the sentence, then the flags. */
+	format_succeeded(p, line, sizeof(line));
+	size_t off = strlen(line);
+	for (unsigned i = 0; i < n_flags && off < sizeof(line); i++)
+		off += (size_t)snprintf(line + off, sizeof(line) - off, "%s%s",
+					i ? ", " : "   ! ", flags[i]);
+	record_textf(r, "succeeded", "%s", line)->flags = RECORD_TABLE_ONLY;
+}
+
+/* The measured points' records, the host's first when host is not NULL:
+ * how many; *out to free with free_records. */
+static unsigned build_records(const struct host_record *host,
+			      const struct report_point *points, unsigned n,
+			      bool (*keep)(const struct report_point *),
+			      struct record **out)
+{
+	struct record *r = calloc((size_t)n + 1, sizeof(*r));
+	unsigned k = 0;
+	if (!r) {
+		fputs("maplab: out of memory writing the report\n", stderr);
+		abort();
+	}
+	if (host)
+		host_record_build(host, &r[k++]);
+	for (unsigned i = 0; i < n; i++)
+		if (keep(&points[i]))
+			report_record(&points[i], &r[k++]);
+	*out = r;
+	return k;
+}
+
+static void free_records(struct record *r, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		record_free(&r[i]);
+	free(r);
+}
+
+static bool measured(const struct report_point *p)
+{
+	return p->runs > 0;
+}
+
+/* --- the tables -------------------------------------------------------------------- */
+
+/* The name column: wide enough for the longest label, at least 16 (the
+ * work table's too, so that the two line up). */
 static int name_width(const struct report_point *points, unsigned n)
 {
 	size_t width = 16;
@@ -257,59 +368,6 @@ static int name_width(const struct report_point *points, unsigned n)
 		if (points[i].runs && strlen(points[i].label) > width)
 			width = strlen(points[i].label);
 	return (int)width;
-}
-
-static void table_header(FILE *f, int width)
-{
-	fprintf(f, "%-*s %7s %9s %8s %7s %7s %7s %7s %8s  %s\n", width, "map",
-		"threads", "Mops/s", "ns/op", "p50", "p90", "p99", "p99.9",
-		"B/entry", "ops that succeeded");
-}
-
-/* After the name and threads columns: one value of each figure. */
-static void table_figures(FILE *f, const struct report_point *p,
-			  enum spread_part which)
-{
-	const struct spread *s = p->field;
-	fprintf(f, " %9.2f %8.1f", spread_part(&s[RF_MOPS], which),
-		spread_part(&s[RF_NS_PER_OP], which));
-	for (int q = 0; q < N_QUANTILES; q++)
-		if (isnan(s[RF_P50 + q].median))
-			fprintf(f, " %7s", "-");
-		else
-			fprintf(f, " %7.0f", spread_part(&s[RF_P50 + q], which));
-	if (isnan(s[RF_BYTES_PER_ENTRY].median))
-		fprintf(f, " %8s", "-");
-	else
-		fprintf(f, " %8.1f", spread_part(&s[RF_BYTES_PER_ENTRY], which));
-}
-
-typedef void (*row_figures)(FILE *f, const struct report_point *p,
-			    enum spread_part which);
-
-/* A point's row (name, threads, its medians, then `tail`) and, when it has
- * repeats, rows of its minima and maxima under it. */
-static void spread_rows(FILE *f, const struct report_point *p, int width,
-			row_figures figures, const char *tail)
-{
-	fprintf(f, "%-*s %7u", width, p->label, p->config->threads);
-	figures(f, p, SPREAD_MEDIAN);
-	fprintf(f, "%s\n", tail);
-	for (int part = SPREAD_MIN; part <= SPREAD_MAX && p->runs > 1; part++) {
-		fprintf(f, "%-*s %7s", width, "", part == SPREAD_MIN ? "min" : "max");
-		figures(f, p, (enum spread_part)part);
-		fputc('\n', f);
-	}
-}
-
-static void row_table(FILE *f, const struct report_point *p, int width)
-{
-	char succeeded[160], flags[64], tail[256];
-	format_succeeded(p, succeeded, sizeof(succeeded));
-	format_flags(p->flags, ", ", flags, sizeof(flags));
-	snprintf(tail, sizeof(tail), "  %s%s%s", succeeded,
-		 p->flags ? "   ! " : "", flags);
-	spread_rows(f, p, width, table_figures, tail);
 }
 
 static void note_superlinear(FILE *f, const struct report_point *p)
@@ -412,15 +470,6 @@ void report_write_memory_sources(FILE *f, const struct report_point *points,
 
 /* --- the work table ------------------------------------------------------------ */
 
-/* The columns, lock ns last: it is shown only where a point has it, so a
- * table of designs that time no lock keeps its five columns. */
-static const enum report_field work_fields[] = {
-	RF_EVICTIONS_PER_OP, RF_NODES_SCANNED_PER_OP, RF_LOCKS_PER_OP,
-	RF_EVICTIONS_PER_REFILL, RF_ALLOCATIONS_PER_OP, RF_LOCK_NS_PER_OP,
-};
-#define N_WORK_FIELDS (sizeof(work_fields) / sizeof(work_fields[0]))
-#define WORK_CELL 13
-
 static bool has_work_figures(const struct report_point *p)
 {
 	return p->runs && !isnan(p->field[RF_EVICTIONS_PER_OP].median);
@@ -435,55 +484,31 @@ static bool has_lock_time(const struct report_point *points, unsigned n)
 	return false;
 }
 
-static void work_cells(FILE *f, const struct report_point *p,
-		       enum spread_part which, size_t n_fields)
-{
-	for (size_t i = 0; i < n_fields; i++) {
-		const struct spread *s = &p->field[work_fields[i]];
-		if (isnan(spread_part(s, which)))
-			fprintf(f, " %*s", WORK_CELL, "-");
-		else
-			fprintf(f, " %*.3f", WORK_CELL, spread_part(s, which));
-	}
-}
-
-/* A row of a table without the lock ns column, and of one with it. */
-static void work_figures(FILE *f, const struct report_point *p,
-			 enum spread_part which)
-{
-	work_cells(f, p, which, N_WORK_FIELDS - 1);
-}
-
-static void work_figures_timed(FILE *f, const struct report_point *p,
-			       enum spread_part which)
-{
-	work_cells(f, p, which, N_WORK_FIELDS);
-}
-
 void report_write_work(FILE *f, const struct report_point *points,
 		       unsigned n)
 {
-	bool any = false, timed = has_lock_time(points, n);
-	int width = name_width(points, n);
-	for (unsigned i = 0; i < n; i++) {
-		const struct report_point *p = &points[i];
-		if (!has_work_figures(p))
-			continue;
-		if (!any) {
-			fprintf(f, "\nwork per op (the timed ops' own; "
-				"docs/bench.md, \"Work per op\")\n%-*s %7s %*s "
-				"%*s %*s %*s %*s", width, "map", "threads",
-				WORK_CELL, "evictions", WORK_CELL, "nodes scanned",
-				WORK_CELL, "locks", WORK_CELL, "evict/refill",
-				WORK_CELL, "allocations");
-			if (timed)
-				fprintf(f, " %*s", WORK_CELL, "lock ns");
-			fputc('\n', f);
-		}
-		any = true;
-		spread_rows(f, p, width,
-			    timed ? work_figures_timed : work_figures, "");
+	/* Lock ns last: shown only where a point has it, so a table of
+	 * designs that time no lock keeps its five columns. */
+	struct record_column cols[] = {
+		{ "map", "label", name_width(points, n), RECORD_LEFT, NULL, 0 },
+		{ "threads", "threads", 7, RECORD_PART, NULL, 0 },
+		{ "evictions", "evictions_per_op", 13, 0, "%.3f", 0 },
+		{ "nodes scanned", "nodes_scanned_per_op", 13, 0, "%.3f", 0 },
+		{ "locks", "locks_per_op", 13, 0, "%.3f", 0 },
+		{ "evict/refill", "evictions_per_refill", 13, 0, "%.3f", 0 },
+		{ "allocations", "allocations_per_op", 13, 0, "%.3f", 0 },
+		{ "lock ns", "lock_ns_per_op", 13, 0, "%.3f", 0 },
+	};
+	unsigned n_cols = sizeof(cols) / sizeof(cols[0]);
+	struct record *records;
+	unsigned k = build_records(NULL, points, n, has_work_figures, &records);
+	if (k) {
+		fputs("\nwork per op (the timed ops' own; docs/bench.md, \"Work per "
+		      "op\")\n", f);
+		record_write(f, RECORD_TABLE, records, k, cols,
+			     has_lock_time(points, n) ? n_cols : n_cols - 1);
 	}
+	free_records(records, k);
 }
 
 static const struct report_point *first_measured(
@@ -510,14 +535,24 @@ void report_write_probe(FILE *f, const struct report_point *points,
 	      "than another run's here means a busier machine\n", f);
 }
 
-static void write_table(FILE *f, const struct host_record *host,
+static void write_table(FILE *f, const struct record *records, unsigned k,
+			const struct host_record *host,
 			const struct report_point *points, unsigned n)
 {
-	int width = name_width(points, n);
-	table_header(f, width);
-	for (unsigned i = 0; i < n; i++)
-		if (points[i].runs)
-			row_table(f, &points[i], width);
+	const struct record_column cols[] = {
+		{ "map", "label", name_width(points, n), RECORD_LEFT, NULL, 0 },
+		{ "threads", "threads", 7, RECORD_PART, NULL, 0 },
+		{ "Mops/s", "mops", 9, 0, "%.2f", 0 },
+		{ "ns/op", "ns_per_op", 8, 0, "%.1f", 0 },
+		{ "p50", "p50_ns", 7, 0, "%.0f", 0 },
+		{ "p90", "p90_ns", 7, 0, "%.0f", 0 },
+		{ "p99", "p99_ns", 7, 0, "%.0f", 0 },
+		{ "p99.9", "p999_ns", 7, 0, "%.0f", 0 },
+		{ "B/entry", "bytes_per_entry", 8, 0, "%.1f", 0 },
+		{ "ops that succeeded", "succeeded", 0, RECORD_LEFT, NULL, 2 },
+	};
+	record_write(f, RECORD_TABLE, records, k, cols,
+		     sizeof(cols) / sizeof(cols[0]));
 	report_write_notes(f, points, n);
 	report_write_work(f, points, n);
 	fputs("\nlatency columns in ns (sampled ops, each including one clock "
@@ -527,158 +562,23 @@ static void write_table(FILE *f, const struct host_record *host,
 	report_write_probe(f, points, n);
 }
 
-/* --- jsonl and csv ------------------------------------------------------------ */
-
-static void jsonl_field(FILE *f, const struct field_spec *spec,
-			const struct spread *s)
-{
-	static const char *const suffix[] = { "", "_min", "_max" };
-	const double values[] = { s->median, s->min, s->max };
-	for (int i = 0; i < 3; i++) {
-		fprintf(f, ",\"%s%s\":", spec->name, suffix[i]);
-		fprintf(f, spec->format, values[i]);
-	}
-}
-
-static void jsonl_runs(FILE *f, const char *name,
-		       const struct report_point *p, enum report_field field)
-{
-	fprintf(f, ",\"%s\":[", name);
-	for (unsigned r = 0; r < p->runs; r++) {
-		fputs(r ? "," : "", f);
-		if (isnan(p->run[r].v[field]))
-			fputs("null", f);
-		else
-			fprintf(f, fields[field].format, p->run[r].v[field]);
-	}
-	putc(']', f);
-}
-
-static void jsonl_counts(FILE *f, const char *name, const uint64_t *counts)
-{
-	fprintf(f, ",\"%s\":{", name);
-	for (int op = 0; op < OP_COUNT; op++)
-		fprintf(f, "%s\"%s\":%llu", op ? "," : "", bench_op_names[op],
-			(unsigned long long)counts[op]);
-	putc('}', f);
-}
-
-static void row_jsonl(FILE *f, const struct report_point *p)
-{
-	const struct bench_config *c = p->config;
-	char mix[96], dist[48];
-
-	workload_format_mix(c->w.mix, mix, sizeof(mix));
-	workload_format_dist(&c->w, dist, sizeof(dist));
-	fprintf(f, "{\"record\":\"result\",\"side\":\"%s\",\"map\":", p->side);
-	json_string(f, p->map);
-	fputs(",\"label\":", f);
-	json_string(f, p->label);
-	fprintf(f, ",\"mix\":\"%s\",\"dist\":\"%s\",\"threads\":%u,"
-		"\"entries\":%u", mix, dist, c->threads, c->w.entries);
-	if (c->w.key_range)
-		fprintf(f, ",\"key_range\":%u", c->w.key_range);
-	if (c->w.prefixes)
-		fprintf(f, ",\"prefixes\":\"%s\",\"hit_ratio\":%g",
-			prefix_set_name(c->w.prefixes), workload_hit_ratio(&c->w));
-	fprintf(f, ",\"key_size\":%u,\"value_size\":%u,\"prefill\":%u,"
-		"\"map_flags\":%u,\"runs\":%u", c->w.key_size, c->w.value_size,
-		c->w.prefill_pct, c->map_flags, p->runs);
-	for (int field = 0; field < RF_COUNT; field++) {
-		if (isnan(p->field[field].median))
-			continue;
-		jsonl_field(f, &fields[field], &p->field[field]);
-		if (field == RF_BYTES_PER_ENTRY && p->memory_from)
-			fprintf(f, ",\"memory_from\":\"%s\"",
-				bench_memory_from_name(p->memory_from));
-	}
-	if (!isnan(p->field[RF_SPEEDUP].median))
-		fprintf(f, ",\"speedup_over_threads\":%u", p->base_threads);
-	jsonl_runs(f, "mops_runs", p, RF_MOPS);
-	jsonl_runs(f, "probe_ns_runs", p, RF_PROBE_NS);
-	fputs(",\"flags\":[", f);
-	for (int i = 0, first = 1; i < N_FLAGS; i++)
-		if (p->flags & (1u << i)) {
-			fprintf(f, "%s\"%s\"", first ? "" : ",", flag_names[i]);
-			first = 0;
-		}
-	putc(']', f);
-	jsonl_counts(f, "ok", p->ok);
-	jsonl_counts(f, "fail", p->fail);
-	fputs("}\n", f);
-}
-
-static void csv_header(FILE *f)
-{
-	fputs("side,map,label,mix,dist,threads,entries,key_range,prefixes,"
-	      "hit_ratio,key_size,value_size,prefill,map_flags,runs", f);
-	for (int i = 0; i < RF_COUNT; i++) {
-		fprintf(f, ",%s,%s_min,%s_max", fields[i].name, fields[i].name,
-			fields[i].name);
-		if (i == RF_BYTES_PER_ENTRY)
-			fputs(",memory_from", f);
-	}
-	fputs(",flags", f);
-	for (int op = 0; op < OP_COUNT; op++)
-		fprintf(f, ",%s_ok,%s_fail", bench_op_names[op],
-			bench_op_names[op]);
-	fputc('\n', f);
-}
-
-static void row_csv(FILE *f, const struct report_point *p)
-{
-	const struct bench_config *c = p->config;
-	char mix[96], dist[48], flags[64], range[16] = "", hits[16] = "";
-
-	workload_format_mix(c->w.mix, mix, sizeof(mix));
-	workload_format_dist(&c->w, dist, sizeof(dist));
-	if (c->w.key_range)
-		snprintf(range, sizeof(range), "%u", c->w.key_range);
-	if (c->w.prefixes)
-		snprintf(hits, sizeof(hits), "%g", workload_hit_ratio(&c->w));
-	fprintf(f, "%s,%s,\"%s\",\"%s\",%s,%u,%u,%s,%s,%s,%u,%u,%u,%u,%u",
-		p->side, p->map, p->label, mix, dist, c->threads, c->w.entries,
-		range, c->w.prefixes ? prefix_set_name(c->w.prefixes) : "", hits,
-		c->w.key_size, c->w.value_size, c->w.prefill_pct, c->map_flags,
-		p->runs);
-	for (int i = 0; i < RF_COUNT; i++) {
-		const struct spread *s = &p->field[i];
-		const double values[] = { s->median, s->min, s->max };
-		for (int k = 0; k < 3; k++) {
-			putc(',', f);
-			if (!isnan(values[k]))
-				fprintf(f, fields[i].format, values[k]);
-		}
-		if (i == RF_BYTES_PER_ENTRY)
-			fprintf(f, ",%s", p->memory_from ?
-				bench_memory_from_name(p->memory_from) : "");
-	}
-	format_flags(p->flags, "|", flags, sizeof(flags));
-	fprintf(f, ",%s", flags);
-	for (int op = 0; op < OP_COUNT; op++)
-		fprintf(f, ",%llu,%llu", (unsigned long long)p->ok[op],
-			(unsigned long long)p->fail[op]);
-	fputc('\n', f);
-}
-
 void report_write(FILE *out, enum report_format format,
 		  const struct host_record *host,
 		  const struct report_point *points, unsigned n)
 {
+	struct record *records;
+	unsigned k = build_records(host, points, n, measured, &records);
 	if (format == REPORT_TABLE) {
-		write_table(out, host, points, n);
-	} else if (format == REPORT_JSONL) {
-		fputs("{\"record\":\"host\",\"host\":", out);
-		host_record_json(out, host);
-		fputs("}\n", out);
-		for (unsigned i = 0; i < n; i++)
-			if (points[i].runs)
-				row_jsonl(out, &points[i]);
+		write_table(out, records, k, host, points, n);
+	} else if (format == REPORT_CSV && k == 1 && n) {
+		/* No point measured: the header alone, from any point. */
+		struct record any;
+		report_record(&points[0], &any);
+		record_write_csv_header(out, &any);
+		record_free(&any);
 	} else {
-		csv_header(out);
-		for (unsigned i = 0; i < n; i++)
-			if (points[i].runs)
-				row_csv(out, &points[i]);
+		record_write(out, (enum record_format)format, records, k, NULL, 0);
 	}
+	free_records(records, k);
 	fflush(out);
 }

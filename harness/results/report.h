@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * report.h: a point's repeats summed up into figures with their spread, the
- * flags on figures that cannot be true, and the point written as a table,
- * JSON lines or CSV.
+ * flags on figures that cannot be true, and the point as a "result" record
+ * (record.h), which record.h's one writer prints as a table row, JSON lines
+ * or CSV.
  *
  * A point is one side (user, kernel, syscall, syscall-batch) on one map at
  * one thread count, measured --repeat times.  Every figure of the point is
@@ -16,7 +17,7 @@
  * jsonl: a first line {"record":"host",...} (docs/design.md's host record), then
  * one {"record":"result",...} per point: side, map, label (its name in
  * tables), mix, dist, threads, entries, key_range (range workloads only),
- * key_size, value_size, prefill, map_flags, runs, then each figure F
+ * prefixes and hit_ratio (prefix workloads only), key_size, value_size, prefill, map_flags, runs, then each figure F
  * measured (ops, seconds, mops, ns_per_op, p50_ns, p90_ns, p99_ns, p999_ns;
  * program_ns_per_op and baseline_ns_per_op on the kernel side; speedup and
  * kernel_ratio where derived; the work of designs that count it:
@@ -30,8 +31,10 @@
  * then speedup_over_threads (where there is a speedup), mops_runs and
  * probe_ns_runs (every repeat's value, in order), flags, and the ok and
  * fail counts of every op summed over the repeats.  csv has the same
- * figures and counts (key_range empty for the pool model), a figure not
- * measured left empty (memory_from too), memory_from in the column after
+ * fields but speedup_over_threads and the two lists, each figure as F,
+ * F_min, F_max, the counts as lookup_ok, lookup_fail, ...; a field not
+ * measured left empty (key_range in the pool model, memory_from where no
+ * memory was measured), memory_from in the column after
  * bytes_per_entry_max.
  */
 #ifndef MAPLAB_REPORT_H
@@ -39,11 +42,18 @@
 
 #include "harness/bench/bench.h"
 #include "harness/results/host.h"
+#include "harness/results/record.h"
 
 #include <stdbool.h>
 #include <stdio.h>
 
-enum report_format { REPORT_TABLE, REPORT_JSONL, REPORT_CSV };
+/* record.h's formats, under the name the option engine (cli/options.c)
+ * knows them by. */
+enum report_format {
+	REPORT_TABLE = RECORD_TABLE,
+	REPORT_JSONL = RECORD_JSONL,
+	REPORT_CSV = RECORD_CSV,
+};
 
 /* The figures of a point, each measured (or derived) once per repeat. */
 enum report_field {

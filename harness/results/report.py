@@ -1,21 +1,30 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""Turn `maplab compare --save` records into a markdown report and plots.
+"""maplab's one plotter: results.jsonl files turned into plots (and, for
+compare's records, a markdown report).
 
 usage: report.py RESULTS_DIR [MORE ...]
 
 Reads RESULTS_DIR/results.jsonl and each MORE (a results.jsonl, or a folder
 holding one), typically runs of the same suite on other hosts, and merges
 them: every host is labelled (its hostname; with the date of the run where
-one host ran more than once), its figures set beside the others'.
+one host ran more than once), its figures set beside the others'.  Both
+kinds of maplab record are drawn, whichever the files hold (record.h has
+the record; docs/bench.md and docs/sim.md its fields).
 
-A workload is a mix with its map (entries, sizes, prefill, key
-distribution) and, for eviction workloads, its key range: a suite's LRU
-workload (keys from a range 4x the map) is a section of its own.  A side is
-named by its record's label ("kernel BPF", "kernel BPF +no_common_lru" for
-the kernel's map in a design's mode, a design's name).
+Why this is the one plotter, and Python: a plot is drawn from records
+already written, so it reads the jsonl every command writes, merges runs
+of several hosts and files, which C would do with a JSON parser of its own,
+and keeps gnuplot's scripts as text beside the data.  The C side writes
+records (record.h) and runs this file (`maplab sim --plot`); nothing in C
+draws.
 
-Writes into RESULTS_DIR:
+compare's records ({"record":"result"}): a workload is a mix with its map
+(entries, sizes, prefill, key distribution) and, for eviction workloads,
+its key range: a suite's LRU workload (keys from a range 4x the map) is a
+section of its own.  A side is named by its record's label ("kernel BPF",
+"kernel BPF +no_common_lru" for the kernel's map in a design's mode, a
+design's name).  Writes into RESULTS_DIR:
   report.md                 the hosts (CPUs, mitigations, virtualisation, the
                             reference probe), then per workload and host the
                             ns/op and Mops/s of every side: medians with their
@@ -30,11 +39,28 @@ Writes into RESULTS_DIR:
                             workload, at the fewest threads, min-max as error bars
   mops_vs_threads.{png,svg} Mops/s against threads, a panel per workload,
                             min-max as error bars, flagged points ringed
-Plots need gnuplot; without it the report says so and keeps the data files.
+
+sim's records ({"record":"sim"}), per trace (a later record of the same
+policy, size and threads replaces an earlier one):
+  pareto-<entries>.{png,svg} miss ratio against Mreq/s at the highest thread
+                            count, one per size, a point per policy (the
+                            kernel's open, designs' filled), opt as a dashed
+                            line: the offline bound, whose speed is a heap's
+  mrc.{png,svg}             miss ratio against entries (log scale), a line per
+                            policy at the fewest threads (the kernel's dashed)
+  with several traces in the files, each trace's names get its own prefix
+  (mrc-<trace>.png, pareto-<trace>-<entries>.png).
+A policy keeps its colour and marker in every sim plot.
+
+Each plot's data (*.dat) and gnuplot script (*-png.gp, *-svg.gp) stay beside
+it.  Plots need gnuplot; without it this says so on stderr, keeps the data
+files and scripts (and report.md), and exits 0.  Exit 2: no records, or a
+file that is not jsonl.
 """
 import json
 import math
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -44,12 +70,19 @@ WARN = "⚠"
 
 # --- reading ---------------------------------------------------------------------
 
+def bad_input(message):
+    """One line on stderr, exit status 2."""
+    print(f"report.py: {message}", file=sys.stderr)
+    raise SystemExit(2)
+
+
 def results_path(arg):
     return os.path.join(arg, "results.jsonl") if os.path.isdir(arg) else arg
 
 
 def load(path):
-    """The runs in one file: [{host, rows}], a run per host record."""
+    """The runs in one file: [{host, rows, sims}], a run per host record:
+    compare's records in rows, sim's in sims."""
     runs = []
     with open(path) as f:
         for n, line in enumerate(f, 1):
@@ -58,14 +91,13 @@ def load(path):
             try:
                 rec = json.loads(line)
             except json.JSONDecodeError as e:
-                raise SystemExit(f"report.py: {path}:{n}: not JSON: {e.msg}")
+                bad_input(f"{path}:{n}: not JSON: {e.msg}")
             if rec.get("record") == "host":
-                runs.append({"host": rec["host"], "rows": [], "file": path})
-            elif rec.get("record") == "result":
+                runs.append({"host": rec["host"], "rows": [], "sims": [], "file": path})
+            elif rec.get("record") in ("result", "sim"):
                 if not runs:
-                    raise SystemExit(f"report.py: {path}:{n}: a result before "
-                                     "any host record")
-                runs[-1]["rows"].append(rec)
+                    bad_input(f"{path}:{n}: a {rec['record']} record before any host record")
+                runs[-1]["rows" if rec["record"] == "result" else "sims"].append(rec)
     return runs
 
 
@@ -88,7 +120,7 @@ def label_hosts(runs):
             label = name if len(sets) == 1 else f"{name}, {members[0]['host'].get('date', '?')}"
             for r in members:
                 r["label"] = label
-                for row in r["rows"]:
+                for row in r["rows"] + r["sims"]:
                     row["_host"] = label
     hosts = {}
     for r in runs:
@@ -505,6 +537,214 @@ def plot(outdir, mixes, keys, hosts, present):
     return None
 
 
+# --- sim's plots -------------------------------------------------------------------------
+
+# Colours a reader tells apart (a policy keeps its own in every plot), and
+# filled markers for the designs; the kernel's policies get the open marker of
+# the same shape and a dashed line, so that a kernel drawn over the design it
+# matches still shows.
+PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b",
+           "#e377c2", "#7f7f7f", "#9c9c1c", "#17becf", "#393b79", "#b8860b",
+           "#637939", "#843c39", "#7b4173", "#006d6d")
+FILLED = (7, 5, 9, 11, 13, 15)     # circle, square, triangles, diamond, pentagon
+OPEN = (6, 4, 8, 10, 12, 14)       # the same shapes, open
+
+
+def gp_text(text):
+    """text as a gnuplot string, in double quotes: its line breaks kept."""
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+
+
+def gp_path(path):
+    """A path as a gnuplot string in single quotes (nothing is escaped in
+    them but the quote itself, doubled)."""
+    return "'" + path.replace("'", "''") + "'"
+
+
+def plural(n, word):
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def host_line(hosts):
+    """The machine the speeds are from (several: their labels)."""
+    if len(hosts) > 1:
+        return "hosts: " + "; ".join(hosts)
+    h = next(iter(hosts.values()))["host"]
+    return (f"{h.get('cpu_model', '?')}, {plural(h.get('nproc', 0), 'CPU')}, "
+            f"Linux {h.get('kernel', '?')}")
+
+
+class SimStyle:
+    """Each series' colour, marker and dash, by its policy's first appearance."""
+
+    def __init__(self, policies):
+        self.index = {}
+        for p in policies:
+            if p != "opt" and p not in self.index:
+                self.index[p] = len(self.index)
+
+    def of(self, policy, lines):
+        if policy == "opt":
+            return "lc rgb 'black' dt 2 lw 2.5 pt 1 ps 1.4" if lines else "lc rgb 'black'"
+        i = self.index[policy]
+        kernel = policy.startswith("kernel")
+        shape = (OPEN if kernel else FILLED)[i % len(FILLED)]
+        style = f"lc rgb '{PALETTE[i % len(PALETTE)]}' pt {shape} ps {1.3 if lines else 2.0}"
+        if lines:
+            style += f" lw 2 dt {2 if kernel else 1}"
+        elif kernel:
+            style += " lw 2"
+        return style
+
+
+def sim_traces(runs):
+    """{trace: {(host, policy, entries, threads): record}}: a later record of
+    a point replaces an earlier one."""
+    traces = {}
+    for r in runs:
+        for rec in r["sims"]:
+            key = (rec["_host"], rec["policy"], rec["entries"], rec["threads"])
+            traces.setdefault(rec["trace"], {})[key] = rec
+    return traces
+
+
+def slug(trace):
+    """A trace's name as a piece of a file name."""
+    return re.sub(r"[^A-Za-z0-9.=_-]+", "_", os.path.basename(trace)).strip("_") or "trace"
+
+
+def series_title(host, policy, several_hosts):
+    return f"{policy} ({host})" if several_hosts else policy
+
+
+def sim_script(outdir, base, ext, term, title, xlabel, settings, plots):
+    return "\n".join([
+        "reset", f"set terminal {term}",
+        f"set output {gp_path(os.path.join(outdir, f'{base}.{ext}'))}",
+        f"set title {gp_text(title)} noenhanced", f"set xlabel {gp_text(xlabel)} noenhanced",
+        "set ylabel 'miss ratio (lower: fewer misses)'", "set grid",
+        "set key outside right top vertical Left reverse noenhanced spacing 1.2",
+        *settings, "plot " + ", \\\n     ".join(plots), ""])
+
+
+def write_blocks(path, header, blocks):
+    """A .dat file: a block per series (gnuplot's index), two blank lines
+    between blocks."""
+    with open(path, "w") as f:
+        f.write(f"# {header}, a block per series\n")
+        for i, (name, points) in enumerate(blocks):
+            f.write(("\n\n" if i else "") + f"# {name}\n")
+            for x, y in points:
+                f.write(f"{x:.6g} {y:.6g}\n")
+
+
+def miss_ratio(rec):
+    r = rec.get("miss_ratio")
+    return r if r is not None else math.nan
+
+
+def pareto_figure(outdir, base, trace, entries, recs, style, hosts, several):
+    """The Pareto plot of one size: its .dat and the plot commands."""
+    threads = max((r["threads"] for r in recs if r["policy"] != "opt"), default=1)
+    blocks, plots = [], []
+    for r in recs:
+        if r["policy"] == "opt" or r["threads"] != threads:
+            continue
+        blocks.append((series_title(r["_host"], r["policy"], several),
+                       [(r.get("mreq_per_s") or math.nan, miss_ratio(r))]))
+        plots.append(f"{gp_path(os.path.join(outdir, base + '.dat'))} index {len(blocks) - 1} "
+                     "using 1:2 with points "
+                     f"{style.of(r['policy'], False)} title {gp_text(blocks[-1][0])}")
+    write_blocks(os.path.join(outdir, f"{base}.dat"),
+                 f"mreq_per_s miss_ratio ({plural(threads, 'thread')}, {entries} entries)",
+                 blocks)
+    # opt across the whole width, with its entry in the key.
+    opt = [miss_ratio(r) for r in recs if r["policy"] == "opt"]
+    # From 0, both: distances to the axes read as speeds and miss ratios;
+    # room at the top and right so that no point sits on the border.
+    settings = ["set xrange [0:*]", "set yrange [0:*]",
+                "set offsets 0, graph 0.05, graph 0.05, 0"]
+    if opt and not math.isnan(opt[0]):
+        settings.append(f"set arrow from graph 0, first {opt[0]:.6g} to graph 1, "
+                        f"first {opt[0]:.6g} nohead lc rgb 'black' dt 2 lw 2.5")
+        plots.append("NaN with lines lc rgb 'black' dt 2 lw 2.5 title 'opt (offline bound)'")
+    ran = {h: info for h, info in hosts.items() if any(r["_host"] == h for r in recs)}
+    title = (f"Miss ratio against speed: {entries} entries, {plural(threads, 'thread')}\n"
+             f"{trace}\non {host_line(ran)}")
+    xlabel = f"million requests per second, {plural(threads, 'thread')} (right: faster)"
+    return title, xlabel, settings, plots
+
+
+def mrc_figure(outdir, base, trace, recs, style, hosts, several):
+    """The miss-ratio curves: one line per series at the fewest threads."""
+    threads = min((r["threads"] for r in recs if r["policy"] != "opt"), default=1)
+    series = {}
+    for r in recs:
+        if r["policy"] == "opt" or r["threads"] == threads:
+            series.setdefault((r["_host"], r["policy"]), []).append(r)
+    blocks, plots = [], []
+    for (host, policy), rs in series.items():
+        blocks.append((series_title(host, policy, several),
+                       sorted((r["entries"], miss_ratio(r)) for r in rs)))
+        plots.append(f"{gp_path(os.path.join(outdir, base + '.dat'))} index {len(blocks) - 1} "
+                     "using 1:2 with linespoints "
+                     f"{style.of(policy, True)} title {gp_text(blocks[-1][0])}")
+    write_blocks(os.path.join(outdir, f"{base}.dat"), "entries miss_ratio", blocks)
+    sizes = sorted({r["entries"] for r in recs})
+    distinct = recs[0].get("distinct_keys", "?")
+    title = (f"Miss ratio against cache size, {plural(threads, 'thread')}\n"
+             f"{trace}: {distinct} distinct keys")
+    # The sizes' own range, and a margin: no point on the border.
+    settings = ["set logscale x", "set autoscale xfix",
+                "set offsets graph 0.05, graph 0.05, graph 0.04, graph 0.04"]
+    # The sizes as tics where they fit: few, and apart on the log axis.
+    if len(sizes) <= 12 and all(b >= 1.25 * a for a, b in zip(sizes, sizes[1:])):
+        settings.append("set xtics (" + ", ".join(f"'{n}' {n}" for n in sizes) + ")")
+    return title, "entries (cache size, log scale)", settings, plots
+
+
+def sim_plots(outdir, runs, hosts):
+    """Every sim plot the records make: (the PNGs written, a problem or None)."""
+    traces = sim_traces(runs)
+    several = len({k[0] for recs in traces.values() for k in recs}) > 1
+    style = SimStyle([k[1] for recs in traces.values() for k in recs])
+    figures = []  # (base, title, xlabel, settings, plots)
+    for trace, points in traces.items():
+        recs = list(points.values())
+        prefix = "" if len(traces) == 1 else slug(trace) + "-"
+        for entries in sorted({r["entries"] for r in recs}):
+            at = [r for r in recs if r["entries"] == entries]
+            if all(r["policy"] == "opt" for r in at):
+                continue  # opt alone: no speeds to set it against
+            base = f"pareto-{prefix}{entries}"
+            figures.append((base, *pareto_figure(outdir, base, trace, entries, at,
+                                                 style, hosts, several)))
+        base = f"mrc{'-' + prefix[:-1] if prefix else ''}"
+        figures.append((base, *mrc_figure(outdir, base, trace, recs, style, hosts, several)))
+    # Room on the right for the key's longest title (hosts' labels are long).
+    longest = max((len(series_title(*k[:2], several)) for recs in traces.values()
+                   for k in recs), default=0)
+    size = f"{1000 + 7 * max(0, longest - 22)},620"
+    scripts = {}  # base: its two scripts
+    for term, ext in ((f"pngcairo size {size} font 'sans,11'", "png"),
+                      (f"svg size {size} dynamic font 'sans,11'", "svg")):
+        for base, title, xlabel, settings, plots in figures:
+            path = os.path.join(outdir, f"{base}-{ext}.gp")
+            with open(path, "w") as f:
+                f.write(sim_script(outdir, base, ext, term, title, xlabel, settings, plots))
+            scripts.setdefault(base, []).append(path)
+    if not shutil.which("gnuplot"):
+        return [], (f"gnuplot is not installed: no sim plots; their data (*.dat), gnuplot "
+                    f"scripts (*.gp) and records (results.jsonl) are in {outdir}")
+    pngs, failed = [], []
+    for base, paths in scripts.items():  # one gnuplot a figure: a failure stops no other
+        res = subprocess.run(["gnuplot", *paths], capture_output=True, text=True)
+        if res.returncode == 0:
+            pngs.append(os.path.join(outdir, f"{base}.png"))
+        else:
+            failed.append(f"{base}: {res.stderr.strip()}")
+    return pngs, ("gnuplot failed on " + "; ".join(failed)) if failed else None
+
 def main():
     if len(sys.argv) < 2 or sys.argv[1] in ("-h", "--help"):
         print(__doc__)
@@ -519,24 +759,37 @@ def main():
         runs += load(path)
     hosts = label_hosts(runs)
     rows = [row for r in runs for row in r["rows"]]
-    if not rows:
+    sims = [rec for r in runs for rec in r["sims"]]
+    if not rows and not sims:
         print(f"report.py: no results in {', '.join(results_path(a) for a in [outdir] + sys.argv[2:])}",
               file=sys.stderr)
         return 2
-    groups = group(rows)
-    keys = series_keys(groups)
-    mixes, present = write_data(outdir, groups, keys)
-    ratios = any(present["ratio"])
-    problem = plot(outdir, mixes, keys, hosts, present)
-    with open(os.path.join(outdir, "report.md"), "w") as f:
-        f.write(markdown(hosts, groups, rows, problem, ratios))
-    plots = ["ns_per_op.png"] + (["ratio.png"] if ratios else []) + ["mops_vs_threads.png"]
-    print(f"report: {outdir}/report.md" +
-          ("" if problem else ", plots: " + ", ".join(f"{outdir}/{p}" for p in plots)))
-    if problem:
-        print(problem, file=sys.stderr)
+    report, pngs, problems = None, [], []
+    if rows:
+        groups = group(rows)
+        keys = series_keys(groups)
+        mixes, present = write_data(outdir, groups, keys)
+        ratios = any(present["ratio"])
+        problem = plot(outdir, mixes, keys, hosts, present)
+        with open(os.path.join(outdir, "report.md"), "w") as f:
+            f.write(markdown(hosts, groups, rows, problem, ratios))
+        report = f"{outdir}/report.md"
+        if problem:
+            problems.append(problem)
+        else:
+            pngs += [f"{outdir}/{p}" for p in ["ns_per_op.png"] +
+                     (["ratio.png"] if ratios else []) + ["mops_vs_threads.png"]]
+    if sims:
+        drawn, problem = sim_plots(outdir, runs, hosts)
+        pngs += drawn
+        if problem:
+            problems.append(problem)
+    said = ([f"report: {report}"] if report else []) + (["plots: " + ", ".join(pngs)] if pngs else [])
+    if said:
+        print(", ".join(said))
+    for problem in problems:
+        print(f"report.py: {problem}", file=sys.stderr)
     return 0
-
 
 if __name__ == "__main__":
     sys.exit(main())

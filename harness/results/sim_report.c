@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * simreport.c: sim's rows written out (simreport.h has the fields).
+ * sim_report.c: sim's rows as records (sim_report.h has the fields), the
+ * table's sentences around them, and the folder the plotter draws from.
  */
 #include "harness/results/sim_report.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static double ratio(uint64_t a, uint64_t b)
 {
@@ -23,64 +26,96 @@ static double effective(const struct sim_row *w)
 	return isnan(w->r.live_mean) ? NAN : w->r.live_mean / w->entries;
 }
 
-/* A figure in a table cell: "-" when not measured. */
-static void cell(FILE *f, int width, const char *fmt, double v)
-{
-	char buf[32];
-	if (isnan(v))
-		snprintf(buf, sizeof(buf), "-");
-	else
-		snprintf(buf, sizeof(buf), fmt, v);
-	fprintf(f, " %*s", width, buf);
-}
+/* Figures to nine significant digits: enough for any ratio's last count. */
+#define FIGURE "%.9g"
 
-static void json_number(FILE *f, const char *name, double v)
-{
-	if (isnan(v))
-		fprintf(f, ",\"%s\":null", name);
-	else
-		fprintf(f, ",\"%s\":%.9g", name, v);
-}
-
-static void csv_number(FILE *f, double v)
-{
-	if (isnan(v))
-		fputc(',', f);
-	else
-		fprintf(f, ",%.9g", v);
-}
-
-static void write_table(FILE *f, const struct sim_report *rep)
+static void sim_record(const struct sim_report *rep, const struct sim_row *w,
+		       struct record *r)
 {
 	const struct sim_input *in = rep->in;
-	bool bytes = in->trace->sizes != NULL;
+	record_init(r, "sim");
+	record_text(r, "trace", in->trace->name);
+	record_text(r, "format", rep->format_name);
+	record_whole(r, "requests_total", in->trace->n);
+	record_whole(r, "distinct_keys", in->distinct);
+	record_whole(r, "key_size", in->key_size);
+	record_bool(r, "keys_hashed", in->hashed);
+	record_whole(r, "warmup", in->warmup);
+	record_text(r, "policy", w->policy);
+	record_whole(r, "entries", w->entries);
+	record_whole(r, "threads", w->threads);
+	record_text(r, "split", rep->split);
+	record_whole(r, "requests", w->r.requests);
+	record_whole(r, "misses", w->r.misses);
+	record_figure(r, "miss_ratio", FIGURE, ratio(w->r.misses, w->r.requests));
+	record_figure(r, "byte_miss_ratio", FIGURE, byte_ratio(&w->r));
+	record_whole(r, "evictions", w->r.evictions)->missing =
+		!w->r.has_evictions;
+	record_whole(r, "insert_failures", w->r.insert_failures);
+	record_figure(r, "seconds", FIGURE, w->r.seconds);
+	record_figure(r, "mreq_per_s", FIGURE, w->r.mreq_per_s);
+	record_figure(r, "live_mean", FIGURE, w->r.live_mean);
+	record_figure(r, "effective_capacity", FIGURE, effective(w));
+	record_figure(r, "meta_bytes_per_entry", FIGURE, w->r.meta_per_entry);
+	record_figure(r, "stray", FIGURE, w->r.stray);
+	record_whole(r, "stray_victims", w->r.stray_victims);
+}
+
+/* The host's record, then a record per row; *out to free_records. */
+static unsigned build_records(const struct host_record *host,
+			      const struct sim_report *rep,
+			      struct record **out)
+{
+	struct record *r = calloc((size_t)rep->n + 1, sizeof(*r));
+	if (!r) {
+		fputs("maplab: out of memory writing the report\n", stderr);
+		abort();
+	}
+	host_record_build(host, &r[0]);
+	for (unsigned i = 0; i < rep->n; i++)
+		sim_record(rep, &rep->rows[i], &r[i + 1]);
+	*out = r;
+	return rep->n + 1;
+}
+
+static void free_records(struct record *r, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		record_free(&r[i]);
+	free(r);
+}
+
+static void write_table(FILE *f, const struct record *records, unsigned n,
+			const struct sim_report *rep)
+{
+	const struct sim_input *in = rep->in;
+	const struct record_column cols[] = {
+		{ "policy", "policy", 24, RECORD_LEFT, NULL, 0 },
+		{ "entries", "entries", 8, 0, NULL, 0 },
+		{ "thr", "threads", 3, 0, NULL, 0 },
+		{ "requests", "requests", 10, 0, NULL, 0 },
+		{ "misses", "misses", 10, 0, NULL, 0 },
+		{ "miss", "miss_ratio", 8, 0, "%.4f", 0 },
+		{ "bytemiss", "byte_miss_ratio", 8, 0, "%.4f", 0 },
+		{ "evictions", "evictions", 10, 0, NULL, 0 },
+		{ "Mreq/s", "mreq_per_s", 8, 0, "%.2f", 0 },
+		{ "effcap", "effective_capacity", 7, 0, "%.3f", 0 },
+		{ "meta/e", "meta_bytes_per_entry", 6, 0, "%.0f", 0 },
+		{ "stray", "stray", 7, 0, "%.4f", 0 },
+	};
+	struct record_column shown[sizeof(cols) / sizeof(cols[0])];
+	unsigned n_shown = 0;
+	/* The byte miss ratio where the trace has sizes. */
+	for (size_t c = 0; c < sizeof(cols) / sizeof(cols[0]); c++)
+		if (in->trace->sizes || strcmp(cols[c].field, "byte_miss_ratio"))
+			shown[n_shown++] = cols[c];
+
 	fprintf(f, "trace %s (%s): %zu requests, %u distinct keys, warm-up %llu"
 		", key_size %u%s\n\n", in->trace->name, rep->format_name,
 		in->trace->n, in->distinct, (unsigned long long)in->warmup,
 		in->key_size, in->hashed ? " (ids hashed down: collisions "
 		"change miss ratios)" : "");
-	fprintf(f, "%-24s %8s %3s %10s %10s %8s", "policy", "entries", "thr",
-		"requests", "misses", "miss");
-	if (bytes)
-		fprintf(f, " %8s", "bytemiss");
-	fprintf(f, " %10s %8s %7s %6s %7s\n", "evictions", "Mreq/s", "effcap",
-		"meta/e", "stray");
-	for (unsigned i = 0; i < rep->n; i++) {
-		const struct sim_row *w = &rep->rows[i];
-		fprintf(f, "%-24s %8u %3u %10llu %10llu", w->policy, w->entries,
-			w->threads, (unsigned long long)w->r.requests,
-			(unsigned long long)w->r.misses);
-		cell(f, 8, "%.4f", ratio(w->r.misses, w->r.requests));
-		if (bytes)
-			cell(f, 8, "%.4f", byte_ratio(&w->r));
-		cell(f, 10, "%.0f", w->r.has_evictions ? (double)w->r.evictions
-						       : NAN);
-		cell(f, 8, "%.2f", w->r.mreq_per_s);
-		cell(f, 7, "%.3f", effective(w));
-		cell(f, 6, "%.0f", w->r.meta_per_entry);
-		cell(f, 7, "%.4f", w->r.stray);
-		fputc('\n', f);
-	}
+	record_write(f, RECORD_TABLE, records, n, shown, n_shown);
 	fprintf(f, "\nmiss: misses / requests (after the warm-up); Mreq/s: every "
 		"request, warm-up included; effcap: mean live entries / entries; "
 		"meta/e: bytes per entry beyond key and value; stray: share of "
@@ -88,102 +123,57 @@ static void write_table(FILE *f, const struct sim_report *rep)
 		"split: %s.\n", rep->split);
 }
 
-static void write_jsonl(FILE *f, const struct sim_report *rep)
+void sim_report_write(FILE *f, enum record_format format,
+		      const struct host_record *host,
+		      const struct sim_report *rep)
 {
-	const struct sim_input *in = rep->in;
-	for (unsigned i = 0; i < rep->n; i++) {
-		const struct sim_row *w = &rep->rows[i];
-		fputs("{\"record\":\"sim\",\"trace\":", f);
-		json_string(f, in->trace->name);
-		fputs(",\"format\":", f);
-		json_string(f, rep->format_name);
-		fprintf(f, ",\"requests_total\":%zu,\"distinct_keys\":%u,"
-			"\"key_size\":%u,\"keys_hashed\":%s,\"warmup\":%llu,"
-			"\"policy\":", in->trace->n, in->distinct, in->key_size,
-			in->hashed ? "true" : "false",
-			(unsigned long long)in->warmup);
-		json_string(f, w->policy);
-		fprintf(f, ",\"entries\":%u,\"threads\":%u,\"split\":\"%s\","
-			"\"requests\":%llu,\"misses\":%llu", w->entries,
-			w->threads, rep->split, (unsigned long long)w->r.requests,
-			(unsigned long long)w->r.misses);
-		json_number(f, "miss_ratio", ratio(w->r.misses, w->r.requests));
-		json_number(f, "byte_miss_ratio", byte_ratio(&w->r));
-		json_number(f, "evictions", w->r.has_evictions ?
-				(double)w->r.evictions : NAN);
-		fprintf(f, ",\"insert_failures\":%llu",
-			(unsigned long long)w->r.insert_failures);
-		json_number(f, "seconds", w->r.seconds);
-		json_number(f, "mreq_per_s", w->r.mreq_per_s);
-		json_number(f, "live_mean", w->r.live_mean);
-		json_number(f, "effective_capacity", effective(w));
-		json_number(f, "meta_bytes_per_entry", w->r.meta_per_entry);
-		json_number(f, "stray", w->r.stray);
-		fprintf(f, ",\"stray_victims\":%llu}\n",
-			(unsigned long long)w->r.stray_victims);
-	}
-}
-
-/* A CSV field, quoted when it holds a comma or a quote (a generator's
- * spec does). */
-static void csv_string(FILE *f, const char *s)
-{
-	if (!strpbrk(s, ",\"\n")) {
-		fputs(s, f);
-		return;
-	}
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', f);
-		fputc(*s, f);
-	}
-	fputc('"', f);
-}
-
-static void write_csv(FILE *f, const struct sim_report *rep)
-{
-	const struct sim_input *in = rep->in;
-	fputs("trace,format,requests_total,distinct_keys,key_size,keys_hashed,"
-	      "warmup,policy,entries,threads,split,requests,misses,miss_ratio,"
-	      "byte_miss_ratio,evictions,insert_failures,seconds,mreq_per_s,"
-	      "live_mean,effective_capacity,meta_bytes_per_entry,stray,"
-	      "stray_victims\n", f);
-	for (unsigned i = 0; i < rep->n; i++) {
-		const struct sim_row *w = &rep->rows[i];
-		csv_string(f, in->trace->name);
-		fprintf(f, ",%s,%zu,%u,%u,%d,%llu,%s,%u,%u,%s,%llu,%llu",
-			rep->format_name, in->trace->n,
-			in->distinct, in->key_size, in->hashed,
-			(unsigned long long)in->warmup, w->policy, w->entries,
-			w->threads, rep->split, (unsigned long long)w->r.requests,
-			(unsigned long long)w->r.misses);
-		csv_number(f, ratio(w->r.misses, w->r.requests));
-		csv_number(f, byte_ratio(&w->r));
-		csv_number(f, w->r.has_evictions ? (double)w->r.evictions : NAN);
-		fprintf(f, ",%llu", (unsigned long long)w->r.insert_failures);
-		csv_number(f, w->r.seconds);
-		csv_number(f, w->r.mreq_per_s);
-		csv_number(f, w->r.live_mean);
-		csv_number(f, effective(w));
-		csv_number(f, w->r.meta_per_entry);
-		csv_number(f, w->r.stray);
-		fprintf(f, ",%llu\n", (unsigned long long)w->r.stray_victims);
-	}
-}
-
-void sim_report_write(FILE *f, enum sim_output fmt,
-		      const struct host_record *host, const struct sim_report *rep)
-{
-	if (fmt == SIM_OUT_JSONL) {
-		fputs("{\"record\":\"host\",\"host\":", f);
-		host_record_json(f, host);
-		fputs("}\n", f);
-		write_jsonl(f, rep);
-	} else if (fmt == SIM_OUT_CSV) {
-		write_csv(f, rep);
-	} else {
-		write_table(f, rep);
+	struct record *records;
+	unsigned n = build_records(host, rep, &records);
+	if (format == RECORD_CSV && n == 1) {
+		/* No rows: the header alone. */
+		struct sim_row none = { .policy = "" };
+		struct record any;
+		sim_record(rep, &none, &any);
+		record_write_csv_header(f, &any);
+		record_free(&any);
+	} else if (format == RECORD_TABLE) {
+		write_table(f, records, n, rep);
 		host_record_line(f, host);
+	} else {
+		record_write(f, format, records, n, NULL, 0);
 	}
+	free_records(records, n);
+}
+
+int sim_plot(const char *dir, const struct host_record *host,
+	     const struct sim_report *rep, char *note, size_t notelen)
+{
+	char path[4096];
+	FILE *f;
+	int err;
+
+	note[0] = '\0';
+	if (mkdir(dir, 0777) && errno != EEXIST) {
+		err = errno;
+		snprintf(note, notelen, "cannot create %s: %s", dir, strerror(err));
+		return -err;
+	}
+	if ((size_t)snprintf(path, sizeof(path), "%s/results.jsonl", dir) >=
+	    sizeof(path)) {
+		snprintf(note, notelen, "%s: %s", dir, strerror(ENAMETOOLONG));
+		return -ENAMETOOLONG;
+	}
+	if (!(f = fopen(path, "w"))) {
+		err = errno;
+		snprintf(note, notelen, "cannot write %s: %s", path, strerror(err));
+		return -err;
+	}
+	sim_report_write(f, RECORD_JSONL, host, rep);
+	if (fclose(f)) {
+		err = errno;
+		snprintf(note, notelen, "writing %s failed: %s", path,
+			 strerror(err));
+		return -err;
+	}
+	return record_plot(dir, note, notelen);
 }

@@ -1,21 +1,25 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * simreport.h: sim's results as a table, JSON lines or CSV, and as plots.
+ * sim_report.h: sim's points as "sim" records (record.h), written as a
+ * table, JSON lines or CSV by record.h's one writer, and drawn by its one
+ * plotter.
  *
- * jsonl: a host record first (docs/design.md), then one
- * {"record":"sim",...} per (policy, size, threads): trace, format,
- * requests_total, distinct_keys, key_size, keys_hashed, warmup, policy,
- * entries, threads, split, requests, misses, miss_ratio,
- * byte_miss_ratio (null without sizes), evictions, insert_failures,
- * seconds, mreq_per_s, live_mean, effective_capacity (live_mean /
- * entries), meta_bytes_per_entry, stray, stray_victims.  A figure not
- * measured is null (jsonl) or empty (csv) or "-" (table).
+ * A record per (policy, size, threads): trace, format, requests_total,
+ * distinct_keys, key_size, keys_hashed, warmup, policy, entries, threads,
+ * split, requests, misses, miss_ratio, byte_miss_ratio (not measured
+ * without sizes), evictions, insert_failures, seconds, mreq_per_s,
+ * live_mean, effective_capacity (live_mean / entries),
+ * meta_bytes_per_entry, stray, stray_victims.  A figure not measured is
+ * null (jsonl), empty (csv) or "-" (table).  jsonl starts with the host
+ * record; the table has a line on the trace above it, a note on its
+ * columns and the host's line below.
  */
-#ifndef MAPLAB_SIMREPORT_H
-#define MAPLAB_SIMREPORT_H
+#ifndef MAPLAB_SIM_REPORT_H
+#define MAPLAB_SIM_REPORT_H
 
 #include "harness/sim/sim.h"
 #include "harness/results/host.h"
+#include "harness/results/record.h"
 
 #include <stdio.h>
 
@@ -34,21 +38,18 @@ struct sim_report {
 	unsigned n;
 };
 
-enum sim_output { SIM_OUT_TABLE, SIM_OUT_JSONL, SIM_OUT_CSV };
-
-void sim_report_write(FILE *f, enum sim_output fmt,
-		      const struct host_record *host, const struct sim_report *rep);
+void sim_report_write(FILE *f, enum record_format format,
+		      const struct host_record *host,
+		      const struct sim_report *rep);
 
 /*
- * The Pareto plots (miss ratio against Mreq/s at the highest thread
- * count, one per size, a point per policy) and the miss-ratio curve (miss
- * ratio against size, a line per policy, at the fewest threads), as .dat
- * files, gnuplot scripts, and PNG and SVG files in dir (created if need
- * be).  0; or -errno with one line in note (the directory cannot be
- * written); or 1 with a note when gnuplot is missing or fails (the data
- * files stay).
+ * The plots of docs/sim.md ("Plots"): dir (created if need be) gets the
+ * records as results.jsonl, and the one plotter (record_plot) draws them
+ * there.  0; -errno with one line in note (dir or its results.jsonl
+ * cannot be written); or 1 with a note when no plot could be drawn (the
+ * records stay).
  */
-int sim_plot(const char *dir, const struct sim_report *rep, char *note,
-	     size_t notelen);
+int sim_plot(const char *dir, const struct host_record *host,
+	     const struct sim_report *rep, char *note, size_t notelen);
 
-#endif /* MAPLAB_SIMREPORT_H */
+#endif /* MAPLAB_SIM_REPORT_H */

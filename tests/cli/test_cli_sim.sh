@@ -132,16 +132,36 @@ if [ "$(nproc)" -ge 2 ]; then
     done
 fi
 
-# Plots: PNG and SVG, with their data; without gnuplot, a note.
-"$maplab" sim --trace "$traces/zipf.txt" --policy lru/global,opt --sizes 50,200 --plot "$tmp/plots" >/dev/null 2>"$tmp/plot.err"
-check "data files" test -s "$tmp/plots/mrc.dat" -a -s "$tmp/plots/pareto-50.dat"
+# Plots: sim writes its records into the folder and runs the one plotter
+# (harness/results/report.py): PNG and SVG, with their data and scripts;
+# without gnuplot, or without python3, a note and the data stay.
+"$maplab" sim --trace "$traces/zipf.txt" --policy lru/global,lru/clock,opt --sizes 50,200 --threads 1,2 \
+    --plot "$tmp/plots" >"$tmp/plot.out" 2>"$tmp/plot.err"
+check "the records in the folder" test "$(grep -c '"record":"sim"' "$tmp/plots/results.jsonl")" -eq 10
+check "the host record first" grep -q '^{"record":"host","host":{' "$tmp/plots/results.jsonl"
+check "the plotter's line is not on stdout" bash -c "! grep -q plots: '$tmp/plot.out'"
+check "data files" test -s "$tmp/plots/mrc.dat" -a -s "$tmp/plots/pareto-50.dat" -a -s "$tmp/plots/pareto-200-png.gp"
+# The Pareto plot at the highest thread count: a block per policy, no opt.
+check "pareto: the designs at 2 threads" test "$(grep -c '^# lru/' "$tmp/plots/pareto-50.dat")" -eq 2
+check "mrc: a block per policy" test "$(grep -cE '^# (lru/|opt$)' "$tmp/plots/mrc.dat")" -eq 3
 if command -v gnuplot >/dev/null; then
-    check "plots drawn" test -s "$tmp/plots/mrc.png" -a -s "$tmp/plots/mrc.svg" -a -s "$tmp/plots/pareto-200.svg"
+    check "plots drawn" test -s "$tmp/plots/mrc.png" -a -s "$tmp/plots/mrc.svg" \
+        -a -s "$tmp/plots/pareto-200.svg" -a -s "$tmp/plots/pareto-50.png"
     check "axes named" grep -q 'miss ratio' "$tmp/plots/mrc.svg"
+    check "pareto: speed axis named" grep -q 'million requests per second, 2 threads' "$tmp/plots/pareto-50.svg"
+    check "pareto: opt's bound in the key" grep -q 'opt (offline bound)' "$tmp/plots/pareto-50.svg"
+    check "no complaint from the plotter" test ! -s "$tmp/plot.err"
 fi
-expect 0 'gnuplot is missing or failed' env PATH=/nonexistent "$(realpath "$maplab")" sim \
+python=$(python3 -c 'import sys; print(sys.executable)')
+mkdir "$tmp/bin" && ln -s "$python" "$tmp/bin/python3"
+expect 0 'gnuplot is not installed' env PATH="$tmp/bin" "$(realpath "$maplab")" sim \
     --trace "$traces/loop.txt" --policy opt --sizes 50 --plot "$tmp/plots2"
-check "data kept without gnuplot" test -s "$tmp/plots2/mrc.dat"
+check "data kept without gnuplot" test -s "$tmp/plots2/mrc.dat" -a -s "$tmp/plots2/results.jsonl"
+expect 0 'python3 is not installed.*draw them with python3 .*report.py' env PATH=/nonexistent \
+    "$(realpath "$maplab")" sim --trace "$traces/loop.txt" --policy opt --sizes 50 --plot "$tmp/plots3"
+check "records kept without python3" grep -q '"record":"sim"' "$tmp/plots3/results.jsonl"
+expect 2 'cannot create /nonexistent/plots' "$maplab" sim --trace "$traces/loop.txt" --policy opt \
+    --sizes 50 --plot /nonexistent/plots
 
 # The kernel's LRU hash (root on a BPF kernel, as kbench's tests): on one
 # thread it misses exactly as the faithful designs, in both modes.

@@ -3,7 +3,8 @@
 # Regenerates the sim figures that docs/lru.md ("Hit ratio and its price")
 # shows.  Run from the repository root:
 #
-#   docs/img/sim/make.sh [MAPLAB]        (MAPLAB: build/cli/maplab)
+#   docs/img/sim/make.sh [MAPLAB]        measure again (MAPLAB: build/cli/maplab)
+#   docs/img/sim/make.sh --redraw        redraw the figures from the records kept
 #
 # Two traces, every policy (the designs, opt, and the kernel's two LRU
 # hash modes where BPF is allowed), six sizes as fractions of the trace's
@@ -13,29 +14,43 @@
 #   docs/img/sim/zipf-0.99/   zipf:alpha=0.99,keys=100000,requests=1000000
 #
 # Each directory gets the table sim printed (table.txt, host line at its
-# end), every record as jsonl (results.jsonl), the miss-ratio curves
-# (mrc.png, mrc.svg: one thread) and the Pareto plot at 10 % of the
+# end), every record as jsonl (results.jsonl, which `sim --plot` writes and
+# the plotter, harness/results/report.py, draws from), the miss-ratio
+# curves (mrc.png, mrc.svg: one thread) and the Pareto plot at 10 % of the
 # distinct keys (pareto-<entries>.png/.svg: two threads).  The .dat files
 # and gnuplot scripts of every size stay beside them (the scripts name the
 # data by its path from the repository root); the PNG and SVG of the other
 # sizes are removed to keep the repository small.  Rates come from one run
-# on whatever machine runs this: read them with the host line.
+# on whatever machine measures: read them with the host line.  --redraw
+# measures nothing: the figures change, the figures' numbers (and so the
+# ones docs/lru.md quotes) do not.
 set -euo pipefail
-maplab=${1:-build/cli/maplab}
 top=docs/img/sim
 [ -d "$top" ] || { echo "make.sh: run me from the repository root" >&2; exit 2; }
-[ -x "$maplab" ] || { echo "make.sh: no maplab at $maplab (build first, or name it)" >&2; exit 2; }
 command -v gnuplot >/dev/null || { echo "make.sh: gnuplot is needed" >&2; exit 2; }
+redraw=false
+if [ "${1:-}" = --redraw ]; then
+    redraw=true
+else
+    maplab=${1:-build/cli/maplab}
+    [ -x "$maplab" ] || { echo "make.sh: no maplab at $maplab (build first, or name it)" >&2; exit 2; }
+fi
 
 sizes=0.01,0.02,0.05,0.1,0.2,0.5
 keep=4          # the 4th size, 0.1 of the distinct keys, gets its Pareto plot drawn
 
 run() {         # run NAME TRACE
     local dir=$top/$1 trace=$2
-    rm -rf "$dir"
-    mkdir -p "$dir"
-    "$maplab" sim --trace "$trace" --policy all --sizes "$sizes" --threads 1,2 \
-        --quiet --plot "$dir" --save "$dir/results.jsonl" --out "$dir/table.txt"
+    if $redraw; then
+        [ -s "$dir/results.jsonl" ] || { echo "make.sh: no $dir/results.jsonl to redraw" >&2; exit 2; }
+        find "$dir" -name '*.png' -o -name '*.svg' -o -name '*.dat' -o -name '*.gp' | xargs rm -f
+        python3 harness/results/report.py "$dir" >/dev/null
+    else
+        rm -rf "$dir"
+        mkdir -p "$dir"
+        "$maplab" sim --trace "$trace" --policy all --sizes "$sizes" --threads 1,2 \
+            --quiet --plot "$dir" --out "$dir/table.txt"
+    fi
     # The entries of the kept size: the keep-th smallest pareto-N.dat.
     local n
     n=$(ls "$dir" | sed -n 's/^pareto-\([0-9]*\)\.dat$/\1/p' | sort -n | sed -n "${keep}p")

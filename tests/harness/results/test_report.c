@@ -2,7 +2,8 @@
 /*
  * What a report says about repeats: medians and spreads, ratios taken
  * within a repeat, the flags on figures a machine cannot give, and the
- * fields the jsonl and csv records carry; the host record's sources and the
+ * fields the jsonl and csv records carry; the record writer's rules
+ * (record.h) and sim's records; the host record's sources and the
  * reference probe's chase.  Every expected value is worked out by hand in
  * the comment beside it.
  */
@@ -16,7 +17,9 @@
 
 #include "harness/results/host.h"
 #include "harness/bench/probe.h"
+#include "harness/results/record.h"
 #include "harness/results/report.h"
+#include "harness/results/sim_report.h"
 
 #define EPS 1e-9
 
@@ -285,8 +288,8 @@ Test(report, jsonl_carries_each_figure_with_its_min_and_max)
 		"\"mitigations\":[", "\"vulnerabilities\":{",
 		"\"runs\":3,",
 		"\"mops\":10.0000,\"mops_min\":5.0000,\"mops_max\":20.0000",
-		"\"ns_per_op\":100.000,\"ns_per_op_min\":50.000,"
-		"\"ns_per_op_max\":200.000",
+		("\"ns_per_op\":100.000,\"ns_per_op_min\":50.000,"
+		 "\"ns_per_op_max\":200.000"),
 		"\"probe_ns\":21.000,\"probe_ns_min\":20.000,\"probe_ns_max\":22.000",
 		"\"speedup\":1.6000,\"speedup_min\":1.5000,\"speedup_max\":4.0000",
 		"\"speedup_over_threads\":1",
@@ -313,8 +316,9 @@ Test(report, csv_has_a_min_and_max_column_beside_each_figure)
 		"bytes_per_entry,bytes_per_entry_min,"
 		"bytes_per_entry_max,memory_from,buffer_bytes,buffer_bytes_min,"
 		"buffer_bytes_max,probe_ns,probe_ns_min,probe_ns_max,flags,",
-		/* The label, and an empty key_range: the pool model. */
-		"user,hash/linux,\"hash/linux\",\"lookup=100\",uniform,1,0,,",
+		/* The label, and an empty key_range: the pool model.  A cell
+		 * is quoted where it holds a comma or a quote (record.h). */
+		"user,hash/linux,hash/linux,lookup=100,uniform,1,0,,",
 		",10.0000,5.0000,20.0000,100.000,50.000,200.000,,,,",
 		/* No memory measured: its figures and source empty. */
 		",,,,,,,,21.000,20.000,22.000,wide_spread,600,3,",
@@ -489,8 +493,8 @@ Test(report, table_shows_the_spread_and_the_flag)
 		"                     min      5.00     50.0",
 		"                     max     20.00    200.0",
 		"! wide_spread",
-		"hash/linux, 1 thread: wide spread: Mops/s from 5.00 to 20.00 over "
-		"3 repeats (4.0x)",
+		("hash/linux, 1 thread: wide spread: Mops/s from 5.00 to 20.00 "
+		 "over 3 repeats (4.0x)"),
 		"reference probe: 21.0 ns a step (20.0 to 22.0 over 3 repeats)",
 		"possible",
 		"mitigations: ",
@@ -596,6 +600,194 @@ Test(report, the_table_has_bytes_per_entry_and_their_source)
 	free(text);
 }
 
+/* --- the record writer ------------------------------------------------------------ */
+
+/* What record_write wrote of records[0..n) in format, into *text. */
+static void write_records(const struct record *records, unsigned n,
+			  enum record_format format,
+			  const struct record_column *cols, unsigned n_cols,
+			  char **text)
+{
+	size_t len = 0;
+	FILE *f = open_memstream(text, &len);
+	record_write(f, format, records, n, cols, n_cols);
+	fclose(f);
+}
+
+/* Two records of every type: the second with nothing measured. */
+static void make_records(struct record r[2])
+{
+	static const double runs[] = { 1.5, NAN };
+	static const char *const words[] = { "a", "b" };
+	static const char *const pairs[] = { "k", "v \"q\"" };
+	for (int i = 0; i < 2; i++) {
+		bool none = i == 1;
+		record_init(&r[i], "test");
+		r[i].spread_rows = !none;
+		record_text(&r[i], "name", none ? "x, y" : "a\"b");
+		record_whole(&r[i], "n", 12345678901ULL)->missing = none;
+		record_figure(&r[i], "ratio", "%.2f", none ? NAN : 0.5);
+		record_figure(&r[i], "gone", "%.2f", none ? NAN : 2)->flags =
+			RECORD_OMIT;
+		record_spread(&r[i], "ns", "%.1f", none ? NAN : 10, 5, 20);
+		record_bool(&r[i], "yes", none ? -1 : 1);
+		record_figures(&r[i], "runs", "%.1f", runs, 2)->flags =
+			RECORD_NO_CSV;
+		record_words(&r[i], "flags", words, none ? 0 : 2);
+		record_pairs(&r[i], "kv", pairs, 1)->flags = RECORD_NO_CSV;
+		record_whole(&r[i], "lookup", 3)->group = "ok";
+		record_whole(&r[i], "lookup", 1)->group = "fail";
+		record_whole(&r[i], "update", 4)->group = "ok";
+		record_whole(&r[i], "update", 0)->group = "fail";
+		record_text(&r[i], "words", "for tables")->flags =
+			RECORD_TABLE_ONLY;
+	}
+}
+
+Test(record, jsonl_escapes_nests_groups_and_says_null_or_nothing)
+{
+	struct record r[2];
+	char *text = NULL;
+	make_records(r);
+	write_records(r, 2, RECORD_JSONL, NULL, 0, &text);
+	cr_expect_str_eq(text,
+		"{\"record\":\"test\",\"name\":\"a\\\"b\",\"n\":12345678901,"
+		"\"ratio\":0.50,\"gone\":2.00,\"ns\":10.0,\"ns_min\":5.0,"
+		"\"ns_max\":20.0,\"yes\":true,\"runs\":[1.5,null],"
+		"\"flags\":[\"a\",\"b\"],\"kv\":{\"k\":\"v \\\"q\\\"\"},"
+		"\"ok\":{\"lookup\":3,\"update\":4},"
+		"\"fail\":{\"lookup\":1,\"update\":0}}\n"
+		"{\"record\":\"test\",\"name\":\"x, y\",\"n\":null,"
+		"\"ratio\":null,\"ns\":null,\"ns_min\":null,\"ns_max\":null,"
+		"\"yes\":null,\"runs\":[1.5,null],\"flags\":[],"
+		"\"kv\":{\"k\":\"v \\\"q\\\"\"},"
+		"\"ok\":{\"lookup\":3,\"update\":4},"
+		"\"fail\":{\"lookup\":1,\"update\":0}}\n");
+	free(text);
+	record_free(&r[0]);
+	record_free(&r[1]);
+}
+
+Test(record, csv_has_a_header_of_names_and_quotes_where_needed)
+{
+	struct record r[2];
+	char *text = NULL;
+	make_records(r);
+	write_records(r, 2, RECORD_CSV, NULL, 0, &text);
+	cr_expect_str_eq(text,
+		"name,n,ratio,gone,ns,ns_min,ns_max,yes,flags,lookup_ok,"
+		"lookup_fail,update_ok,update_fail\n"
+		"\"a\"\"b\",12345678901,0.50,2.00,10.0,5.0,20.0,1,a|b,3,1,4,0\n"
+		"\"x, y\",,,,,,,,,3,1,4,0\n");
+	free(text);
+	record_free(&r[0]);
+	record_free(&r[1]);
+}
+
+Test(record, a_table_fits_its_columns_and_adds_spread_rows)
+{
+	struct record r[3];
+	char *text = NULL;
+	const struct record_column cols[] = {
+		{ "name", "name", 6, RECORD_LEFT, NULL, 0 },
+		{ "n", "n", 3, RECORD_PART, NULL, 0 },
+		{ "ns/op", "ns", 6, 0, "%.0f", 0 },
+		{ "yes", "yes", 0, 0, NULL, 0 },
+		{ "absent", "nothing", 0, 0, NULL, 0 },
+		{ "said", "words", 0, RECORD_LEFT, NULL, 2 },
+	};
+	make_records(r);
+	host_record_build(&(struct host_record){ 0 }, &r[2]);
+	write_records(r, 3, RECORD_TABLE, cols, 6, &text);
+	/* n widens its column; the host record is not a row; a spread row
+	 * names its part in n and leaves the rest blank (no trailing
+	 * blanks); "-" for what was not measured. */
+	cr_expect_str_eq(text,
+		"name             n  ns/op yes absent  said\n"
+		"a\"b    12345678901     10 yes      -  for tables\n"
+		"               min      5\n"
+		"               max     20\n"
+		"x, y             -      -   -      -  for tables\n");
+	free(text);
+	for (int i = 0; i < 3; i++)
+		record_free(&r[i]);
+}
+
+Test(record, formats_are_parsed_by_name)
+{
+	enum record_format f;
+	cr_expect(record_parse_format("csv", &f) == 0 && f == RECORD_CSV);
+	cr_expect(record_parse_format("jsonl", &f) == 0 && f == RECORD_JSONL);
+	cr_expect(record_parse_format("table", &f) == 0 && f == RECORD_TABLE);
+	cr_expect_eq(record_parse_format("xml", &f), -1);
+}
+
+/* --- sim's records ------------------------------------------------------------------ */
+
+/* A trace of 4 requests: a design's point and a kernel's, whose evictions
+ * are not known and whose evictions beyond 2^32 must stay exact. */
+static void write_sim(enum record_format format, char **text)
+{
+	static uint64_t ids[4] = { 1, 2, 1, 3 };
+	static struct sim_trace t = { .ids = ids, .n = 4, .name = "a,b" };
+	static const struct sim_input in = { .trace = &t, .key_size = 8,
+					     .distinct = 3 };
+	const struct sim_row rows[] = {
+		{ "lru/global", 2, 1, { .requests = 4, .misses = 3,
+			.evictions = 5000000000ULL, .has_evictions = true,
+			.seconds = 0.5, .mreq_per_s = 8e-6, .live_mean = 1.5,
+			.meta_per_entry = 64, .stray = 0.25, .stray_victims = 4 } },
+		{ "kernel", 2, 2, { .requests = 4, .misses = 4, .seconds = 1,
+			.mreq_per_s = 4e-6, .live_mean = NAN,
+			.meta_per_entry = NAN, .stray = NAN } },
+	};
+	const struct sim_report rep = { .in = &in, .format_name = "txt",
+					.split = "rr", .rows = rows, .n = 2 };
+	struct host_record host = { 0 };
+	size_t len = 0;
+	FILE *f = open_memstream(text, &len);
+	sim_report_write(f, format, &host, &rep);
+	fclose(f);
+}
+
+Test(sim_report, jsonl_has_the_host_then_a_record_a_point)
+{
+	char *text = NULL;
+	write_sim(RECORD_JSONL, &text);
+	cr_expect(strncmp(text, "{\"record\":\"host\",\"host\":{", 25) == 0,
+		  "%s", text);
+	cr_expect(strstr(text, "{\"record\":\"sim\",\"trace\":\"a,b\","
+			       "\"format\":\"txt\",\"requests_total\":4,"
+			       "\"distinct_keys\":3,\"key_size\":8,"
+			       "\"keys_hashed\":false,\"warmup\":0,"
+			       "\"policy\":\"lru/global\",\"entries\":2,"
+			       "\"threads\":1,\"split\":\"rr\",\"requests\":4,"
+			       "\"misses\":3,\"miss_ratio\":0.75,"
+			       "\"byte_miss_ratio\":null,"
+			       "\"evictions\":5000000000,\"insert_failures\":0,"
+			       "\"seconds\":0.5,\"mreq_per_s\":8e-06,"
+			       "\"live_mean\":1.5,\"effective_capacity\":0.75,"
+			       "\"meta_bytes_per_entry\":64,\"stray\":0.25,"
+			       "\"stray_victims\":4}\n"), "%s", text);
+	cr_expect(strstr(text, "\"evictions\":null,"), "%s", text);
+	free(text);
+}
+
+Test(sim_report, csv_and_table_say_not_measured_their_way)
+{
+	char *text = NULL;
+	write_sim(RECORD_CSV, &text);
+	cr_expect(strstr(text, "\n\"a,b\",txt,4,3,8,0,0,kernel,2,2,rr,4,4,1,,,0,1,"
+			       "4e-06,,,,,0\n"), "%s", text);
+	free(text);
+	write_sim(RECORD_TABLE, &text);
+	cr_expect(strstr(text, "\nkernel                          2   2          "
+			       "4          4   1.0000          -     0.00       "
+			       "-      -       -\n"), "%s", text);
+	cr_expect_null(strstr(text, "bytemiss"), "no sizes: %s", text);
+	free(text);
+}
+
 /* --- the host record ----------------------------------------------------------------- */
 
 static void write_file(const char *dir, const char *name, const char *text)
@@ -631,8 +823,13 @@ Test(host, vulnerabilities_are_read_sorted_and_mitigations_named)
 	char *text = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&text, &len);
-	host_record_json(f, &h);
+	struct record rec;
+	host_record_build(&h, &rec);
+	record_write(f, RECORD_JSONL, &rec, 1, NULL, 0);
+	record_free(&rec);
 	fclose(f);
+	cr_expect(strstr(text, "{\"record\":\"host\",\"host\":{\"kernel\":"),
+		  "%s", text);
 	cr_expect(strstr(text, "\"mitigations\":[\"meltdown\",\"spectre_v2\"]"),
 		  "%s", text);
 	cr_expect(strstr(text, "\"spec_store_bypass\":\"Vulnerable\""), "%s",
