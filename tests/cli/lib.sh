@@ -10,6 +10,7 @@
 #                                  pinfail shim (every CPU pin fails); needs
 #                                  pinfail set to the shim's path
 #   finish                         print the tally; exit 1 on any failure
+#   under_asan                     maplab has AddressSanitizer (no ulimit -v)
 set -u
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -53,6 +54,10 @@ finish() {
 }
 
 is_root() { [ "$(id -u)" -eq 0 ]; }
+
+# Whether maplab is built with AddressSanitizer, whose shadow memory cannot
+# live under an address-space limit (ulimit -v): such checks are skipped.
+under_asan() { grep -qa __asan_init "$maplab"; }
 
 # The scripts' fourth argument: "kernel" when maplab was built with the
 # kernel side, "no-kernel" for -Dkernel=disabled.  The kernel's parts of a

@@ -4,6 +4,7 @@
  * is refused with its own line number and a message safe for a terminal.
  */
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 #include "harness/trace/replay.h"
 #include "harness/trace/trace.h"
 #include "harness/trace/tracegen.h"
+#include "tests/common/memlimit.h"
 
 static int parse(const char *text, struct trace *t, char *err, size_t len)
 {
@@ -150,6 +152,56 @@ Test(trace, messages_escape_what_they_quote)
 		       "lookup \x9b" "31m\n", "t:2: key '\\x9b31m'");
 	expect_refused("map hash key_size=1 value_size=1 max_entries=1 "
 		       "flags=\x1b]0;x\n", "flag '\\x1b]0;x'");
+}
+
+/*
+ * The digits a key or value needs are counted in 64 bits: a size of 2^31
+ * or more wants 2^32 digits or more ("0 digits" it said, 2 * size in 32
+ * bits), and the size is checked before anything of that size is held.
+ */
+Test(trace, a_huge_size_counts_its_digits_in_full)
+{
+	expect_refused("map hash key_size=2147483648 value_size=4 "
+		       "max_entries=2\nlookup 00\n",
+		       "t:2: key '00' is not 2147483648 bytes of hex "
+		       "(4294967296 digits)");
+	expect_refused("map hash key_size=4 value_size=4294967295 "
+		       "max_entries=2\nupdate 00000000 00\n",
+		       "t:2: value '00' is not 4294967295 bytes of hex "
+		       "(8589934590 digits)");
+}
+
+/* A stream of one map line, then a line that never ends: "aaaa...". */
+static ssize_t endless_line(void *cookie, char *buf, size_t size)
+{
+	static const char head[] = "map hash key_size=4 value_size=4 "
+				   "max_entries=2\nlookup ";
+	size_t *at = cookie, n = 0;
+	for (; n < size && *at < sizeof(head) - 1; n++)
+		buf[n] = head[(*at)++];
+	memset(buf + n, 'a', size - n);
+	*at += size - n;
+	return (ssize_t)size;
+}
+
+/*
+ * A line too long to hold in memory is an error at that line, not the
+ * end of the trace (getline's ENOMEM looked like end of file: the rest of
+ * the trace was dropped, and the replay exited 0).
+ */
+Test(trace, a_line_that_cannot_be_held_is_out_of_memory, .timeout = 60)
+{
+	size_t at = 0;
+	cookie_io_functions_t io = { .read = endless_line };
+	FILE *in = fopencookie(&at, "r", io);
+	cr_assert_not_null(in);
+	struct trace t;
+	char err[256] = "";
+	limit_address_space(64 << 20);
+	cr_expect_eq(trace_parse(in, "huge", &t, err, sizeof(err)), -1,
+		     "a line of %zu bytes was read whole", at);
+	cr_expect_str_eq(err, "huge:2: out of memory");
+	fclose(in);
 }
 
 /* "010" is ten, not eight: no base prefixes. */
