@@ -5,6 +5,7 @@
  */
 #include "cli/cli.h"
 #include "cli/trace_cmd.h"
+#include "harness/common/parse.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -155,6 +156,13 @@ int cmd_validate(int argc, char **argv)
 	if ((rc = trace_cmd_pick_side(&c, false, &side)) ||
 	    (rc = trace_cmd_kernel_ready(&c)) || (rc = trace_cmd_load(&c, &t)))
 		return rc;
+	if (t.n == 0) { /* "matches the kernel" would claim a check never made */
+		char shown[128];
+		trace_free(&t);
+		return cli_error(c.cmd, "%s has no map line and no operation: "
+				 "nothing to compare", parse_printable(
+				 c.file, shown, sizeof(shown)));
+	}
 	warn_other_kernel(&c, &side, &t);
 
 	struct replay_side kside = trace_cmd_kernel_side();

@@ -68,6 +68,20 @@ if ! under_asan; then
         ( ulimit -v 131072; exec "$1" replay --trace - )' _ "$maplab"
 fi
 
+# A trace of comments and blank lines replays to nothing, exit 0; validate
+# has nothing to compare there, which is an error, not a match.
+printf '# nothing but a comment\n\n' >"$tmp/empty.trace"
+check "replay of an empty trace: nothing, exit 0" \
+    test -z "$("$maplab" replay --trace "$tmp/empty.trace" 2>&1 || echo failed)"
+if has_kernel; then
+    check "validate of a comments-only trace is an error" one_line_error \
+        "^maplab validate: .*/empty.trace has no map line and no operation: nothing to compare$" \
+        "$maplab" validate --trace "$tmp/empty.trace"
+    check "validate of an empty file is an error" one_line_error \
+        "^maplab validate: /dev/null has no map line and no operation: nothing to compare$" \
+        "$maplab" validate --trace /dev/null
+fi
+
 # --echo puts each trace line above its results.
 expect 0 '^# update 02000000 2323232323232323 noexist$' \
     "$maplab" replay --echo --trace "$root/examples/hash_basics.trace"
