@@ -680,7 +680,7 @@ int sim_run(struct sim_input *in, const struct sim_config *c,
 	r->live_mean = r->meta_per_entry = r->stray = NAN;
 	r->has_bytes = in->trace->sizes != NULL;
 	if (c->policy->engine == SIM_ENGINE_OPT)
-		return sim_opt_run(in, c->entries, r);
+		return sim_opt_run(in, c->entries, r, err, errlen);
 	struct sim_shared s = { .in = in, .c = c, .n_workers = c->threads,
 				.total = in->trace->n };
 	int rc;
