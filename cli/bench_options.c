@@ -248,10 +248,13 @@ static int design_accepts(const struct bench_cli *c, const char *opt,
 		map_destroy(m);
 		return 0;
 	}
+	char flags[160];
 	return cli_error(c->cmd, "%s%s refuses this map (key_size=%u "
-			 "value_size=%u max_entries=%u flags=%#x): %s", opt,
+			 "value_size=%u max_entries=%u flags=%s): %s", opt,
 			 ops->name, attr.key_size, attr.value_size,
-			 attr.max_entries, attr.flags, strerror(-err));
+			 attr.max_entries, format_map_flags(attr.flags, flags,
+							    sizeof(flags)),
+			 map_errno_text(-err));
 }
 
 /* The designs must accept the workload's map: try one before running. */

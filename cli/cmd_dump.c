@@ -142,7 +142,7 @@ static void dump_destroy(struct map *m)
 	int err = dump.design->dump_state(m, stdout, dump.format);
 	if (err)
 		fail_once("%s could not dump its state: %s", dump.design->name,
-			  strerror(-err));
+			  map_errno_text(-err));
 	dump.design->destroy(m);
 }
 

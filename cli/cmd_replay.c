@@ -47,7 +47,7 @@ int cmd_replay(int argc, char **argv)
 					   sizeof(err));
 	if (fflush(stdout) && !stop) {
 		snprintf(err, sizeof(err), "writing the results failed: %s",
-			 strerror(errno));
+			 map_errno_text(errno));
 		stop = REPLAY_FAILED;
 	}
 	trace_free(&t);

@@ -216,7 +216,7 @@ static int write_trace(const struct sim_cli *c, const struct sim_trace *t)
 	FILE *o = fopen(c->write_trace, "wb");
 	if (!o)
 		return cli_error("sim", "cannot write %s: %s", c->write_trace,
-				 strerror(errno));
+				 map_errno_text(errno));
 	int rc = sim_trace_write(o, t, f == SIM_TRACE_ORACLE ? f
 							    : SIM_TRACE_TXT);
 	if (fclose(o) || rc)
@@ -390,7 +390,7 @@ static int write_outputs(const struct sim_cli *c, const struct sim_report *rep)
 	host_record_read(&host);
 	if (c->out && !(out = fopen(c->out, "w")))
 		return cli_error("sim", "cannot write %s: %s", c->out,
-				 strerror(errno));
+				 map_errno_text(errno));
 	sim_report_write(out, c->format, &host, rep);
 	if (out != stdout && fclose(out))
 		rc = cli_error("sim", "writing %s failed", c->out);
@@ -398,7 +398,7 @@ static int write_outputs(const struct sim_cli *c, const struct sim_report *rep)
 		FILE *s = fopen(c->save, "a");
 		if (!s)
 			return cli_error("sim", "cannot append to %s: %s",
-					 c->save, strerror(errno));
+					 c->save, map_errno_text(errno));
 		sim_report_write(s, SIM_OUT_JSONL, &host, rep);
 		if (fclose(s))
 			rc = cli_error("sim", "writing %s failed", c->save);

@@ -93,7 +93,7 @@ static int summarise(const struct trace_cmd *c, const struct diff_report *r,
 		       cmp->lines, r->label);
 	if (fflush(stdout) && cmp->stop != REPLAY_FAILED)
 		return cli_error(c->cmd, "writing the report failed: %s",
-				 strerror(errno));
+				 map_errno_text(errno));
 	if (cmp->stop != REPLAY_DONE)
 		cli_error(c->cmd, "%s", cmp->why);
 	if (cmp->stop == REPLAY_FAILED)

@@ -5,6 +5,7 @@
  */
 #include "cli/cli.h"
 #include "kernel-compare/ksim.h"
+#include "maps/base/map.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -50,7 +51,7 @@ static int finish_output(int rc)
 {
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		fprintf(stderr, "maplab: writing the output failed: %s\n",
-			strerror(errno));
+			map_errno_text(errno));
 		return EXIT_USAGE;
 	}
 	return rc;

@@ -177,7 +177,7 @@ static int add_loads_side(const struct bench_cli *cli, struct measurement *m)
 	}
 	if ((rc = limit_buffer_init(&s.buffer, (size_t)mem.bytes)))
 		return cli_error(cli->cmd, "--physical %s: no buffer of %.0f "
-				 "bytes: %s", d->name, mem.bytes, strerror(-rc));
+				 "bytes: %s", d->name, mem.bytes, map_errno_text(-rc));
 	format_bytes(limit_buffer_bytes(&s.buffer), size, sizeof(size));
 	/* No quote in a label: harness/results/report.py hands labels to
 	 * gnuplot between single quotes. */
@@ -411,14 +411,14 @@ int outputs_open(const struct bench_cli *cli, struct outputs *o)
 	o->out = cli->out ? fopen(cli->out, "w") : stdout;
 	if (!o->out)
 		return cli_error(cli->cmd, "cannot write %s: %s", cli->out,
-				 strerror(errno));
+				 map_errno_text(errno));
 	o->save = cli->save ? fopen(cli->save, "a") : NULL;
 	if (cli->save && !o->save) {
 		int e = errno;
 		if (o->out != stdout)
 			fclose(o->out);
 		return cli_error(cli->cmd, "cannot write %s: %s", cli->save,
-				 strerror(e));
+				 map_errno_text(e));
 	}
 	return 0;
 }

@@ -86,7 +86,7 @@ int cli_read_trace(const char *cmd, const char *file, struct trace *t)
 		FILE *f = fopen(file, "r");
 		if (!f)
 			return cli_error(cmd, "cannot open %s: %s", file,
-					 strerror(errno));
+					 map_errno_text(errno));
 		rc = trace_parse(f, file, t, err, sizeof(err));
 		fclose(f);
 	}

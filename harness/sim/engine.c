@@ -378,7 +378,7 @@ static int create_map(const struct sim_input *in, const struct sim_config *c,
 	if (rc)
 		snprintf(err, errlen, "%s refuses key_size=%u value_size=8 "
 			 "max_entries=%u: %s", ops->name, attr.key_size,
-			 attr.max_entries, strerror(-rc));
+			 attr.max_entries, map_errno_text(-rc));
 	else if (ops->watch_evictions)
 		ops->watch_evictions(*m, on_evict, NULL);
 	return rc;

@@ -75,7 +75,7 @@ static int enter_replay_thread(char *err, size_t errlen)
 				 "process may not run there (taskset?)");
 		else
 			snprintf(err, errlen, "cannot pin the replay to cpu 0: "
-				 "%s", strerror(-cpu));
+				 "%s", map_errno_text(-cpu));
 		return -1;
 	}
 	map_thread_online();
@@ -270,7 +270,7 @@ static enum replay_stop do_op(struct replay *r, size_t i, FILE *out)
 		if (err && err != -ENOENT)
 			return stop_with(r, REPLAY_FAILED, i, "the %s's lookup "
 					 "program could not run: %s",
-					 r->side->label, strerror(-err));
+					 r->side->label, map_errno_text(-err));
 		print_status(out, err);
 		break;
 	case TRACE_DELETE:
@@ -329,7 +329,7 @@ enum replay_stop replay_run(const struct trace *t, const char *trace_name,
 		stop = replay_line(&r, i, out);
 		if (!stop && ferror(out))
 			stop = stop_with(&r, REPLAY_FAILED, i, "writing the "
-					 "results failed: %s", strerror(errno));
+					 "results failed: %s", map_errno_text(errno));
 	}
 	close_map(&r);
 	leave_replay_thread();

@@ -265,7 +265,7 @@ int trace_parse(FILE *in, const char *name, struct trace *out, char *err,
 			if (errno == ENOMEM)
 				rc = fail(&p, "out of memory");
 			else if (ferror(in))
-				rc = fail(&p, "read error: %s", strerror(errno));
+				rc = fail(&p, "read error: %s", map_errno_text(errno));
 			break;
 		}
 		/* A NUL would end the line early for everything below. */
@@ -287,7 +287,7 @@ int trace_parse_string(const char *text, const char *name, struct trace *out,
 {
 	FILE *f = fmemopen((void *)text, strlen(text), "r");
 	if (!f) {
-		snprintf(err, errlen, "%s: %s", name, strerror(errno));
+		snprintf(err, errlen, "%s: %s", name, map_errno_text(errno));
 		return -1;
 	}
 	int rc = trace_parse(f, name, out, err, errlen);
