@@ -177,7 +177,8 @@ static int add_loads_side(const struct bench_cli *cli, struct measurement *m)
 	}
 	if ((rc = limit_buffer_init(&s.buffer, (size_t)mem.bytes)))
 		return cli_error(cli->cmd, "--physical %s: no buffer of %.0f "
-				 "bytes: %s", d->name, mem.bytes, map_errno_text(-rc));
+				 "bytes: %s", d->name, mem.bytes,
+				 map_errno_text(-rc));
 	format_bytes(limit_buffer_bytes(&s.buffer), size, sizeof(size));
 	/* No quote in a label: harness/results/report.py hands labels to
 	 * gnuplot between single quotes. */

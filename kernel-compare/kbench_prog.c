@@ -151,8 +151,8 @@ static int load(struct prog_run *p, char *err, size_t errlen)
 		snprintf(err, errlen, "the kernel refused the kbench programs "
 			 "(%s, kb_baseline) on its %s map: %s%s",
 			 bpf_program__name(p->prog), map_type_name(c->map_type),
-			 map_errno_text(-rc), c->verbose ? "" : " (--verbose prints "
-			 "the verifier's log)");
+			 map_errno_text(-rc), c->verbose ? ""
+			 : " (--verbose prints the verifier's log)");
 	}
 	libbpf_set_print(before);
 	return rc;

@@ -183,7 +183,8 @@ static int load(struct ksim_run_state *st, unsigned n_streams, bool missed,
 		snprintf(err, errlen, "the kernel refused the LRU hash map "
 			 "(key %u, value %u, %u entries, flags %#x) or the ksim "
 			 "program: %s%s", st->c->key_size, st->c->value_size,
-			 st->c->max_entries, st->c->map_flags, map_errno_text(-rc),
+			 st->c->max_entries, st->c->map_flags,
+			 map_errno_text(-rc),
 			 st->c->verbose || rc == -EPERM ? "" : " (verbose "
 			 "prints the kernel's log)");
 		if (rc != -EPERM && rc != -ENOMEM)
@@ -213,7 +214,8 @@ static int map_arrays(struct ksim_run_state *st, bool missed, char *err,
 	if (st->keys_mem && (!missed || st->missed_mem))
 		return 0;
 	int rc = -errno;
-	snprintf(err, errlen, "cannot mmap the ksim arrays: %s", map_errno_text(-rc));
+	snprintf(err, errlen, "cannot mmap the ksim arrays: %s",
+		 map_errno_text(-rc));
 	return rc;
 }
 

@@ -171,7 +171,8 @@ int team_start(struct team *t, const struct team_config *cfg, char *err,
 		if (rc) {
 			free(m);
 			snprintf(err, errlen, "cannot start worker thread %u of %u: "
-				 "%s", t->started, cfg->threads, map_errno_text(-rc));
+				 "%s", t->started, cfg->threads,
+				 map_errno_text(-rc));
 			break;
 		}
 	}

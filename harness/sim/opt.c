@@ -119,8 +119,8 @@ int sim_opt_run(struct sim_input *in, uint32_t entries, struct sim_result *r,
 		if (rc) {
 			free(in->next);
 			in->next = NULL;
-			snprintf(err, errlen, "opt: out of memory for the next uses "
-				 "of %zu requests", t->n);
+			snprintf(err, errlen, "opt: out of memory for the "
+				 "next uses of %zu requests", t->n);
 			return rc;
 		}
 	}
@@ -128,10 +128,11 @@ int sim_opt_run(struct sim_input *in, uint32_t entries, struct sim_result *r,
 	h.key = malloc((slots ? slots : 1) * sizeof(*h.key));
 	h.pos = malloc((in->distinct ? in->distinct : 1) * sizeof(*h.pos));
 	if (!h.due || !h.key || !h.pos) {
-		snprintf(err, errlen, "opt: out of memory for its heap (%u keys, "
-			 "%llu bytes)", slots, (unsigned long long)slots *
-			 (sizeof(*h.due) + sizeof(*h.key)) +
-			 (unsigned long long)in->distinct * sizeof(*h.pos));
+		unsigned long long bytes = (unsigned long long)slots *
+			(sizeof(*h.due) + sizeof(*h.key)) +
+			(unsigned long long)in->distinct * sizeof(*h.pos);
+		snprintf(err, errlen, "opt: out of memory for its heap (%u "
+			 "keys, %llu bytes)", slots, bytes);
 		rc = -ENOMEM;
 		goto out;
 	}

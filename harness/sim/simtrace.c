@@ -175,7 +175,8 @@ static int read_file(const char *path, struct buffer *b, char *err,
 	FILE *f = fopen(path, "rb");
 	if (!f) {
 		int e = errno;
-		snprintf(err, errlen, "cannot open %s: %s", path, map_errno_text(e));
+		snprintf(err, errlen, "cannot open %s: %s", path,
+			 map_errno_text(e));
 		return -e;
 	}
 	int rc;
@@ -192,7 +193,8 @@ static int read_file(const char *path, struct buffer *b, char *err,
 	else if (rc == -EIO)
 		snprintf(err, errlen, "%s: read error", path);
 	else if (rc < 0 && !zst)
-		snprintf(err, errlen, "cannot read %s: %s", path, map_errno_text(-rc));
+		snprintf(err, errlen, "cannot read %s: %s", path,
+			 map_errno_text(-rc));
 	if (!rc && buffer_reserve(b, 0))
 		rc = -ENOMEM;
 	if (!rc)

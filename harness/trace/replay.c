@@ -329,7 +329,8 @@ enum replay_stop replay_run(const struct trace *t, const char *trace_name,
 		stop = replay_line(&r, i, out);
 		if (!stop && ferror(out))
 			stop = stop_with(&r, REPLAY_FAILED, i, "writing the "
-					 "results failed: %s", map_errno_text(errno));
+					 "results failed: %s",
+					 map_errno_text(errno));
 	}
 	close_map(&r);
 	leave_replay_thread();

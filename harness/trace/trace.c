@@ -265,7 +265,8 @@ int trace_parse(FILE *in, const char *name, struct trace *out, char *err,
 			if (errno == ENOMEM)
 				rc = fail(&p, "out of memory");
 			else if (ferror(in))
-				rc = fail(&p, "read error: %s", map_errno_text(errno));
+				rc = fail(&p, "read error: %s",
+					  map_errno_text(errno));
 			break;
 		}
 		/* A NUL would end the line early for everything below. */
