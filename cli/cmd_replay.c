@@ -46,7 +46,7 @@ int cmd_replay(int argc, char **argv)
 					   &side, stdout, c.echo, err,
 					   sizeof(err));
 	if (fflush(stdout) && !stop) {
-		snprintf(err, sizeof(err), "writing the results failed: %s",
+		snprintf(err, sizeof(err), "writing the output failed: %s",
 			 map_errno_text(errno));
 		stop = REPLAY_FAILED;
 	}

@@ -92,7 +92,7 @@ static int summarise(const struct trace_cmd *c, const struct diff_report *r,
 		printf("validate: %zu trace lines, %s matches the kernel\n",
 		       cmp->lines, r->label);
 	if (fflush(stdout) && cmp->stop != REPLAY_FAILED)
-		return cli_error(c->cmd, "writing the report failed: %s",
+		return cli_error(c->cmd, "writing the output failed: %s",
 				 map_errno_text(errno));
 	if (cmp->stop != REPLAY_DONE)
 		cli_error(c->cmd, "%s", cmp->why);

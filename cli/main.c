@@ -45,13 +45,16 @@ static void usage(FILE *f)
 
 /*
  * Output that could not be written is a failure, not a success with less
- * to read: a full disk or a closed pipe must not exit 0.
+ * to read: a full disk or a closed pipe must not exit 0.  A command that
+ * returned EXIT_USAGE has said why in its one line (a command that writes
+ * much stops at its first failed write, and says so): no second line.
  */
 static int finish_output(int rc)
 {
 	if (fflush(stdout) != 0 || ferror(stdout)) {
-		fprintf(stderr, "maplab: writing the output failed: %s\n",
-			map_errno_text(errno));
+		if (rc != EXIT_USAGE)
+			fprintf(stderr, "maplab: writing the output failed: %s\n",
+				map_errno_text(errno));
 		return EXIT_USAGE;
 	}
 	return rc;

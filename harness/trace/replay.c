@@ -13,6 +13,7 @@
  */
 #include "replay.h"
 #include "hex.h"
+#include "membuf.h"
 #include "maps/base/cpu.h"
 #include "maps/base/rcu.h"
 
@@ -339,43 +340,12 @@ enum replay_stop replay_run(const struct trace *t, const char *trace_name,
 
 /* --- two sides in lock step ------------------------------------------------ */
 
-/*
- * A stream into a growable buffer that fails loudly: its write returns -1
- * when the buffer cannot grow, which sets the stream's error flag.  (glibc's
- * open_memstream cuts the text short and reports no error, so a comparison
- * would compare a truncated line.)
- */
-struct line_buffer {
-	char *text;
-	size_t len, cap;
-};
-
-static ssize_t line_buffer_write(void *cookie, const char *buf, size_t size)
-{
-	struct line_buffer *b = cookie;
-	if (size > b->cap - b->len) {
-		size_t cap = b->cap ? b->cap : 4096;
-		while (cap - b->len < size && cap <= SIZE_MAX / 2)
-			cap *= 2;
-		char *grown = cap - b->len >= size ? realloc(b->text, cap) : NULL;
-		if (!grown) {
-			errno = ENOMEM;
-			return -1;
-		}
-		b->text = grown;
-		b->cap = cap;
-	}
-	memcpy(b->text + b->len, buf, size);
-	b->len += size;
-	return (ssize_t)size;
-}
-
 /* One side of a comparison: its replay and the buffer its results for the
  * current line go to (emptied for every line, so it holds one line's). */
 struct compare_side {
 	struct replay r;
 	FILE *f;
-	struct line_buffer out;
+	struct membuf out; /* membuf.h: a write it cannot hold fails */
 	char why[512];
 };
 
@@ -383,10 +353,8 @@ static int compare_side_open(struct compare_side *s, const struct trace *t,
 			     const char *trace_name,
 			     const struct replay_side *side)
 {
-	cookie_io_functions_t io = { .write = line_buffer_write };
 	replay_init(&s->r, t, trace_name, side, s->why, sizeof(s->why));
-	memset(&s->out, 0, sizeof(s->out));
-	s->f = fopencookie(&s->out, "w", io);
+	s->f = membuf_open(&s->out);
 	return s->f ? 0 : -1;
 }
 

@@ -30,12 +30,19 @@ check 'bench --entries: needs a value' one_line_error \
 
 # Output that cannot be written is an error, for every command.
 expect 2 'writing the output failed' bash -c "'$maplab' list >/dev/full"
-expect 2 'writing the output failed' bash -c "'$maplab' gentrace --ops 10 >/dev/full"
+check 'gentrace >/dev/full: one line' one_line_error \
+    '^maplab gentrace: writing the output failed: No space left on device$' \
+    bash -c "'$maplab' gentrace --ops 10 >/dev/full"
 expect 2 'writing the output failed' bash -c "'$maplab' stress --map hash/linux --threads 2 --ops 2000 >/dev/full"
 expect 2 'writing the output failed' bash -c "'$maplab' bench --quiet --duration 0.02 --warmup 0 --entries 64 >/dev/full"
 
-expect 2 'writing the output failed' bash -c "'$maplab' replay --random --ops 10 >/dev/full"
-has_kernel && expect 2 'writing the output failed' bash -c "'$maplab' validate --random --ops 10 >/dev/full"
+# A command that says why it stopped is not followed by a second line.
+check 'replay >/dev/full: one line' one_line_error \
+    '^maplab replay: writing the output failed: No space left on device$' \
+    bash -c "'$maplab' replay --random --ops 10 >/dev/full"
+has_kernel && check 'validate >/dev/full: one line' one_line_error \
+    '^maplab validate: writing the output failed: No space left on device$' \
+    bash -c "'$maplab' validate --random --ops 10 >/dev/full"
 
 # What the machine cannot hold is refused (ENOMEM, exit 2), not run until
 # the kernel kills the process: 64K entries of 1 MiB values is 64 GiB.

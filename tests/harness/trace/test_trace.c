@@ -680,3 +680,57 @@ Test(tracegen, lpm_traces_reach_every_case, .timeout = 120)
 		cr_expect_gt(c.bad_next_first, 0, "key_size %u", ks);
 	}
 }
+
+/* A stream whose every write fails as a full disk's does, counting them. */
+static ssize_t full_write(void *cookie, const char *buf, size_t size)
+{
+	(void)buf, (void)size;
+	++*(unsigned *)cookie;
+	errno = ENOSPC;
+	return -1;
+}
+
+/*
+ * A trace that cannot be written stops at the first failed write, with
+ * that write's errno, for every map type (it went on to the end, ignoring
+ * the failures: with --ops 2^40, for ever).
+ */
+Test(tracegen, stops_at_the_first_failed_write, .timeout = 30)
+{
+	static const uint32_t types[] = { MAP_TYPE_HASH, MAP_TYPE_LRU_HASH,
+					  MAP_TYPE_LPM_TRIE };
+	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+		struct tracegen_opts o = {
+			.attr = { .type = types[i], .key_size = 8, .value_size = 8,
+				  .max_entries = 64, .flags = MAP_F_NO_PREALLOC },
+			.seed = 1, .ops = 1ULL << 40,
+		};
+		unsigned writes = 0;
+		cookie_io_functions_t io = { .write = full_write };
+		FILE *full = fopencookie(&writes, "w", io);
+		cr_assert_not_null(full);
+		cr_expect_eq(tracegen_write(full, &o), -ENOSPC, "type %u", types[i]);
+		cr_expect_eq(writes, 1, "type %u: %u writes tried", types[i],
+			     writes);
+		fclose(full);
+	}
+}
+
+/*
+ * A trace too large for memory is no trace (NULL), not a trace cut short:
+ * glibc's open_memstream stops growing without an error, so the trace
+ * replayed was the part that fit, and exited 0.
+ */
+Test(tracegen, a_string_that_cannot_be_held_is_null, .timeout = 60)
+{
+	struct tracegen_opts o = {
+		.attr = { .type = MAP_TYPE_HASH, .key_size = 64, .value_size = 64,
+			  .max_entries = 64 },
+		.seed = 1, .ops = 1000000, /* some 200 MB of text */
+	};
+	limit_address_space(32 << 20);
+	char *text = tracegen_string(&o);
+	cr_expect_null(text, "%zu bytes of a trace came back",
+		       text ? strlen(text) : 0);
+	free(text);
+}
