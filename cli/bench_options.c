@@ -201,7 +201,9 @@ static int apply_bench(void *ctx, enum opt_id id, const struct opt_value *v)
 	case OPT_FORMAT:
 		return report_parse_format(v->text, &c->format)
 			? cli_error(c->cmd, "--format wants table, jsonl or csv, "
-				    "got '%s'", v->text) : 0;
+				    "got '%s'", parse_printable(v->text, err,
+								sizeof(err)))
+			: 0;
 	case OPT_OUT: c->out = v->text; return 0;
 	case OPT_SAVE: c->save = v->text; return 0;
 	case OPT_QUIET: c->quiet = true; return 0;

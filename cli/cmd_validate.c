@@ -5,7 +5,6 @@
  */
 #include "cli/cli.h"
 #include "cli/trace_cmd.h"
-#include "harness/common/parse.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -156,12 +155,12 @@ int cmd_validate(int argc, char **argv)
 	if ((rc = trace_cmd_pick_side(&c, false, &side)) ||
 	    (rc = trace_cmd_kernel_ready(&c)) || (rc = trace_cmd_load(&c, &t)))
 		return rc;
+	char name[CLI_TRACE_NAME_LEN];
+	cli_trace_name(c.file, name, sizeof(name));
 	if (t.n == 0) { /* "matches the kernel" would claim a check never made */
-		char shown[128];
 		trace_free(&t);
 		return cli_error(c.cmd, "%s has no map line and no operation: "
-				 "nothing to compare", parse_printable(
-				 c.file, shown, sizeof(shown)));
+				 "nothing to compare", name);
 	}
 	warn_other_kernel(&c, &side, &t);
 
@@ -171,8 +170,8 @@ int cmd_validate(int argc, char **argv)
 		kside.add_flags = design->mode_flags;
 	struct diff_report report = { .label = side.label, .max_diffs = c.max_diffs };
 	struct replay_comparison cmp;
-	replay_compare(&t, c.file ? c.file : "random", &kside, &side,
-		       show_difference, &report, &cmp);
+	replay_compare(&t, name, &kside, &side, show_difference, &report,
+		       &cmp);
 	rc = summarise(&c, &report, &cmp);
 	trace_free(&t);
 	return rc;

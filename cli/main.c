@@ -4,6 +4,7 @@
  * lives in its own cmd_*.c and answers --help.
  */
 #include "cli/cli.h"
+#include "harness/common/parse.h"
 #include "kernel-compare/ksim.h"
 #include "maps/base/map.h"
 
@@ -77,7 +78,9 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < N_COMMANDS; i++)
 		if (strcmp(argv[1], commands[i].name) == 0)
 			return finish_output(commands[i].run(argc - 1, argv + 1));
-	fprintf(stderr, "maplab: unknown command '%s'\n\n", argv[1]);
+	char shown[80];
+	fprintf(stderr, "maplab: unknown command '%s'\n\n",
+		parse_printable(argv[1], shown, sizeof(shown)));
 	usage(stderr);
 	return EXIT_USAGE;
 }

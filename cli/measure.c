@@ -409,16 +409,21 @@ bool measure_kernel_ready(const char *cmd, bool alone)
 
 int outputs_open(const struct bench_cli *cli, struct outputs *o)
 {
+	char shown[256];
 	o->out = cli->out ? fopen(cli->out, "w") : stdout;
-	if (!o->out)
-		return cli_error(cli->cmd, "cannot write %s: %s", cli->out,
-				 map_errno_text(errno));
+	if (!o->out) {
+		int e = errno;
+		return cli_error(cli->cmd, "cannot write %s: %s",
+				 parse_printable(cli->out, shown, sizeof(shown)),
+				 map_errno_text(e));
+	}
 	o->save = cli->save ? fopen(cli->save, "a") : NULL;
 	if (cli->save && !o->save) {
 		int e = errno;
 		if (o->out != stdout)
 			fclose(o->out);
-		return cli_error(cli->cmd, "cannot write %s: %s", cli->save,
+		return cli_error(cli->cmd, "cannot write %s: %s",
+				 parse_printable(cli->save, shown, sizeof(shown)),
 				 map_errno_text(e));
 	}
 	return 0;
@@ -441,9 +446,11 @@ static int close_one(const struct bench_cli *cli, FILE *f, const char *path)
 {
 	if (!f || f == stdout)
 		return 0;
+	char shown[256];
 	bool failed = ferror(f) != 0;
 	if (fclose(f) || failed)
-		return cli_error(cli->cmd, "writing %s failed", path);
+		return cli_error(cli->cmd, "writing %s failed",
+				 parse_printable(path, shown, sizeof(shown)));
 	return 0;
 }
 

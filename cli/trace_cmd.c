@@ -76,18 +76,30 @@ int trace_cmd_parse(struct trace_cmd *c, int argc, char **argv,
 	return rc;
 }
 
+const char *cli_trace_name(const char *file, char *buf, size_t len)
+{
+	if (!file)
+		snprintf(buf, len, "random");
+	else if (strcmp(file, "-") == 0)
+		snprintf(buf, len, "stdin");
+	else
+		parse_printable(file, buf, len);
+	return buf;
+}
+
 int cli_read_trace(const char *cmd, const char *file, struct trace *t)
 {
-	char err[512];
+	char err[512], name[CLI_TRACE_NAME_LEN];
 	int rc;
+	cli_trace_name(file, name, sizeof(name));
 	if (strcmp(file, "-") == 0) {
-		rc = trace_parse(stdin, "stdin", t, err, sizeof(err));
+		rc = trace_parse(stdin, name, t, err, sizeof(err));
 	} else {
 		FILE *f = fopen(file, "r");
 		if (!f)
-			return cli_error(cmd, "cannot open %s: %s", file,
+			return cli_error(cmd, "cannot open %s: %s", name,
 					 map_errno_text(errno));
-		rc = trace_parse(f, file, t, err, sizeof(err));
+		rc = trace_parse(f, name, t, err, sizeof(err));
 		fclose(f);
 	}
 	return rc ? cli_error(cmd, "%s", err) : 0;
@@ -171,9 +183,11 @@ int trace_cmd_pick_side(struct trace_cmd *c, bool allow_kernel,
 		return trace_cmd_kernel_ready(c);
 	}
 	const struct map_ops *design = NULL;
+	char shown[80];
 	if (c->map && !(design = map_find(c->map)))
 		return cli_error(c->cmd, "no design '%s' (maplab list shows "
-				 "them)", c->map);
+				 "them)", parse_printable(c->map, shown,
+							  sizeof(shown)));
 	*side = replay_user_side(design);
 	return 0;
 }
