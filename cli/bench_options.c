@@ -201,7 +201,9 @@ static int apply_bench(void *ctx, enum opt_id id, const struct opt_value *v)
 	case OPT_FORMAT:
 		return report_parse_format(v->text, &c->format)
 			? cli_error(c->cmd, "--format wants table, jsonl or csv, "
-				    "got '%s'", v->text) : 0;
+				    "got '%s'", parse_printable(v->text, err,
+								sizeof(err)))
+			: 0;
 	case OPT_OUT: c->out = v->text; return 0;
 	case OPT_SAVE: c->save = v->text; return 0;
 	case OPT_QUIET: c->quiet = true; return 0;
@@ -248,10 +250,13 @@ static int design_accepts(const struct bench_cli *c, const char *opt,
 		map_destroy(m);
 		return 0;
 	}
+	char flags[160];
 	return cli_error(c->cmd, "%s%s refuses this map (key_size=%u "
-			 "value_size=%u max_entries=%u flags=%#x): %s", opt,
+			 "value_size=%u max_entries=%u flags=%s): %s", opt,
 			 ops->name, attr.key_size, attr.value_size,
-			 attr.max_entries, attr.flags, strerror(-err));
+			 attr.max_entries, format_map_flags(attr.flags, flags,
+							    sizeof(flags)),
+			 map_errno_text(-err));
 }
 
 /* The designs must accept the workload's map: try one before running. */

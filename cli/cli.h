@@ -6,6 +6,7 @@
 #ifndef MAPLAB_CLI_H
 #define MAPLAB_CLI_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* Exit statuses (docs/design.md, "The command line"). */
@@ -36,6 +37,12 @@ struct trace;
 /* Parse the trace in file ("-": stdin) into t.  0, or EXIT_USAGE after
  * one line (a file that cannot be opened, a malformed line). */
 int cli_read_trace(const char *cmd, const char *file, struct trace *t);
+
+/* A trace file's name as messages show it ("FILE:LINE: ..."): "stdin"
+ * for "-", "random" for NULL (--random), else made printable.  Into buf
+ * (CLI_TRACE_NAME_LEN); returns buf. */
+#define CLI_TRACE_NAME_LEN 256
+const char *cli_trace_name(const char *file, char *buf, size_t len);
 
 /* "maplab <cmd>: <message>" on stderr; returns EXIT_USAGE. */
 int cli_error(const char *cmd, const char *fmt, ...)

@@ -19,6 +19,7 @@
  */
 #include "cli/cli.h"
 #include "cli/options.h"
+#include "harness/common/parse.h"
 #include "harness/trace/replay.h"
 #include "harness/trace/trace.h"
 
@@ -58,6 +59,7 @@ static int apply_dump_option(void *ctx, enum opt_id id,
 			     const struct opt_value *v)
 {
 	struct dump_cmd *c = ctx;
+	char shown[80];
 	switch (id) {
 	case OPT_MAP: c->map = v->text; return 0;
 	case OPT_TRACE: c->file = v->text; return 0;
@@ -68,7 +70,8 @@ static int apply_dump_option(void *ctx, enum opt_id id,
 			c->format = MAP_DUMP_DOT;
 		else
 			return cli_error("dump", "--format wants text or dot, got "
-					 "'%s'", v->text);
+					 "'%s'", parse_printable(v->text, shown,
+								 sizeof(shown)));
 		return 0;
 	default: return cli_error("dump", "option not handled here (a bug)");
 	}
@@ -142,7 +145,7 @@ static void dump_destroy(struct map *m)
 	int err = dump.design->dump_state(m, stdout, dump.format);
 	if (err)
 		fail_once("%s could not dump its state: %s", dump.design->name,
-			  strerror(-err));
+			  map_errno_text(-err));
 	dump.design->destroy(m);
 }
 
@@ -171,10 +174,11 @@ static int find_design(const struct dump_cmd *c, const struct map_ops **out)
 	if (!c->map || !c->file)
 		return cli_error("dump", "give --map DESIGN and --trace FILE (try "
 				 "--help)");
+	char shown[80];
 	*out = map_find(c->map);
 	if (!*out)
 		return cli_error("dump", "no design '%s' (maplab list shows them)",
-				 c->map);
+				 parse_printable(c->map, shown, sizeof(shown)));
 	if (!(*out)->dump_state)
 		return cli_error("dump", "%s has no inner state to show (its "
 				 "map_ops has no dump_state)", (*out)->name);
@@ -183,13 +187,13 @@ static int find_design(const struct dump_cmd *c, const struct map_ops **out)
 
 /* Replay t with the wrapped design; 0, or EXIT_USAGE after one line. */
 static int replay_and_dump(const struct dump_cmd *c, const struct trace *t,
-			   const struct map_ops *design)
+			   const char *name, const struct map_ops *design)
 {
 	struct map_ops wrapped = *design;
 	wrapped.create = dump_create;
 	wrapped.destroy = dump_destroy;
 	dump = (struct dump_state){ .design = design, .t = t,
-				    .trace_name = c->file, .format = c->format };
+				    .trace_name = name, .format = c->format };
 
 	/* The replay's result lines go nowhere: a stream without a writer. */
 	FILE *results = fopencookie(NULL, "w", (cookie_io_functions_t){ 0 });
@@ -197,7 +201,7 @@ static int replay_and_dump(const struct dump_cmd *c, const struct trace *t,
 	if (!results)
 		return cli_error("dump", "out of memory");
 	struct replay_side side = replay_fixed_side(design->name, &wrapped, NULL);
-	enum replay_stop stop = replay_run(t, c->file, &side, results, false,
+	enum replay_stop stop = replay_run(t, name, &side, results, false,
 					   err, sizeof(err));
 	fclose(results);
 	if (stop)
@@ -220,9 +224,11 @@ int cmd_dump(int argc, char **argv)
 	if ((rc = find_design(&c, &design)) ||
 	    (rc = cli_read_trace("dump", c.file, &t)))
 		return rc;
-	rc = check_map_lines(&t, c.file, design);
+	char name[CLI_TRACE_NAME_LEN];
+	cli_trace_name(c.file, name, sizeof(name));
+	rc = check_map_lines(&t, name, design);
 	if (!rc)
-		rc = replay_and_dump(&c, &t, design);
+		rc = replay_and_dump(&c, &t, name, design);
 	trace_free(&t);
 	return rc;
 }

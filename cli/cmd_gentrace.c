@@ -5,6 +5,7 @@
 #include "cli/cli.h"
 #include "cli/trace_cmd.h"
 
+#include <errno.h>
 #include <stdio.h>
 
 static const char usage_gentrace[] =
@@ -24,7 +25,15 @@ int cmd_gentrace(int argc, char **argv)
 				 N_OPTIONS(gentrace_options), usage_gentrace);
 	if (rc)
 		return rc == 1 ? EXIT_OK : rc;
-	if (tracegen_write(stdout, &c.gen) != 0)
-		return cli_error(c.cmd, "out of memory");
-	return fflush(stdout) ? EXIT_USAGE : EXIT_OK;
+	/* A write that fails stops the trace there (a full disk, a closed
+	 * pipe): one line, whatever --ops asked for. */
+	rc = tracegen_write(stdout, &c.gen);
+	if (rc == 0 && fflush(stdout))
+		rc = -errno;
+	if (rc == 0)
+		return EXIT_OK;
+	if (ferror(stdout))
+		return cli_error(c.cmd, "writing the output failed: %s",
+				 map_errno_text(-rc));
+	return cli_error(c.cmd, "out of memory");
 }

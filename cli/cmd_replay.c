@@ -42,12 +42,14 @@ int cmd_replay(int argc, char **argv)
 	if ((rc = trace_cmd_pick_side(&c, true, &side)) ||
 	    (rc = trace_cmd_load(&c, &t)))
 		return rc;
-	enum replay_stop stop = replay_run(&t, c.file ? c.file : "random",
+	char name[CLI_TRACE_NAME_LEN];
+	enum replay_stop stop = replay_run(&t, cli_trace_name(c.file, name,
+							      sizeof(name)),
 					   &side, stdout, c.echo, err,
 					   sizeof(err));
 	if (fflush(stdout) && !stop) {
-		snprintf(err, sizeof(err), "writing the results failed: %s",
-			 strerror(errno));
+		snprintf(err, sizeof(err), "writing the output failed: %s",
+			 map_errno_text(errno));
 		stop = REPLAY_FAILED;
 	}
 	trace_free(&t);

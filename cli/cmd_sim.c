@@ -209,14 +209,16 @@ static int load_trace(const struct sim_cli *c, struct sim_trace *t,
 static int write_trace(const struct sim_cli *c, const struct sim_trace *t)
 {
 	enum sim_trace_format f = sim_trace_guess_format(c->write_trace);
+	char shown[256];
+	parse_printable(c->write_trace, shown, sizeof(shown));
 	FILE *o = fopen(c->write_trace, "wb");
-	if (!o)
-		return cli_error("sim", "cannot write %s: %s", c->write_trace,
-				 strerror(errno));
+	if (!o) /* shown was made before: errno is fopen's */
+		return cli_error("sim", "cannot write %s: %s", shown,
+				 map_errno_text(errno));
 	int rc = sim_trace_write(o, t, f == SIM_TRACE_ORACLE ? f
 							    : SIM_TRACE_TXT);
 	if (fclose(o) || rc)
-		return cli_error("sim", "writing %s failed", c->write_trace);
+		return cli_error("sim", "writing %s failed", shown);
 	return 0;
 }
 
@@ -384,20 +386,31 @@ static int write_outputs(const struct sim_cli *c, const struct sim_report *rep)
 	FILE *out = stdout;
 	int rc = 0;
 	host_record_read(&host);
-	if (c->out && !(out = fopen(c->out, "w")))
-		return cli_error("sim", "cannot write %s: %s", c->out,
-				 strerror(errno));
+	char shown[256];
+	if (c->out && !(out = fopen(c->out, "w"))) {
+		int e = errno;
+		return cli_error("sim", "cannot write %s: %s",
+				 parse_printable(c->out, shown, sizeof(shown)),
+				 map_errno_text(e));
+	}
 	sim_report_write(out, c->format, &host, rep);
 	if (out != stdout && fclose(out))
-		rc = cli_error("sim", "writing %s failed", c->out);
+		rc = cli_error("sim", "writing %s failed",
+			       parse_printable(c->out, shown, sizeof(shown)));
 	if (c->save) {
 		FILE *s = fopen(c->save, "a");
-		if (!s)
+		if (!s) {
+			int e = errno;
 			return cli_error("sim", "cannot append to %s: %s",
-					 c->save, strerror(errno));
+					 parse_printable(c->save, shown,
+							 sizeof(shown)),
+					 map_errno_text(e));
+		}
 		sim_report_write(s, RECORD_JSONL, &host, rep);
 		if (fclose(s))
-			rc = cli_error("sim", "writing %s failed", c->save);
+			rc = cli_error("sim", "writing %s failed",
+				       parse_printable(c->save, shown,
+						       sizeof(shown)));
 	}
 	if (c->plot) {
 		char note[1024];

@@ -91,8 +91,8 @@ static int summarise(const struct trace_cmd *c, const struct diff_report *r,
 		printf("validate: %zu trace lines, %s matches the kernel\n",
 		       cmp->lines, r->label);
 	if (fflush(stdout) && cmp->stop != REPLAY_FAILED)
-		return cli_error(c->cmd, "writing the report failed: %s",
-				 strerror(errno));
+		return cli_error(c->cmd, "writing the output failed: %s",
+				 map_errno_text(errno));
 	if (cmp->stop != REPLAY_DONE)
 		cli_error(c->cmd, "%s", cmp->why);
 	if (cmp->stop == REPLAY_FAILED)
@@ -155,6 +155,13 @@ int cmd_validate(int argc, char **argv)
 	if ((rc = trace_cmd_pick_side(&c, false, &side)) ||
 	    (rc = trace_cmd_kernel_ready(&c)) || (rc = trace_cmd_load(&c, &t)))
 		return rc;
+	char name[CLI_TRACE_NAME_LEN];
+	cli_trace_name(c.file, name, sizeof(name));
+	if (t.n == 0) { /* "matches the kernel" would claim a check never made */
+		trace_free(&t);
+		return cli_error(c.cmd, "%s has no map line and no operation: "
+				 "nothing to compare", name);
+	}
 	warn_other_kernel(&c, &side, &t);
 
 	struct replay_side kside = trace_cmd_kernel_side();
@@ -163,8 +170,8 @@ int cmd_validate(int argc, char **argv)
 		kside.add_flags = design->mode_flags;
 	struct diff_report report = { .label = side.label, .max_diffs = c.max_diffs };
 	struct replay_comparison cmp;
-	replay_compare(&t, c.file ? c.file : "random", &kside, &side,
-		       show_difference, &report, &cmp);
+	replay_compare(&t, name, &kside, &side, show_difference, &report,
+		       &cmp);
 	rc = summarise(&c, &report, &cmp);
 	trace_free(&t);
 	return rc;

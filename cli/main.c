@@ -4,7 +4,9 @@
  * lives in its own cmd_*.c and answers --help.
  */
 #include "cli/cli.h"
+#include "harness/common/parse.h"
 #include "kernel-compare/ksim.h"
+#include "maps/base/map.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -44,13 +46,16 @@ static void usage(FILE *f)
 
 /*
  * Output that could not be written is a failure, not a success with less
- * to read: a full disk or a closed pipe must not exit 0.
+ * to read: a full disk or a closed pipe must not exit 0.  A command that
+ * returned EXIT_USAGE has said why in its one line (a command that writes
+ * much stops at its first failed write, and says so): no second line.
  */
 static int finish_output(int rc)
 {
 	if (fflush(stdout) != 0 || ferror(stdout)) {
-		fprintf(stderr, "maplab: writing the output failed: %s\n",
-			strerror(errno));
+		if (rc != EXIT_USAGE)
+			fprintf(stderr, "maplab: writing the output failed: %s\n",
+				map_errno_text(errno));
 		return EXIT_USAGE;
 	}
 	return rc;
@@ -73,7 +78,9 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < N_COMMANDS; i++)
 		if (strcmp(argv[1], commands[i].name) == 0)
 			return finish_output(commands[i].run(argc - 1, argv + 1));
-	fprintf(stderr, "maplab: unknown command '%s'\n\n", argv[1]);
+	char shown[80];
+	fprintf(stderr, "maplab: unknown command '%s'\n\n",
+		parse_printable(argv[1], shown, sizeof(shown)));
 	usage(stderr);
 	return EXIT_USAGE;
 }

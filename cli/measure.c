@@ -177,7 +177,8 @@ static int add_loads_side(const struct bench_cli *cli, struct measurement *m)
 	}
 	if ((rc = limit_buffer_init(&s.buffer, (size_t)mem.bytes)))
 		return cli_error(cli->cmd, "--physical %s: no buffer of %.0f "
-				 "bytes: %s", d->name, mem.bytes, strerror(-rc));
+				 "bytes: %s", d->name, mem.bytes,
+				 map_errno_text(-rc));
 	format_bytes(limit_buffer_bytes(&s.buffer), size, sizeof(size));
 	/* No quote in a label: harness/results/report.py hands labels to
 	 * gnuplot between single quotes. */
@@ -408,17 +409,22 @@ bool measure_kernel_ready(const char *cmd, bool alone)
 
 int outputs_open(const struct bench_cli *cli, struct outputs *o)
 {
+	char shown[256];
 	o->out = cli->out ? fopen(cli->out, "w") : stdout;
-	if (!o->out)
-		return cli_error(cli->cmd, "cannot write %s: %s", cli->out,
-				 strerror(errno));
+	if (!o->out) {
+		int e = errno;
+		return cli_error(cli->cmd, "cannot write %s: %s",
+				 parse_printable(cli->out, shown, sizeof(shown)),
+				 map_errno_text(e));
+	}
 	o->save = cli->save ? fopen(cli->save, "a") : NULL;
 	if (cli->save && !o->save) {
 		int e = errno;
 		if (o->out != stdout)
 			fclose(o->out);
-		return cli_error(cli->cmd, "cannot write %s: %s", cli->save,
-				 strerror(e));
+		return cli_error(cli->cmd, "cannot write %s: %s",
+				 parse_printable(cli->save, shown, sizeof(shown)),
+				 map_errno_text(e));
 	}
 	return 0;
 }
@@ -440,9 +446,11 @@ static int close_one(const struct bench_cli *cli, FILE *f, const char *path)
 {
 	if (!f || f == stdout)
 		return 0;
+	char shown[256];
 	bool failed = ferror(f) != 0;
 	if (fclose(f) || failed)
-		return cli_error(cli->cmd, "writing %s failed", path);
+		return cli_error(cli->cmd, "writing %s failed",
+				 parse_printable(path, shown, sizeof(shown)));
 	return 0;
 }
 

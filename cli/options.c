@@ -198,10 +198,12 @@ static int refused(const char *cmd, char **argv, const struct cmd_option *opts,
 static int takes_an_option_as_value(const char *cmd, const struct opt_spec *s,
 				    const char *arg)
 {
+	char shown[80];
 	if (s->kind == TAKES_NOTHING || strncmp(arg, "--", 2) != 0)
 		return 0;
 	return cli_error(cmd, "--%s needs a value, got the option '%s' (try "
-			 "--help)", s->name, arg);
+			 "--help)", s->name,
+			 parse_printable(arg, shown, sizeof(shown)));
 }
 
 /* The command's option spelt exactly `name` (len bytes), or NULL. */

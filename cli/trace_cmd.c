@@ -76,21 +76,62 @@ int trace_cmd_parse(struct trace_cmd *c, int argc, char **argv,
 	return rc;
 }
 
+const char *cli_trace_name(const char *file, char *buf, size_t len)
+{
+	if (!file)
+		snprintf(buf, len, "random");
+	else if (strcmp(file, "-") == 0)
+		snprintf(buf, len, "stdin");
+	else
+		parse_printable(file, buf, len);
+	return buf;
+}
+
 int cli_read_trace(const char *cmd, const char *file, struct trace *t)
 {
-	char err[512];
+	char err[512], name[CLI_TRACE_NAME_LEN];
 	int rc;
+	cli_trace_name(file, name, sizeof(name));
 	if (strcmp(file, "-") == 0) {
-		rc = trace_parse(stdin, "stdin", t, err, sizeof(err));
+		rc = trace_parse(stdin, name, t, err, sizeof(err));
 	} else {
 		FILE *f = fopen(file, "r");
 		if (!f)
-			return cli_error(cmd, "cannot open %s: %s", file,
-					 strerror(errno));
-		rc = trace_parse(f, file, t, err, sizeof(err));
+			return cli_error(cmd, "cannot open %s: %s", name,
+					 map_errno_text(errno));
+		rc = trace_parse(f, name, t, err, sizeof(err));
 		fclose(f);
 	}
 	return rc ? cli_error(cmd, "%s", err) : 0;
+}
+
+/*
+ * A --random trace is generated whole as text, then parsed whole, before
+ * the replay starts (as a file is: a malformed line stops it before any
+ * result).  Per operation it holds at most an update's text ("update KEY
+ * VALUE noexist\n", two digits a byte) and its parsed line (struct
+ * trace_line, the key and value, two allocations' overhead); an LPM
+ * trace's model of its prefixes stays below another key and value.
+ * 0, or EXIT_USAGE after one line where that would pass
+ * TRACE_RANDOM_MEMORY.
+ */
+static int random_trace_fits(const struct trace_cmd *c)
+{
+	const struct map_attr *a = &c->gen.attr;
+	uint64_t kv = (uint64_t)a->key_size + a->value_size;
+	uint64_t per_op = 2 * kv + 16 + sizeof(struct trace_line) + kv + 32 + kv;
+	uint64_t most = TRACE_RANDOM_MEMORY / per_op;
+	if (c->gen.ops <= most)
+		return 0;
+	double gib = (double)c->gen.ops * (double)per_op / (1ULL << 30);
+	return cli_error(c->cmd, "--random holds the whole trace in memory: "
+			 "%llu operations of %u-byte keys and %u-byte values "
+			 "would take about %.*f GiB, more than %llu GiB: --ops "
+			 "%llu at most here (or several --seed runs)",
+			 (unsigned long long)c->gen.ops, a->key_size,
+			 a->value_size, gib < 10 ? 2 : 0, gib,
+			 (unsigned long long)(TRACE_RANDOM_MEMORY >> 30),
+			 (unsigned long long)most);
 }
 
 /* Parse --trace FILE, or generate with --random.  0 or EXIT_USAGE. */
@@ -103,10 +144,13 @@ int trace_cmd_load(struct trace_cmd *c, struct trace *t)
 				 "--random (try --help)");
 	if (!c->random)
 		return cli_read_trace(c->cmd, c->file, t);
+	int rc = random_trace_fits(c);
+	if (rc)
+		return rc;
 	char *text = tracegen_string(&c->gen);
 	if (!text)
 		return cli_error(c->cmd, "out of memory");
-	int rc = trace_parse_string(text, "random", t, err, sizeof(err));
+	rc = trace_parse_string(text, "random", t, err, sizeof(err));
 	free(text);
 	return rc ? cli_error(c->cmd, "%s", err) : 0;
 }
@@ -139,9 +183,11 @@ int trace_cmd_pick_side(struct trace_cmd *c, bool allow_kernel,
 		return trace_cmd_kernel_ready(c);
 	}
 	const struct map_ops *design = NULL;
+	char shown[80];
 	if (c->map && !(design = map_find(c->map)))
 		return cli_error(c->cmd, "no design '%s' (maplab list shows "
-				 "them)", c->map);
+				 "them)", parse_printable(c->map, shown,
+							  sizeof(shown)));
 	*side = replay_user_side(design);
 	return 0;
 }

@@ -25,6 +25,11 @@
 #define TRACE_DEFAULT_SEED 1
 #define TRACE_DEFAULT_MAX_DIFFS 5
 
+/* What a --random trace of replay and validate may take in memory, held
+ * whole before the replay starts: --ops beyond it is refused (gentrace
+ * writes as it goes, and takes any --ops). */
+#define TRACE_RANDOM_MEMORY (1ULL << 30)
+
 /* Options of replay, validate and gentrace. */
 struct trace_cmd {
 	const char *cmd;

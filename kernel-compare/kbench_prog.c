@@ -143,16 +143,16 @@ static int load(struct prog_run *p, char *err, size_t errlen)
 	if (!p->skel) {
 		rc = -errno;
 		snprintf(err, errlen, "cannot open the kbench BPF object: %s",
-			 strerror(-rc));
+			 map_errno_text(-rc));
 	} else if ((rc = configure(p))) {
 		snprintf(err, errlen, "cannot set up the kbench BPF object: %s",
-			 strerror(-rc));
+			 map_errno_text(-rc));
 	} else if ((rc = kbench__load(p->skel))) {
 		snprintf(err, errlen, "the kernel refused the kbench programs "
 			 "(%s, kb_baseline) on its %s map: %s%s",
 			 bpf_program__name(p->prog), map_type_name(c->map_type),
-			 strerror(-rc), c->verbose ? "" : " (--verbose prints "
-			 "the verifier's log)");
+			 map_errno_text(-rc), c->verbose ? ""
+			 : " (--verbose prints the verifier's log)");
 	}
 	libbpf_set_print(before);
 	return rc;
@@ -210,7 +210,7 @@ static int place_streams(void *ctx, const struct team *team, char *err,
 		int rc = bpf_map_update_elem(p->cpus_fd, &cpu, &record, BPF_ANY);
 		if (rc) {
 			snprintf(err, errlen, "writing the record of cpu %d: %s",
-				 cpu, strerror(-rc));
+				 cpu, map_errno_text(-rc));
 			return rc;
 		}
 	}
@@ -295,7 +295,7 @@ static int describe_worker_error(const struct prog_run *p, char *err,
 		else if (w->err)
 			snprintf(err, errlen, "worker %u on cpu %d: "
 				 "BPF_PROG_TEST_RUN: %s", t, w->cpu,
-				 strerror(-w->err));
+				 map_errno_text(-w->err));
 		if (w->err)
 			return w->err;
 	}
@@ -375,7 +375,7 @@ int kbench_run(const struct kbench_config *c, struct kbench_result *out,
 		goto out;
 	if ((rc = fill_arrays(&p))) {
 		snprintf(err, errlen, "filling the stream arrays: %s",
-			 strerror(-rc));
+			 map_errno_text(-rc));
 		goto out;
 	}
 	p.prog_fd = bpf_program__fd(p.prog);

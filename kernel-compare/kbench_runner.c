@@ -101,7 +101,7 @@ static int prefill(struct kb_runner *k, char *err, size_t errlen)
 	free(value);
 	if (rc)
 		snprintf(err, errlen, "prefilling the kernel map: %s",
-			 strerror(-rc));
+			 map_errno_text(-rc));
 	return rc;
 }
 
@@ -148,7 +148,7 @@ int kb_runner_create_target(struct kb_runner *k, char *err, size_t errlen)
 			 "value_size=%u max_entries=%u flags=%s: %s",
 			 map_type_name(c->map_type), w->key_size, w->value_size,
 			 w->entries, format_map_flags(flags, names, sizeof(names)),
-			 strerror(-rc));
+			 map_errno_text(-rc));
 		return rc;
 	}
 	int rc = prefill(k, err, errlen);
@@ -238,7 +238,7 @@ static int count_for_evictions(struct kb_runner *k, const struct kb_team_plan *p
 	int rc = count_keys(k, n);
 	if (rc)
 		snprintf(err, errlen, "counting the keys of the kernel map: %s",
-			 strerror(-rc));
+			 map_errno_text(-rc));
 	return rc;
 }
 

@@ -215,7 +215,7 @@ static int collect(const struct syscall_run *s, struct bench_result *r,
 		const struct sc_worker *w = &s->workers[t];
 		if (w->err) {
 			snprintf(err, errlen, "worker %u: a batch call failed: %s",
-				 t, strerror(-w->err));
+				 t, map_errno_text(-w->err));
 			return w->err;
 		}
 		bench_result_add(r, w->ok, w->fail, &w->latency, w->t_start,

@@ -93,7 +93,7 @@ static int load_lookup_prog(int key_array_fd, int target_fd)
 			       "Dual MIT/GPL", p, (size_t)n, &opts);
 	if (fd < 0 && log[0])
 		fprintf(stderr, "maplab: the lookup program was refused (%s); "
-			"the verifier's log:\n%s\n", strerror(-fd), log);
+			"the verifier's log:\n%s\n", map_errno_text(-fd), log);
 	return fd;
 }
 
@@ -234,10 +234,10 @@ int kmap_available(char *why, size_t len)
 		int err = fd;
 		if (geteuid() != 0)
 			snprintf(why, len, "not root: the kernel's BPF maps need "
-				 "root or CAP_BPF (%s)", strerror(-err));
+				 "root or CAP_BPF (%s)", map_errno_text(-err));
 		else
 			snprintf(why, len, "this kernel refuses BPF map creation "
-				 "(%s)", strerror(-err));
+				 "(%s)", map_errno_text(-err));
 		return err;
 	}
 	close(fd);

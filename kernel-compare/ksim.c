@@ -175,15 +175,16 @@ static int load(struct ksim_run_state *st, unsigned n_streams, bool missed,
 	if (!st->skel) {
 		rc = -errno;
 		snprintf(err, errlen, "cannot open the ksim BPF object: %s",
-			 strerror(-rc));
+			 map_errno_text(-rc));
 	} else if ((rc = configure(st, n_streams, missed))) {
 		snprintf(err, errlen, "cannot size the ksim BPF object: %s",
-			 strerror(-rc));
+			 map_errno_text(-rc));
 	} else if ((rc = ksim__load(st->skel))) {
 		snprintf(err, errlen, "the kernel refused the LRU hash map "
 			 "(key %u, value %u, %u entries, flags %#x) or the ksim "
 			 "program: %s%s", st->c->key_size, st->c->value_size,
-			 st->c->max_entries, st->c->map_flags, strerror(-rc),
+			 st->c->max_entries, st->c->map_flags,
+			 map_errno_text(-rc),
 			 st->c->verbose || rc == -EPERM ? "" : " (verbose "
 			 "prints the kernel's log)");
 		if (rc != -EPERM && rc != -ENOMEM)
@@ -213,7 +214,8 @@ static int map_arrays(struct ksim_run_state *st, bool missed, char *err,
 	if (st->keys_mem && (!missed || st->missed_mem))
 		return 0;
 	int rc = -errno;
-	snprintf(err, errlen, "cannot mmap the ksim arrays: %s", strerror(-rc));
+	snprintf(err, errlen, "cannot mmap the ksim arrays: %s",
+		 map_errno_text(-rc));
 	return rc;
 }
 
@@ -229,7 +231,7 @@ static int pin_to(int cpu, char *why, size_t len)
 	int rc = pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
 	if (rc)
 		snprintf(why, len, "cannot pin to cpu %d: %s", cpu,
-			 strerror(rc));
+			 map_errno_text(rc));
 	return -rc;
 }
 
@@ -277,7 +279,7 @@ static int run_batch(const struct ksim_run_state *st, struct ksim_thread *t,
 	int rc = bpf_prog_test_run_opts(st->prog_fd, &o);
 	if (rc) {
 		snprintf(t->why, sizeof(t->why), "BPF_PROG_TEST_RUN: %s",
-			 strerror(-rc));
+			 map_errno_text(-rc));
 		return rc;
 	}
 	if (o.retval == KSIM_RUN_WRONG_CPU) {
@@ -385,7 +387,7 @@ static int run_threads(struct ksim_run_state *st, unsigned n_streams,
 		rc = pthread_create(&t->tid, NULL, stream_thread, t);
 		if (rc) {
 			snprintf(err, errlen, "cannot start stream %u's thread: "
-				 "%s", spawned, strerror(rc));
+				 "%s", spawned, map_errno_text(rc));
 			break;
 		}
 	}
@@ -435,7 +437,7 @@ static int count_live(const struct ksim_run_state *st, uint64_t *live,
 	}
 	if (rc == -ENOENT)
 		return 0;
-	snprintf(err, errlen, "walking the cache map: %s", strerror(-rc));
+	snprintf(err, errlen, "walking the cache map: %s", map_errno_text(-rc));
 	return rc;
 }
 

@@ -148,7 +148,7 @@ static int prefill(struct bench_shared *s, uint64_t *done, char *err,
 	if (rc)
 		snprintf(err, errlen, "prefill: %s refused key %llu of %llu: %s",
 			 s->c->design->name, (unsigned long long)*done + 1,
-			 (unsigned long long)n, strerror(-rc));
+			 (unsigned long long)n, map_errno_text(-rc));
 	return rc;
 }
 
@@ -321,7 +321,8 @@ static int build_map(struct bench_shared *s, uint64_t *prefilled,
 	if (rc) {
 		snprintf(err, errlen, "%s refuses key_size=%u value_size=%u "
 			 "max_entries=%u: %s", c->design->name, attr.key_size,
-			 attr.value_size, attr.max_entries, strerror(-rc));
+			 attr.value_size, attr.max_entries,
+			 map_errno_text(-rc));
 		return rc;
 	}
 	rc = prefill(s, prefilled, err, errlen);

@@ -62,9 +62,11 @@ const char *format_map_flags(uint32_t flags, char *buf, size_t len);
 const char *map_flag_name_list(void);
 
 /*
- * text, with every byte that is not printable ASCII written as \xNN, cut
- * to fit len (with "..." when cut): safe to put in a message on a terminal.
- * Returns buf.
+ * text, with every byte that is not printable ASCII (0x20..0x7e) written as
+ * \xNN, cut to fit len (with "..." when cut): safe to put in a message on
+ * a terminal.  Returns buf.  The one way maplab shows input in a message
+ * or an output: an argument, a file name, a word of a trace; cut input
+ * first ("%.*s" of the escaped text can split an escape).
  */
 const char *parse_printable(const char *text, char *buf, size_t len);
 

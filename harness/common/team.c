@@ -139,7 +139,7 @@ static void describe_setup_error(const struct team *t, unsigned i, char *err,
 	else
 		snprintf(err, errlen, "cannot pin worker %u to cpu %d: %s", i,
 			 map_cpu_allowed_id(i % map_cpu_allowed_count()),
-			 strerror(e));
+			 map_errno_text(e));
 }
 
 int team_start(struct team *t, const struct team_config *cfg, char *err,
@@ -171,7 +171,8 @@ int team_start(struct team *t, const struct team_config *cfg, char *err,
 		if (rc) {
 			free(m);
 			snprintf(err, errlen, "cannot start worker thread %u of %u: "
-				 "%s", t->started, cfg->threads, strerror(-rc));
+				 "%s", t->started, cfg->threads,
+				 map_errno_text(-rc));
 			break;
 		}
 	}

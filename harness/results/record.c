@@ -4,6 +4,8 @@
  * (record.h has the rules); and the one plotter run on a folder of them.
  */
 #include "harness/results/record.h"
+#include "harness/common/parse.h"
+#include "maps/base/map.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -597,11 +599,13 @@ int record_plot(const char *dir, char *note, size_t notelen)
 	pid_t pid;
 	int status, rc;
 
+	char shown[512];
+	parse_printable(dir, shown, sizeof(shown));
 	note[0] = '\0';
 	if (access(plotter, R_OK)) {
 		snprintf(note, notelen, "no plots: the plotter is not at %s (this "
 			 "maplab was built from a source tree that has moved); the "
-			 "records are in %s/results.jsonl", plotter, dir);
+			 "records are in %s/results.jsonl", plotter, shown);
 		return 1;
 	}
 	if (posix_spawn_file_actions_init(&actions)) {
@@ -618,13 +622,13 @@ int record_plot(const char *dir, char *note, size_t notelen)
 		snprintf(note, notelen, "no plots: python3 is %s (%s); the records "
 			 "are in %s/results.jsonl: draw them with python3 %s %s",
 			 rc == ENOENT ? "not installed" : "not runnable",
-			 strerror(rc), dir, plotter, dir);
+			 map_errno_text(rc), shown, plotter, shown);
 		return 1;
 	}
 	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) ||
 	    WEXITSTATUS(status) != 0) {
 		snprintf(note, notelen, "no plots: %s failed (above); the records "
-			 "are in %s/results.jsonl", plotter, dir);
+			 "are in %s/results.jsonl", plotter, shown);
 		return 1;
 	}
 	return 0;

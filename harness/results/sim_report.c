@@ -4,6 +4,8 @@
  * table's sentences around them, and the folder the plotter draws from.
  */
 #include "harness/results/sim_report.h"
+#include "harness/common/parse.h"
+#include "maps/base/map.h"
 
 #include <errno.h>
 #include <math.h>
@@ -148,31 +150,38 @@ void sim_report_write(FILE *f, enum record_format format,
 int sim_plot(const char *dir, const struct host_record *host,
 	     const struct sim_report *rep, char *note, size_t notelen)
 {
-	char path[4096];
+	char path[4096], shown[512];
 	FILE *f;
 	int err;
 
 	note[0] = '\0';
 	if (mkdir(dir, 0777) && errno != EEXIST) {
 		err = errno;
-		snprintf(note, notelen, "cannot create %s: %s", dir, strerror(err));
+		snprintf(note, notelen, "cannot create %s: %s",
+			 parse_printable(dir, shown, sizeof(shown)),
+			 map_errno_text(err));
 		return -err;
 	}
 	if ((size_t)snprintf(path, sizeof(path), "%s/results.jsonl", dir) >=
 	    sizeof(path)) {
-		snprintf(note, notelen, "%s: %s", dir, strerror(ENAMETOOLONG));
+		snprintf(note, notelen, "%s: %s",
+			 parse_printable(dir, shown, sizeof(shown)),
+			 map_errno_text(ENAMETOOLONG));
 		return -ENAMETOOLONG;
 	}
 	if (!(f = fopen(path, "w"))) {
 		err = errno;
-		snprintf(note, notelen, "cannot write %s: %s", path, strerror(err));
+		snprintf(note, notelen, "cannot write %s: %s",
+			 parse_printable(path, shown, sizeof(shown)),
+			 map_errno_text(err));
 		return -err;
 	}
 	sim_report_write(f, RECORD_JSONL, host, rep);
 	if (fclose(f)) {
 		err = errno;
-		snprintf(note, notelen, "writing %s failed: %s", path,
-			 strerror(err));
+		snprintf(note, notelen, "writing %s failed: %s",
+			 parse_printable(path, shown, sizeof(shown)),
+			 map_errno_text(err));
 		return -err;
 	}
 	return record_plot(dir, note, notelen);

@@ -378,7 +378,7 @@ static int create_map(const struct sim_input *in, const struct sim_config *c,
 	if (rc)
 		snprintf(err, errlen, "%s refuses key_size=%u value_size=8 "
 			 "max_entries=%u: %s", ops->name, attr.key_size,
-			 attr.max_entries, strerror(-rc));
+			 attr.max_entries, map_errno_text(-rc));
 	else if (ops->watch_evictions)
 		ops->watch_evictions(*m, on_evict, NULL);
 	return rc;
@@ -680,7 +680,7 @@ int sim_run(struct sim_input *in, const struct sim_config *c,
 	r->live_mean = r->meta_per_entry = r->stray = NAN;
 	r->has_bytes = in->trace->sizes != NULL;
 	if (c->policy->engine == SIM_ENGINE_OPT)
-		return sim_opt_run(in, c->entries, r);
+		return sim_opt_run(in, c->entries, r, err, errlen);
 	struct sim_shared s = { .in = in, .c = c, .n_workers = c->threads,
 				.total = in->trace->n };
 	int rc;

@@ -18,6 +18,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #define NEVER INT64_MAX
@@ -93,12 +94,16 @@ static int64_t due_of(int64_t next)
 	return next < 0 ? NEVER : next;
 }
 
-int sim_opt_run(struct sim_input *in, uint32_t entries, struct sim_result *r)
+int sim_opt_run(struct sim_input *in, uint32_t entries, struct sim_result *r,
+		char *err, size_t errlen)
 {
 	const struct sim_trace *t = in->trace;
 	struct opt_heap h = { 0 };
 	uint64_t evictions = 0;
 	int rc = 0;
+	/* The cache never holds more keys than there are: a slot per key
+	 * at most, whatever entries asks for. */
+	uint32_t slots = entries < in->distinct ? entries : in->distinct;
 
 	if (!in->next) {
 		/* Next uses of the keys the maps see (after any hashing). */
@@ -114,13 +119,20 @@ int sim_opt_run(struct sim_input *in, uint32_t entries, struct sim_result *r)
 		if (rc) {
 			free(in->next);
 			in->next = NULL;
+			snprintf(err, errlen, "opt: out of memory for the "
+				 "next uses of %zu requests", t->n);
 			return rc;
 		}
 	}
-	h.due = malloc((size_t)entries * sizeof(*h.due));
-	h.key = malloc((size_t)entries * sizeof(*h.key));
+	h.due = malloc((slots ? slots : 1) * sizeof(*h.due));
+	h.key = malloc((slots ? slots : 1) * sizeof(*h.key));
 	h.pos = malloc((in->distinct ? in->distinct : 1) * sizeof(*h.pos));
 	if (!h.due || !h.key || !h.pos) {
+		unsigned long long bytes = (unsigned long long)slots *
+			(sizeof(*h.due) + sizeof(*h.key)) +
+			(unsigned long long)in->distinct * sizeof(*h.pos);
+		snprintf(err, errlen, "opt: out of memory for its heap (%u "
+			 "keys, %llu bytes)", slots, bytes);
 		rc = -ENOMEM;
 		goto out;
 	}

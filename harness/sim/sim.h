@@ -117,9 +117,11 @@ int sim_run(struct sim_input *in, const struct sim_config *c,
 /*
  * Belady's MIN on in's requests with `entries` slots: on a miss with every
  * slot taken, evict the key whose next use is farthest (a key never used
- * again first).  Needs in->next (built here if NULL).  0 or -ENOMEM.
+ * again first).  Needs in->next (built here if NULL).  0, or -ENOMEM with
+ * what could not be allocated in err.
  */
-int sim_opt_run(struct sim_input *in, uint32_t entries, struct sim_result *r);
+int sim_opt_run(struct sim_input *in, uint32_t entries, struct sim_result *r,
+		char *err, size_t errlen);
 
 /* --- the kernel (ksim), when built and allowed -------------------------------- */
 

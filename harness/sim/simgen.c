@@ -78,9 +78,13 @@ static int set_param(const char *word, void *ctx)
 	else
 		bad = 2;
 #undef IS
-	if (bad == 2)
-		snprintf(c->err, c->errlen, "%s: no parameter '%.*s' (docs/sim.md "
-			 "lists each generator's)", p->kind, (int)n, word);
+	if (bad == 2) {
+		char name[80];
+		snprintf(name, sizeof(name), "%.*s", (int)n, word);
+		snprintf(c->err, c->errlen, "%s: no parameter '%s' (docs/sim.md "
+			 "lists each generator's)", p->kind,
+			 parse_printable(name, shown, sizeof(shown)));
+	}
 	else if (bad)
 		snprintf(c->err, c->errlen, "%s: bad parameter '%s' (name=number)",
 			 p->kind, parse_printable(word, shown, sizeof(shown)));
@@ -96,9 +100,10 @@ static int parse_params(const char *kind, const char *text,
 				  .share = 90, .shift = 10000 };
 	err[0] = '\0';
 	if (*text && parse_list(text, set_param, &c)) {
+		char shown[80];
 		if (!err[0])
 			snprintf(err, errlen, "%s: empty parameter in '%s'", kind,
-				 text);
+				 parse_printable(text, shown, sizeof(shown)));
 		return -EINVAL;
 	}
 	if (!strcmp(kind, "hotset") && p->hot > p->keys) {
@@ -215,9 +220,10 @@ static int gen_one(const char *spec, uint64_t **ids, uint32_t **sizes,
 		*n = p.requests;
 		return 0;
 	}
-	snprintf(err, errlen, "no trace generator '%.*s' (zipf, loop, scan, "
-		 "hotset, mix)", (int)klen,
-		 parse_printable(spec, shown, sizeof(shown)));
+	char kind[80];
+	snprintf(kind, sizeof(kind), "%.*s", (int)klen, spec);
+	snprintf(err, errlen, "no trace generator '%s' (zipf, loop, scan, "
+		 "hotset, mix)", parse_printable(kind, shown, sizeof(shown)));
 	return -EINVAL;
 }
 
@@ -284,7 +290,7 @@ int sim_trace_generate(const char *spec, struct sim_trace *t, char *err,
 	uint64_t n = 0;
 	int rc;
 	memset(t, 0, sizeof(*t));
-	snprintf(t->name, sizeof(t->name), "%s", spec);
+	parse_printable(spec, t->name, sizeof(t->name));
 	if (strncmp(spec, "mix:", 4) == 0)
 		rc = gen_mix(spec + 4, t, err, errlen);
 	else if ((rc = gen_one(spec, &t->ids, &t->sizes, &n, err, errlen)) == 0)

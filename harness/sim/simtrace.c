@@ -10,6 +10,7 @@
  */
 #include "simtrace.h"
 #include "harness/common/parse.h"
+#include "maps/base/map.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -159,39 +160,42 @@ static int read_zstd(FILE *f, struct buffer *b, char *err, size_t errlen,
 }
 #endif
 
-static int read_file(const char *path, struct buffer *b, char *err,
-		     size_t errlen)
+/* path is opened; name (path made printable) is what messages say. */
+static int read_file(const char *path, const char *name, struct buffer *b,
+		     char *err, size_t errlen)
 {
 	bool zst = ends_with(path, ".zst");
 #ifndef MAPLAB_HAVE_ZSTD
 	if (zst) {
 		snprintf(err, errlen, "%s: this maplab was built without libzstd "
 			 "(install libzstd-dev and rebuild, or decompress the "
-			 "file with zstd -d)", path);
+			 "file with zstd -d)", name);
 		return -EOPNOTSUPP;
 	}
 #endif
 	FILE *f = fopen(path, "rb");
 	if (!f) {
 		int e = errno;
-		snprintf(err, errlen, "cannot open %s: %s", path, strerror(e));
+		snprintf(err, errlen, "cannot open %s: %s", name,
+			 map_errno_text(e));
 		return -e;
 	}
 	int rc;
 	errno = 0;
 #ifdef MAPLAB_HAVE_ZSTD
 	if (zst)
-		rc = read_zstd(f, b, err, errlen, path);
+		rc = read_zstd(f, b, err, errlen, name);
 	else
 #endif
 		rc = read_plain(f, b);
 	fclose(f);
 	if (rc == -ENOMEM)
-		snprintf(err, errlen, "%s: out of memory", path);
+		snprintf(err, errlen, "%s: out of memory", name);
 	else if (rc == -EIO)
-		snprintf(err, errlen, "%s: read error", path);
+		snprintf(err, errlen, "%s: read error", name);
 	else if (rc < 0 && !zst)
-		snprintf(err, errlen, "cannot read %s: %s", path, strerror(-rc));
+		snprintf(err, errlen, "cannot read %s: %s", name,
+			 map_errno_text(-rc));
 	if (!rc && buffer_reserve(b, 0))
 		rc = -ENOMEM;
 	if (!rc)
@@ -421,22 +425,24 @@ int sim_trace_read(const char *path, enum sim_trace_format format,
 		   size_t errlen)
 {
 	struct buffer b = { 0 };
+	char name[256]; /* the path in messages: made printable */
 	int rc;
 
 	memset(t, 0, sizeof(*t));
-	snprintf(t->name, sizeof(t->name), "%s", base_name(path));
+	parse_printable(path, name, sizeof(name));
+	parse_printable(base_name(path), t->name, sizeof(t->name));
 	if (format == SIM_TRACE_AUTO)
 		format = sim_trace_guess_format(path);
-	rc = read_file(path, &b, err, errlen);
+	rc = read_file(path, name, &b, err, errlen);
 	if (!rc && format == SIM_TRACE_ORACLE)
-		rc = parse_oracle((const unsigned char *)b.data, b.len, path, t,
+		rc = parse_oracle((const unsigned char *)b.data, b.len, name, t,
 				  err, errlen);
 	else if (!rc)
 		rc = parse_text(b.data, b.len, format == SIM_TRACE_CSV,
-				csv_column, path, t, err, errlen);
+				csv_column, name, t, err, errlen);
 	if (!rc && t->n == 0) {
 		snprintf(err, errlen, "%s: no requests in the trace (an empty "
-			 "file?)", path);
+			 "file?)", name);
 		rc = -EINVAL;
 	}
 	free(b.data);

@@ -80,7 +80,7 @@ static void note_unexpected(struct worker *w, const char *op, uint32_t k,
 	if (!w->unexpected[0])
 		snprintf(w->unexpected, sizeof(w->unexpected), "%s of key %u "
 			 "answered %s (%d), which a correct map never does here",
-			 op, k, strerror(-err), err);
+			 op, k, map_errno_text(-err), err);
 }
 
 static int do_update(struct worker *w, uint32_t k, uint8_t *key, uint8_t *val,
@@ -528,7 +528,7 @@ int stress_run(const struct stress_opts *o, struct stress_report *rep)
 	map_thread_online();
 	rc = map_create(o->ops, &attr, &run.map);
 	if (rc) {
-		failf(rep, "create failed: %s", strerror(-rc));
+		failf(rep, "create failed: %s", map_errno_text(-rc));
 		map_thread_offline();
 		return rc;
 	}

@@ -13,6 +13,7 @@
  */
 #include "replay.h"
 #include "hex.h"
+#include "membuf.h"
 #include "maps/base/cpu.h"
 #include "maps/base/rcu.h"
 
@@ -75,7 +76,7 @@ static int enter_replay_thread(char *err, size_t errlen)
 				 "process may not run there (taskset?)");
 		else
 			snprintf(err, errlen, "cannot pin the replay to cpu 0: "
-				 "%s", strerror(-cpu));
+				 "%s", map_errno_text(-cpu));
 		return -1;
 	}
 	map_thread_online();
@@ -270,7 +271,7 @@ static enum replay_stop do_op(struct replay *r, size_t i, FILE *out)
 		if (err && err != -ENOENT)
 			return stop_with(r, REPLAY_FAILED, i, "the %s's lookup "
 					 "program could not run: %s",
-					 r->side->label, strerror(-err));
+					 r->side->label, map_errno_text(-err));
 		print_status(out, err);
 		break;
 	case TRACE_DELETE:
@@ -329,7 +330,8 @@ enum replay_stop replay_run(const struct trace *t, const char *trace_name,
 		stop = replay_line(&r, i, out);
 		if (!stop && ferror(out))
 			stop = stop_with(&r, REPLAY_FAILED, i, "writing the "
-					 "results failed: %s", strerror(errno));
+					 "results failed: %s",
+					 map_errno_text(errno));
 	}
 	close_map(&r);
 	leave_replay_thread();
@@ -338,43 +340,12 @@ enum replay_stop replay_run(const struct trace *t, const char *trace_name,
 
 /* --- two sides in lock step ------------------------------------------------ */
 
-/*
- * A stream into a growable buffer that fails loudly: its write returns -1
- * when the buffer cannot grow, which sets the stream's error flag.  (glibc's
- * open_memstream cuts the text short and reports no error, so a comparison
- * would compare a truncated line.)
- */
-struct line_buffer {
-	char *text;
-	size_t len, cap;
-};
-
-static ssize_t line_buffer_write(void *cookie, const char *buf, size_t size)
-{
-	struct line_buffer *b = cookie;
-	if (size > b->cap - b->len) {
-		size_t cap = b->cap ? b->cap : 4096;
-		while (cap - b->len < size && cap <= SIZE_MAX / 2)
-			cap *= 2;
-		char *grown = cap - b->len >= size ? realloc(b->text, cap) : NULL;
-		if (!grown) {
-			errno = ENOMEM;
-			return -1;
-		}
-		b->text = grown;
-		b->cap = cap;
-	}
-	memcpy(b->text + b->len, buf, size);
-	b->len += size;
-	return (ssize_t)size;
-}
-
 /* One side of a comparison: its replay and the buffer its results for the
  * current line go to (emptied for every line, so it holds one line's). */
 struct compare_side {
 	struct replay r;
 	FILE *f;
-	struct line_buffer out;
+	struct membuf out; /* membuf.h: a write it cannot hold fails */
 	char why[512];
 };
 
@@ -382,10 +353,8 @@ static int compare_side_open(struct compare_side *s, const struct trace *t,
 			     const char *trace_name,
 			     const struct replay_side *side)
 {
-	cookie_io_functions_t io = { .write = line_buffer_write };
 	replay_init(&s->r, t, trace_name, side, s->why, sizeof(s->why));
-	memset(&s->out, 0, sizeof(s->out));
-	s->f = fopencookie(&s->out, "w", io);
+	s->f = membuf_open(&s->out);
 	return s->f ? 0 : -1;
 }
 

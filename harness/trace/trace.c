@@ -131,14 +131,20 @@ static int parse_bytes(struct parser *p, const char *what, const char *hex,
 	if (size == 0)
 		return fail(p, "the map line above has %s_size=0, which every "
 			       "map refuses: no operation can follow it", what);
+	/* The length first: a size the hex cannot match is not allocated.
+	 * Digits are counted in 64 bits (a u32 size wants up to 2^33 - 2). */
+	uint64_t digits = 2 * (uint64_t)size;
+	if (strlen(hex) != digits)
+		goto not_hex;
 	*out = malloc(size);
 	if (!*out)
 		return fail(p, "out of memory");
-	if (hex_decode(hex, *out, size))
-		return fail(p, "%s '%s' is not %u bytes of hex (%u digits)", what,
-			    parse_printable(hex, shown, sizeof(shown)), size,
-			    2 * size);
-	return 0;
+	if (hex_decode(hex, *out, size) == 0)
+		return 0;
+not_hex:
+	return fail(p, "%s '%s' is not %u bytes of hex (%llu digits)", what,
+		    parse_printable(hex, shown, sizeof(shown)), size,
+		    (unsigned long long)digits);
 }
 
 static int parse_update_flag(struct parser *p, const char *word,
@@ -248,8 +254,21 @@ int trace_parse(FILE *in, const char *name, struct trace *out, char *err,
 	int rc = 0;
 
 	memset(out, 0, sizeof(*out));
-	while (!rc && (len = getline(&buf, &cap, in)) >= 0) {
+	while (!rc) {
+		/* getline's -1 is the end of the input, or a line it could not
+		 * read: one too long for memory (ENOMEM, which glibc does not
+		 * mark as a stream error), or a read error. */
+		errno = 0;
+		len = getline(&buf, &cap, in);
 		p.lineno++;
+		if (len < 0) {
+			if (errno == ENOMEM)
+				rc = fail(&p, "out of memory");
+			else if (ferror(in))
+				rc = fail(&p, "read error: %s",
+					  map_errno_text(errno));
+			break;
+		}
 		/* A NUL would end the line early for everything below. */
 		const char *nul = memchr(buf, '\0', (size_t)len);
 		if (nul)
@@ -257,10 +276,6 @@ int trace_parse(FILE *in, const char *name, struct trace *out, char *err,
 				  (size_t)(nul - buf) + 1);
 		else
 			rc = parse_line(&p, buf, out);
-	}
-	if (!rc && ferror(in)) {
-		snprintf(err, errlen, "%s: read error: %s", name, strerror(errno));
-		rc = -1;
 	}
 	free(buf);
 	if (rc)
@@ -273,7 +288,7 @@ int trace_parse_string(const char *text, const char *name, struct trace *out,
 {
 	FILE *f = fmemopen((void *)text, strlen(text), "r");
 	if (!f) {
-		snprintf(err, errlen, "%s: %s", name, strerror(errno));
+		snprintf(err, errlen, "%s: %s", name, map_errno_text(errno));
 		return -1;
 	}
 	int rc = trace_parse(f, name, out, err, errlen);

@@ -8,8 +8,10 @@
 #include "tracegen.h"
 #include "tracegen_internal.h"
 #include "hex.h"
+#include "membuf.h"
 #include "harness/common/parse.h"
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,11 +83,13 @@ int tracegen_write(FILE *out, const struct tracegen_opts *o)
 	if (!key || !value) {
 		free(key);
 		free(value);
-		return -1;
+		return -ENOMEM;
 	}
 	tracegen_put_head(out, o, space, "");
 
-	for (uint64_t i = 0; i < o->ops; i++) {
+	int rc = 0;
+	for (uint64_t i = 0; i < o->ops && !(rc = tracegen_write_error(out));
+	     i++) {
 		unsigned dice = (unsigned)rng_below(&r, 100);
 		unsigned k = (unsigned)rng_below(&r, space);
 		if (dice < P_UPDATE) {
@@ -117,23 +121,35 @@ int tracegen_write(FILE *out, const struct tracegen_opts *o)
 			fputs("dump\n", out);
 		}
 	}
-	fputs("dump\n", out);
+	if (!rc) {
+		fputs("dump\n", out);
+		rc = tracegen_write_error(out);
+	}
 	free(key);
 	free(value);
-	return 0;
+	return rc;
+}
+
+int tracegen_write_error(FILE *out)
+{
+	/* errno is still the failed write's: nothing since has failed */
+	if (!ferror(out))
+		return 0;
+	return errno > 0 ? -errno : -EIO;
 }
 
 char *tracegen_string(const struct tracegen_opts *opts)
 {
-	char *text = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
+	struct membuf b;
+	FILE *f = membuf_open(&b);
 	if (!f)
 		return NULL;
 	int rc = tracegen_write(f, opts);
+	if (!rc)
+		rc = fputc('\0', f) == EOF || fflush(f) ? -ENOMEM : 0;
 	if (fclose(f) != 0 || rc != 0) {
-		free(text);
+		free(b.text);
 		return NULL;
 	}
-	return text;
+	return b.text;
 }

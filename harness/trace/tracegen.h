@@ -47,11 +47,17 @@ struct tracegen_opts {
 				 (an LPM trie's: max_entries * 2 + 2) */
 };
 
-/* Write one map line, opts->ops operations and a final dump.  0, or -1 out
- * of memory (an LPM trace's model of the map), the trace unfinished. */
+/*
+ * Write one map line, opts->ops operations and a final dump, a line at a
+ * time (memory does not grow with ops).  0; or, the trace unfinished,
+ * -ENOMEM out of memory (an LPM trace's model of the map), or where a write
+ * to out failed (ferror(out)), that write's negative errno: the trace stops
+ * at the line it failed on.
+ */
 int tracegen_write(FILE *out, const struct tracegen_opts *opts);
 
-/* The same into a malloc'ed string (NULL out of memory). */
+/* The same into a malloc'ed string (NULL out of memory: never a trace cut
+ * short). */
 char *tracegen_string(const struct tracegen_opts *opts);
 
 #endif /* MAPLAB_TRACEGEN_H */

@@ -31,10 +31,15 @@ void tracegen_put_head(FILE *out, const struct tracegen_opts *o,
 /* " <hex>" of size random bytes (buf: size bytes of room). */
 void tracegen_put_value(FILE *out, struct rng *r, uint8_t *buf, uint32_t size);
 
+/* 0, or where a write to out has failed (ferror), that write's negative
+ * errno: checked after every line, so a trace stops at its first failure. */
+int tracegen_write_error(FILE *out);
+
 /*
  * An LPM trie's trace (tracegen_lpm.c), for the key sizes the kernel takes
- * (5 to 260): the head, opts->ops lines and the final dump.  0, or -1 out
- * of memory (the trace then ends early, without its dump).
+ * (5 to 260): the head, opts->ops lines and the final dump.  0, -ENOMEM
+ * out of memory, or a failed write's negative errno (tracegen_write_error);
+ * the trace then ends early, without its dump.
  */
 int tracegen_lpm_write(FILE *out, const struct tracegen_opts *o, struct rng *r,
 		       unsigned key_space);

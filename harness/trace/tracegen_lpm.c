@@ -36,6 +36,7 @@
 #include "tracegen_internal.h"
 #include "hex.h"
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -465,10 +466,13 @@ static uint64_t put_walk(struct lpm_gen *g, uint64_t room)
 	return lines;
 }
 
+/* 0, -ENOMEM (the model), or a failed write's errno (tracegen.h). */
 static int put_ops(struct lpm_gen *g, const struct tracegen_opts *o)
 {
 	struct pick p;
-	for (uint64_t i = 0; i < o->ops; i++) {
+	int rc = 0;
+	for (uint64_t i = 0; i < o->ops && !(rc = tracegen_write_error(g->out));
+	     i++) {
 		unsigned dice = (unsigned)rng_below(g->r, 100);
 		if (i == o->ops / 2) {
 			/* A walk halfway, when the map is full. */
@@ -482,7 +486,7 @@ static int put_ops(struct lpm_gen *g, const struct tracegen_opts *o)
 					   o->attr.value_size);
 			fprintf(g->out, " %s\n", tracegen_update_flags[flag]);
 			if (model_update(g, &p, flag))
-				return -1;
+				return -ENOMEM;
 		} else if ((dice -= P_UPDATE) < P_LOOKUP + P_PLOOKUP) {
 			p = pick_for(g, FOR_LOOKUP);
 			fputs(dice < P_LOOKUP ? "lookup" : "plookup", g->out);
@@ -512,8 +516,10 @@ static int put_ops(struct lpm_gen *g, const struct tracegen_opts *o)
 			fputs("dump\n", g->out);
 		}
 	}
+	if (rc)
+		return rc;
 	fputs("dump\n", g->out);
-	return 0;
+	return tracegen_write_error(g->out);
 }
 
 static void lpm_gen_free(struct lpm_gen *g)
@@ -551,11 +557,11 @@ int tracegen_lpm_write(FILE *out, const struct tracegen_opts *o, struct rng *r,
 	g.scratch = malloc(g.data_size);
 	g.key = malloc(g.key_size);
 	g.value = malloc(o->attr.value_size ? o->attr.value_size : 1);
-	int rc = -1;
+	int rc = -ENOMEM;
 	if (g.bases && g.data && g.scratch && g.key && g.value &&
 	    known_reserve(&g) == 0) {
 		make_bases(&g);
-		rc = make_space(&g, (unsigned)want);
+		rc = make_space(&g, (unsigned)want) ? -ENOMEM : 0;
 	}
 	if (rc == 0) {
 		char extra[32];

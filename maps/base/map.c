@@ -116,6 +116,18 @@ const char *map_errno_name(int err)
 	return NULL;
 }
 
+const char *map_errno_text(int err)
+{
+	/* 524 is a kernel-internal errno (include/linux/errno.h) that bpf(2)
+	 * returns all the same: htab_map_alloc_check refuses an LRU map
+	 * without preallocation with it. */
+	if (err == ENOTSUPP)
+		return "ENOTSUPP (not supported: the kernel's errno 524, which "
+		       "it gives an LRU map asked for with no_prealloc, among "
+		       "others)";
+	return strerror(err);
+}
+
 int map_errno_from_name(const char *name)
 {
 	for (size_t i = 0; i < sizeof(errno_names) / sizeof(errno_names[0]); i++)

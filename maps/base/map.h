@@ -335,4 +335,13 @@ const char *map_errno_name(int err);
 /* The positive errno for a name above, or 0. */
 int map_errno_from_name(const char *name);
 
+/*
+ * A positive errno as every maplab message says it: strerror's text, but
+ * the kernel's own errnos that the C library cannot name ("Unknown error
+ * 524") by name, with what they mean: "ENOTSUPP (not supported: ...)".
+ * The one way to print an errno in a message (a trace's result lines use
+ * map_errno_name).  The text is static, or strerror's.
+ */
+const char *map_errno_text(int err);
+
 #endif /* MAPLAB_MAP_H */

@@ -10,6 +10,9 @@
 #                                  pinfail shim (every CPU pin fails); needs
 #                                  pinfail set to the shim's path
 #   finish                         print the tally; exit 1 on any failure
+#   escaped PATTERN CMD...         exit 2, PATTERN in the output, and no
+#                                  raw ESC byte in it (shown as \x1b)
+#   under_asan                     maplab has AddressSanitizer (no ulimit -v)
 set -u
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -53,6 +56,20 @@ finish() {
 }
 
 is_root() { [ "$(id -u)" -eq 0 ]; }
+
+# escaped PATTERN CMD...: exit 2, PATTERN in the output (stdout and stderr
+# together) and no raw ESC byte there: input comes out as \x1b.
+escaped() {
+    local pattern=$1; shift
+    local out rc
+    out=$("$@" 2>&1); rc=$?
+    [ "$rc" -eq 2 ] && grep -qE -e "$pattern" <<<"$out" && ! grep -q $'\033' <<<"$out" ||
+        { echo "    exit $rc, output: $(head -c 300 <<<"$out" | cat -v)"; false; }
+}
+
+# Whether maplab is built with AddressSanitizer, whose shadow memory cannot
+# live under an address-space limit (ulimit -v): such checks are skipped.
+under_asan() { grep -qa __asan_init "$maplab"; }
 
 # The scripts' fourth argument: "kernel" when maplab was built with the
 # kernel side, "no-kernel" for -Dkernel=disabled.  The kernel's parts of a

@@ -251,4 +251,19 @@ if has_kernel; then
     fi
 fi
 
+# The kernel's ENOTSUPP (524) by name and reason, not "Unknown error 524",
+# from every command that creates a map.
+enotsupp='ENOTSUPP \(not supported: .*no_prealloc.*\)$'
+check 'bench: ENOTSUPP by name' one_line_error \
+    "^maplab bench: lru/linux_common refuses this map \(.*flags=no_prealloc\): $enotsupp" \
+    "$maplab" bench --map lru/linux_common --flags no_prealloc --quiet --duration 0.02 --warmup 0
+check 'compare: ENOTSUPP by name' one_line_error \
+    "^maplab compare: lru/linux_common refuses this map \(.*flags=no_prealloc\): $enotsupp" \
+    "$maplab" compare --map lru/linux_common --flags no_prealloc --quiet --duration 0.02
+if has_kernel; then
+    check 'kbench: ENOTSUPP by name' one_line_error \
+        "^maplab kbench: lru_hash kernel, 1 thread: the kernel refuses .*: $enotsupp" \
+        "$maplab" kbench --map lru_hash --flags no_prealloc --quiet --duration 0.02
+fi
+
 finish

@@ -30,12 +30,19 @@ check 'bench --entries: needs a value' one_line_error \
 
 # Output that cannot be written is an error, for every command.
 expect 2 'writing the output failed' bash -c "'$maplab' list >/dev/full"
-expect 2 'writing the output failed' bash -c "'$maplab' gentrace --ops 10 >/dev/full"
+check 'gentrace >/dev/full: one line' one_line_error \
+    '^maplab gentrace: writing the output failed: No space left on device$' \
+    bash -c "'$maplab' gentrace --ops 10 >/dev/full"
 expect 2 'writing the output failed' bash -c "'$maplab' stress --map hash/linux --threads 2 --ops 2000 >/dev/full"
 expect 2 'writing the output failed' bash -c "'$maplab' bench --quiet --duration 0.02 --warmup 0 --entries 64 >/dev/full"
 
-expect 2 'writing the output failed' bash -c "'$maplab' replay --random --ops 10 >/dev/full"
-has_kernel && expect 2 'writing the output failed' bash -c "'$maplab' validate --random --ops 10 >/dev/full"
+# A command that says why it stopped is not followed by a second line.
+check 'replay >/dev/full: one line' one_line_error \
+    '^maplab replay: writing the output failed: No space left on device$' \
+    bash -c "'$maplab' replay --random --ops 10 >/dev/full"
+has_kernel && check 'validate >/dev/full: one line' one_line_error \
+    '^maplab validate: writing the output failed: No space left on device$' \
+    bash -c "'$maplab' validate --random --ops 10 >/dev/full"
 
 # What the machine cannot hold is refused (ENOMEM, exit 2), not run until
 # the kernel kills the process: 64K entries of 1 MiB values is 64 GiB.
@@ -107,5 +114,61 @@ fi
 
 # A message never echoes raw control bytes.
 expect 2 'unknown option .--\\x1b\[31m' "$maplab" list $'--\e[31m'
+# Every message that quotes input escapes it, through the one helper
+# (parse_printable): an ESC in an argument comes out as \x1b, and the raw
+# byte never reaches the terminal.
+e=$'\e[31m'
+x='\\x1b\[31m'
+printf 'map hash key_size=4 value_size=4 max_entries=2\nlookup 01000000\n' >"$tmp/ok$e.trace"
+printf 'map hash key_size=4 value_size=4 max_entries=2\nlookup 01\n' >"$tmp/bad$e.trace"
+for cmd in replay validate dump; do
+    check "$cmd --map: escaped" escaped "^maplab $cmd: no design 'a$x'" \
+        "$maplab" $cmd --map "a$e" --trace "$tmp/ok$e.trace"
+done
+check 'stress --type: escaped' escaped "^maplab stress: --type wants .* got 't$x'" \
+    "$maplab" stress --type "t$e"
+check 'replay --type: escaped' escaped "^maplab replay: --type wants .* got 't$x'" \
+    "$maplab" replay --type "t$e" --random
+check 'gentrace --type: escaped' escaped "^maplab gentrace: --type wants .* got 't$x'" \
+    "$maplab" gentrace --type "t$e"
+check 'bench --format: escaped' escaped "^maplab bench: --format wants .* got 'f$x'" \
+    "$maplab" bench --format "f$e"
+check 'dump --format: escaped' escaped "^maplab dump: --format wants .* got 'f$x'" \
+    "$maplab" dump --format "f$e"
+check 'unknown command: escaped' escaped "^maplab: unknown command 'c$x'" "$maplab" "c$e"
+check 'a value that is an option: escaped' escaped "got the option '--$x'" \
+    "$maplab" kbench --run-ops "--$e"
+open_cmds=(replay dump)
+has_kernel && open_cmds+=(validate)
+for cmd in "${open_cmds[@]}"; do
+    check "$cmd: cannot open, escaped" escaped "^maplab $cmd: cannot open .*/none$x: No such file" \
+        "$maplab" $cmd --map lru/global --trace "$tmp/none$e"
+    check "$cmd: a trace's name in its errors, escaped" escaped "^maplab $cmd: .*/bad$x.trace:2: key '01'" \
+        "$maplab" $cmd --map lru/global --trace "$tmp/bad$e.trace"
+done
+check 'sim: cannot open, escaped' escaped "^maplab sim: cannot open .*/none$x: No such file" \
+    "$maplab" sim --policy opt --sizes 10 --trace "$tmp/none$e"
+check 'sim: a trace name in its report, escaped' bash -c '
+    printf "1\n2\n1\n" >"$2/keys$3.txt"
+    out=$("$1" sim --quiet --policy opt --sizes 1 --trace "$2/keys$3.txt" 2>&1) &&
+    grep -q "keys\\\\x1b\[31m.txt" <<<"$out" && ! grep -q $'"'"'\033'"'"' <<<"$out"' \
+    _ "$maplab" "$tmp" "$e"
+check 'sim: no parameter, escaped' escaped "^maplab sim: zipf: no parameter 'p$x'" \
+    "$maplab" sim --policy opt --sizes 10 --trace "zipf:p$e=1"
+check 'sim: empty parameter, escaped' escaped "^maplab sim: zipf: empty parameter in 'keys=10,,$x'" \
+    "$maplab" sim --policy opt --sizes 10 --trace "zipf:keys=10,,$e"
+check 'sim: neither a file nor a generator, escaped' escaped \
+    "^maplab sim: cannot open g$x:keys=1: No such file or directory \\(nor is it a generator" \
+    "$maplab" sim --policy opt --sizes 10 --trace "g$e:keys=1"
+check 'sim: no generator, escaped' escaped "^maplab sim: no trace generator 'g$x'" \
+    "$maplab" sim --policy opt --sizes 10 --trace "mix:g$e:keys=1"
+check 'sim --write-trace: escaped' escaped "^maplab sim: cannot write .*/no/w$x: No such file" \
+    "$maplab" sim --quiet --policy opt --sizes 10 --trace zipf:keys=10,requests=100 \
+    --write-trace "$tmp/no/w$e"
+check 'sim --plot: escaped' escaped "^maplab sim: --plot: cannot create .*/no/p$x: No such file" \
+    "$maplab" sim --quiet --policy opt --sizes 10 --trace zipf:keys=10,requests=100 \
+    --plot "$tmp/no/p$e"
+check 'bench --out: escaped' escaped "^maplab bench: cannot write .*/no/o$x: No such file" \
+    "$maplab" bench --quiet --duration 0.02 --warmup 0 --entries 64 --out "$tmp/no/o$e"
 
 finish

@@ -25,5 +25,9 @@ check "stress --threads 2,3 runs both counts" test "$(grep -cE '^hash/linux +ok 
 # A map the design refuses: one line, the design named once.
 expect 2 '^maplab stress: hash/linux: create failed: Invalid argument$' \
     "$maplab" stress --map hash/linux --flags no_common_lru --ops 100
+# The kernel's ENOTSUPP (524) by name and reason, not "Unknown error 524".
+check 'stress: ENOTSUPP by name' one_line_error \
+    '^maplab stress: lru/linux_common: create failed: ENOTSUPP \(not supported: .*no_prealloc.*\)$' \
+    "$maplab" stress --map lru/linux_common --flags no_prealloc --ops 100
 
 finish

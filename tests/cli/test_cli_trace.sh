@@ -58,6 +58,56 @@ expect 2 "unknown operation '\\\\x1b\[2Jwipe'" "$maplab" replay --trace "$tmp/es
 check "no raw escape byte on the terminal" \
     bash -c '! "$1" replay --trace "$2" 2>&1 | grep -q $'"'"'\033'"'" _ "$maplab" "$tmp/esc.trace"
 
+# A line too long for memory is an error at its line, exit 2 (getline's
+# ENOMEM read as the end of the trace: the rest was dropped, exit 0).
+if ! under_asan; then
+    check "a line too long for memory is an error" one_line_error \
+        '^maplab replay: stdin:2: out of memory$' bash -c '
+        { printf "map hash key_size=4 value_size=4 max_entries=2\nlookup "
+          head -c 268435456 /dev/zero | tr "\0" a; printf "\ndump\n"; } |
+        ( ulimit -v 131072; exec "$1" replay --trace - )' _ "$maplab"
+fi
+
+# A trace of comments and blank lines replays to nothing, exit 0; validate
+# has nothing to compare there, which is an error, not a match.
+printf '# nothing but a comment\n\n' >"$tmp/empty.trace"
+check "replay of an empty trace: nothing, exit 0" \
+    test -z "$("$maplab" replay --trace "$tmp/empty.trace" 2>&1 || echo failed)"
+if has_kernel; then
+    check "validate of a comments-only trace is an error" one_line_error \
+        "^maplab validate: .*/empty.trace has no map line and no operation: nothing to compare$" \
+        "$maplab" validate --trace "$tmp/empty.trace"
+    check "validate of an empty file is an error" one_line_error \
+        "^maplab validate: /dev/null has no map line and no operation: nothing to compare$" \
+        "$maplab" validate --trace /dev/null
+fi
+
+# Output that cannot be written stops the trace at the first failed write:
+# one line, exit 2, at once (gentrace went on writing into /dev/full, for
+# ever at --ops 2^40).
+check "gentrace >/dev/full: one line, at once" one_line_error \
+    '^maplab gentrace: writing the output failed: No space left on device$' \
+    bash -c 'timeout 20 "$1" gentrace --ops 1099511627776 >/dev/full' _ "$maplab"
+check "gentrace --type lpm_trie >/dev/full: one line, at once" one_line_error \
+    '^maplab gentrace: writing the output failed: No space left on device$' \
+    bash -c 'timeout 20 "$1" gentrace --type lpm_trie --ops 1099511627776 >/dev/full' _ "$maplab"
+
+# --random builds its trace in memory before the replay: what would not fit
+# comfortably (1 GiB) is refused in one line, before anything is built (it
+# built until memory ran out, then replayed what fit).  ulimit -v keeps the
+# machine safe from a build that does not refuse.
+as_limit=; under_asan || as_limit='ulimit -v 2097152;'
+random_cmds=(replay)
+has_kernel && random_cmds+=(validate)
+for cmd in "${random_cmds[@]}"; do
+    check "$cmd --random --ops 2^40: refused" one_line_error \
+        "^maplab $cmd: --random holds the whole trace in memory: 1099511627776 operations of 4-byte keys and 8-byte values would take about [0-9.]+ GiB, more than 1 GiB: --ops [0-9]+ at most here \\(or several --seed runs\\)$" \
+        bash -c "$as_limit"' exec timeout 20 "$1" "$2" --random --ops 1099511627776' _ "$maplab" "$cmd"
+    check "$cmd --random of 4 MiB keys and values: refused" one_line_error \
+        "^maplab $cmd: --random holds the whole trace in memory: 1000 operations of 4194304-byte keys and 4194304-byte values would take about [0-9.]+ GiB, more than 1 GiB: --ops 31 at most here" \
+        bash -c "$as_limit"' exec timeout 20 "$1" "$2" --random --key-size 4194304 --value-size 4194304' _ "$maplab" "$cmd"
+done
+
 # --echo puts each trace line above its results.
 expect 0 '^# update 02000000 2323232323232323 noexist$' \
     "$maplab" replay --echo --trace "$root/examples/hash_basics.trace"

@@ -28,6 +28,7 @@
 #include "harness/sim/simtrace.h"
 #include "maps/base/cpu.h"
 #include "maps/base/rcu.h"
+#include "tests/common/memlimit.h"
 
 #define TRACES MAPLAB_SOURCE_ROOT "/examples/traces/"
 
@@ -453,6 +454,48 @@ static struct sim_policy policy_of(const struct map_ops *d)
 
 static const struct sim_policy opt_policy = { .name = "opt",
 					      .engine = SIM_ENGINE_OPT };
+
+/*
+ * Where opt's heap cannot be allocated, err says what failed (it was left
+ * as it was: the caller printed an uninitialised buffer).  The next uses
+ * are built first, by a run that fits; then, under an address-space
+ * limit, 64 KiB blocks take what is left (the allocator keeps address
+ * space it has freed, so the limit alone does not bind), and the heap
+ * cannot be had: 100000 keys' slots (12 bytes) and positions (4).
+ */
+Test(sim_opt, a_heap_that_cannot_be_allocated_is_said)
+{
+	struct sim_trace t;
+	struct sim_input in;
+	struct sim_result r;
+	char err[512];
+	cr_assert_eq(sim_trace_generate("loop:keys=100000,requests=100000",
+					&t, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(sim_input_prepare(&in, &t, 8, 0, err, sizeof(err)), 0);
+	struct sim_config c = { .policy = &opt_policy, .entries = 1,
+				.threads = 1, .ncpus = 2 };
+	cr_assert_eq(sim_run(&in, &c, &r, err, sizeof(err)), 0, "%s", err);
+
+	static void *taken[1 << 16];
+	size_t n_taken = 0;
+	limit_address_space(8 << 20);
+	while (n_taken < sizeof(taken) / sizeof(taken[0]) &&
+	       (taken[n_taken] = malloc(64 << 10)))
+		n_taken++;
+	cr_assert_lt(n_taken, sizeof(taken) / sizeof(taken[0]),
+		     "the limit did not bind");
+	c.entries = 1U << 30; /* more than the keys: a slot per key */
+	memset(err, 0xa5, sizeof(err));
+	err[sizeof(err) - 1] = '\0';
+	int rc = sim_run(&in, &c, &r, err, sizeof(err));
+	while (n_taken)
+		free(taken[--n_taken]);
+	cr_assert_eq(rc, -ENOMEM);
+	cr_expect_str_eq(err, "opt: out of memory for its heap (100000 keys, "
+			 "1600000 bytes)");
+	sim_input_free(&in);
+	sim_trace_free(&t);
+}
 
 Test(sim_opt, equals_a_plain_belady)
 {

@@ -4,6 +4,7 @@
  * is refused with its own line number and a message safe for a terminal.
  */
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 #include "harness/trace/replay.h"
 #include "harness/trace/trace.h"
 #include "harness/trace/tracegen.h"
+#include "tests/common/memlimit.h"
 
 static int parse(const char *text, struct trace *t, char *err, size_t len)
 {
@@ -150,6 +152,56 @@ Test(trace, messages_escape_what_they_quote)
 		       "lookup \x9b" "31m\n", "t:2: key '\\x9b31m'");
 	expect_refused("map hash key_size=1 value_size=1 max_entries=1 "
 		       "flags=\x1b]0;x\n", "flag '\\x1b]0;x'");
+}
+
+/*
+ * The digits a key or value needs are counted in 64 bits: a size of 2^31
+ * or more wants 2^32 digits or more ("0 digits" it said, 2 * size in 32
+ * bits), and the size is checked before anything of that size is held.
+ */
+Test(trace, a_huge_size_counts_its_digits_in_full)
+{
+	expect_refused("map hash key_size=2147483648 value_size=4 "
+		       "max_entries=2\nlookup 00\n",
+		       "t:2: key '00' is not 2147483648 bytes of hex "
+		       "(4294967296 digits)");
+	expect_refused("map hash key_size=4 value_size=4294967295 "
+		       "max_entries=2\nupdate 00000000 00\n",
+		       "t:2: value '00' is not 4294967295 bytes of hex "
+		       "(8589934590 digits)");
+}
+
+/* A stream of one map line, then a line that never ends: "aaaa...". */
+static ssize_t endless_line(void *cookie, char *buf, size_t size)
+{
+	static const char head[] = "map hash key_size=4 value_size=4 "
+				   "max_entries=2\nlookup ";
+	size_t *at = cookie, n = 0;
+	for (; n < size && *at < sizeof(head) - 1; n++)
+		buf[n] = head[(*at)++];
+	memset(buf + n, 'a', size - n);
+	*at += size - n;
+	return (ssize_t)size;
+}
+
+/*
+ * A line too long to hold in memory is an error at that line, not the
+ * end of the trace (getline's ENOMEM looked like end of file: the rest of
+ * the trace was dropped, and the replay exited 0).
+ */
+Test(trace, a_line_that_cannot_be_held_is_out_of_memory, .timeout = 60)
+{
+	size_t at = 0;
+	cookie_io_functions_t io = { .read = endless_line };
+	FILE *in = fopencookie(&at, "r", io);
+	cr_assert_not_null(in);
+	struct trace t;
+	char err[256] = "";
+	limit_address_space(64 << 20);
+	cr_expect_eq(trace_parse(in, "huge", &t, err, sizeof(err)), -1,
+		     "a line of %zu bytes was read whole", at);
+	cr_expect_str_eq(err, "huge:2: out of memory");
+	fclose(in);
 }
 
 /* "010" is ten, not eight: no base prefixes. */
@@ -627,4 +679,58 @@ Test(tracegen, lpm_traces_reach_every_case, .timeout = 120)
 		cr_expect_gt(c.bad_lookup_enoent, 0, "key_size %u", ks);
 		cr_expect_gt(c.bad_next_first, 0, "key_size %u", ks);
 	}
+}
+
+/* A stream whose every write fails as a full disk's does, counting them. */
+static ssize_t full_write(void *cookie, const char *buf, size_t size)
+{
+	(void)buf, (void)size;
+	++*(unsigned *)cookie;
+	errno = ENOSPC;
+	return -1;
+}
+
+/*
+ * A trace that cannot be written stops at the first failed write, with
+ * that write's errno, for every map type (it went on to the end, ignoring
+ * the failures: with --ops 2^40, for ever).
+ */
+Test(tracegen, stops_at_the_first_failed_write, .timeout = 30)
+{
+	static const uint32_t types[] = { MAP_TYPE_HASH, MAP_TYPE_LRU_HASH,
+					  MAP_TYPE_LPM_TRIE };
+	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+		struct tracegen_opts o = {
+			.attr = { .type = types[i], .key_size = 8, .value_size = 8,
+				  .max_entries = 64, .flags = MAP_F_NO_PREALLOC },
+			.seed = 1, .ops = 1ULL << 40,
+		};
+		unsigned writes = 0;
+		cookie_io_functions_t io = { .write = full_write };
+		FILE *full = fopencookie(&writes, "w", io);
+		cr_assert_not_null(full);
+		cr_expect_eq(tracegen_write(full, &o), -ENOSPC, "type %u", types[i]);
+		cr_expect_eq(writes, 1, "type %u: %u writes tried", types[i],
+			     writes);
+		fclose(full);
+	}
+}
+
+/*
+ * A trace too large for memory is no trace (NULL), not a trace cut short:
+ * glibc's open_memstream stops growing without an error, so the trace
+ * replayed was the part that fit, and exited 0.
+ */
+Test(tracegen, a_string_that_cannot_be_held_is_null, .timeout = 60)
+{
+	struct tracegen_opts o = {
+		.attr = { .type = MAP_TYPE_HASH, .key_size = 64, .value_size = 64,
+			  .max_entries = 64 },
+		.seed = 1, .ops = 1000000, /* some 200 MB of text */
+	};
+	limit_address_space(32 << 20);
+	char *text = tracegen_string(&o);
+	cr_expect_null(text, "%zu bytes of a trace came back",
+		       text ? strlen(text) : 0);
+	free(text);
 }

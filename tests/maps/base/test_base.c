@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -162,4 +163,19 @@ Test(nulls_list, add_delete_and_the_end_marker)
 	nulls_del_rcu(&a);
 	cr_expect(nulls_is_marker(nulls_first_rcu(&h)));
 	cr_expect_eq(nulls_marker_value(nulls_first_rcu(&h)), 42u);
+}
+
+/*
+ * One text for an errno in every message: the kernel's own ENOTSUPP (524),
+ * which the C library does not know ("Unknown error 524"), by name with
+ * what it means; every other errno as strerror says it.
+ */
+Test(errno_text, names_the_kernels_own_and_says_the_rest)
+{
+	cr_expect_str_eq(map_errno_text(ENOTSUPP),
+			 "ENOTSUPP (not supported: the kernel's errno 524, "
+			 "which it gives an LRU map asked for with "
+			 "no_prealloc, among others)");
+	cr_expect_str_eq(map_errno_text(EINVAL), strerror(EINVAL));
+	cr_expect_str_eq(map_errno_text(ENOMEM), "Cannot allocate memory");
 }
