@@ -213,9 +213,12 @@ static inline bool map_seq_read_try_begin(const struct map_seqlock *l,
  * count's modification order beside the CAS that locks a writer W whose
  * section began after s:
  *   - after it: it reads W's odd count or a later one, never s: retry;
- *   - before it: its release pairs with W's acquire CAS (directly, or
- *     through later writers' unlock-then-lock), so every load of the pass
- *     happens before W's stores and cannot have read one of them.
+ *   - before it: its release pairs with W's acquire CAS (directly, as
+ *     other readers' fetch_adds in between continue its release sequence,
+ *     or through writers that locked and unlocked in between), so every
+ *     load of the pass happens before W's stores and cannot have read one.
+ * (A fetch_add of 0 never loses a writer's store: it writes back what it
+ * read, at its own place in that order.)
  * Same guarantee, in operations TSan models; but every reader writes the
  * count's line, which is why the normal build keeps the fences.  TSan then
  * also sees a pass that ended before a writer began as ordered before that
