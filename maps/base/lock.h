@@ -21,6 +21,20 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/*
+ * MAP_UNDER_TSAN: built with ThreadSanitizer (gcc says __SANITIZE_THREAD__,
+ * clang __has_feature(thread_sanitizer)).  TSan does not model a standalone
+ * fence (gcc refuses one: -Wtsan), so the seqlock below orders its reads
+ * another way there; docs/sanitizers.md.
+ */
+#if defined(__SANITIZE_THREAD__)
+#define MAP_UNDER_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define MAP_UNDER_TSAN 1
+#endif
+#endif
+
 struct map_spinlock {
 	atomic_bool held;
 };
@@ -96,6 +110,20 @@ static inline void map_spin_unlock(struct map_spinlock *l)
  * What a reader loaded between begin and a retry that says "no" is a
  * snapshot of one moment.  Waiting spins, then yields, for the reason
  * map_spinlock does.
+ *
+ * Ordering, in C11's terms (the kernel's seqcount in its comments):
+ *   - begin's acquire load reads the count s that the last writer's unlock
+ *     (a release store) wrote: that writer's stores, and its predecessors',
+ *     happen before the reader's loads, which see them or later ones;
+ *   - a reader's load that reads a store of a writer W whose section began
+ *     after s must make the retry say "yes".  W's release fence after its
+ *     CAS made the count odd (map_seq_lock_fence) and the reader's acquire
+ *     fence before its second load of the count (map_seq_read_retry)
+ *     synchronize through that load (C11 7.17.4: fence to fence), so W's
+ *     odd count happens before the second load, which reads it or a later
+ *     count, never s (the kernel's smp_wmb() in write_seqcount_begin and
+ *     smp_rmb() in read_seqcount_retry).
+ * Under ThreadSanitizer there are no fences: see map_seq_read_retry.
  */
 struct map_seqlock {
 	_Atomic uint32_t seq;
@@ -104,6 +132,19 @@ struct map_seqlock {
 static inline void map_seq_init(struct map_seqlock *l)
 {
 	atomic_init(&l->seq, 0);
+}
+
+/* Just after the CAS that made the count odd, before any store of the
+ * section: the odd count before those stores.  Without it a weakly
+ * ordered cpu may show a reader our stores and the old, even count (the
+ * kernel's smp_wmb() in write_seqcount_begin; x86's cmpxchg is one
+ * already).  Pairs with the acquire fence in map_seq_read_retry.  Under
+ * TSan none: the readers' retry pairs with the CAS itself (see there). */
+static inline void map_seq_lock_fence(void)
+{
+#ifndef MAP_UNDER_TSAN
+	atomic_thread_fence(memory_order_release);
+#endif
 }
 
 static inline void map_seq_lock(struct map_seqlock *l)
@@ -115,11 +156,7 @@ static inline void map_seq_lock(struct map_seqlock *l)
 		    atomic_compare_exchange_weak_explicit(&l->seq, &s, s + 1,
 							  memory_order_acquire,
 							  memory_order_relaxed)) {
-			/* the odd count before any store of ours: without it a
-			 * weakly ordered cpu may show a reader our stores and
-			 * the old, even count (the kernel's smp_wmb() in
-			 * write_seqcount_begin; x86's cmpxchg is one already) */
-			atomic_thread_fence(memory_order_release);
+			map_seq_lock_fence();
 			return;
 		}
 		map_wait_a_little(&spins);
@@ -135,7 +172,7 @@ static inline bool map_seq_trylock(struct map_seqlock *l)
 						     memory_order_acquire,
 						     memory_order_relaxed))
 		return false;
-	atomic_thread_fence(memory_order_release); /* as in map_seq_lock */
+	map_seq_lock_fence();
 	return true;
 }
 
@@ -163,11 +200,41 @@ static inline bool map_seq_read_try_begin(const struct map_seqlock *l,
 	return !(*s & 1);
 }
 
-/* true when a writer came between begin and now: the loads are void */
+/*
+ * true when a writer came between begin and now: the loads are void.
+ *
+ * The acquire fence keeps the pass's loads before the second load of the
+ * count and pairs with the writer's release fence (map_seq_lock_fence).
+ *
+ * Under ThreadSanitizer the second read is a read-don't-modify-write
+ * instead, a fetch_add of 0 with release order, and the writer has no
+ * fence (Boehm, "Can seqlocks get along with programming language memory
+ * models?", MSPC 2012).  Being a read-modify-write, it has a place in the
+ * count's modification order beside the CAS that locks a writer W whose
+ * section began after s:
+ *   - after it: it reads W's odd count or a later one, never s: retry;
+ *   - before it: its release pairs with W's acquire CAS (directly, as
+ *     other readers' fetch_adds in between continue its release sequence,
+ *     or through writers that locked and unlocked in between), so every
+ *     load of the pass happens before W's stores and cannot have read one.
+ * (A fetch_add of 0 never loses a writer's store: it writes back what it
+ * read, at its own place in that order.)
+ * Same guarantee, in operations TSan models; but every reader writes the
+ * count's line, which is why the normal build keeps the fences.  TSan then
+ * also sees a pass that ended before a writer began as ordered before that
+ * writer, and reports only passes that overlapped one (tests/sanitizers/
+ * tsan.supp says why those are not races).
+ */
 static inline bool map_seq_read_retry(const struct map_seqlock *l, uint32_t s)
 {
+#ifndef MAP_UNDER_TSAN
 	atomic_thread_fence(memory_order_acquire);
 	return atomic_load_explicit(&l->seq, memory_order_relaxed) != s;
+#else
+	struct map_seqlock *count = (struct map_seqlock *)l; /* never const */
+	return atomic_fetch_add_explicit(&count->seq, 0,
+					 memory_order_release) != s;
+#endif
 }
 
 #endif /* MAPLAB_LOCK_H */

@@ -332,8 +332,11 @@ longest_match(struct lpm_multibit *f, uint32_t len, const uint8_t *data, bool wo
  * Every step of a lookup counts bits: built for a baseline x86-64, which
  * lacks POPCNT, __builtin_popcountll is a call into libgcc.  The lookup is
  * built twice, and the loader picks the POPCNT build where the cpu has it.
+ * Not under ThreadSanitizer: the loader runs the pick (an ifunc resolver)
+ * while relocating, before TSan's runtime is up, and TSan instruments the
+ * resolver, so every program died at start.
  */
-#if defined(__x86_64__) && defined(__has_attribute)
+#if defined(__x86_64__) && defined(__has_attribute) && !defined(MAP_UNDER_TSAN)
 #if __has_attribute(target_clones)
 #define WITH_POPCNT __attribute__((target_clones("popcnt", "default")))
 #endif

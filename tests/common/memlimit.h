@@ -5,9 +5,9 @@
  * with ENOMEM instead of taking the machine's memory.  Criterion runs each
  * test in its own process, so the limit ends with the test.
  *
- * AddressSanitizer reserves terabytes of address space for its shadow, so
- * under it such a test cannot run: it says so and is skipped (the normal
- * build, which CI also runs, runs it).
+ * AddressSanitizer and ThreadSanitizer reserve terabytes of address space
+ * for their shadow, so under them such a test cannot run: it says so and
+ * is skipped (the normal build, which CI also runs, runs it).
  */
 #ifndef MAPLAB_TEST_MEMLIMIT_H
 #define MAPLAB_TEST_MEMLIMIT_H
@@ -17,11 +17,11 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#if defined(__SANITIZE_ADDRESS__)
-#define MAPLAB_UNDER_ASAN 1
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define MAPLAB_UNDER_SHADOW_SANITIZER 1
 #elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define MAPLAB_UNDER_ASAN 1
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define MAPLAB_UNDER_SHADOW_SANITIZER 1
 #endif
 #endif
 
@@ -41,9 +41,9 @@ static inline size_t address_space_now(void)
 /* Allow the process `extra` bytes of address space beyond what it has. */
 static inline void limit_address_space(size_t extra)
 {
-#ifdef MAPLAB_UNDER_ASAN
+#ifdef MAPLAB_UNDER_SHADOW_SANITIZER
 	(void)extra;
-	cr_skip_test("AddressSanitizer's shadow memory cannot live under an "
+	cr_skip_test("a sanitizer's shadow memory cannot live under an "
 		     "address-space limit; the normal build runs this test");
 #else
 	size_t limit = address_space_now() + extra;
