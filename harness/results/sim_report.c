@@ -42,7 +42,7 @@ static void sim_record(const struct sim_report *rep, const struct sim_row *w,
 	record_whole(r, "distinct_keys", in->distinct);
 	record_whole(r, "key_size", in->key_size);
 	record_bool(r, "keys_hashed", in->hashed);
-	record_whole(r, "warmup", in->warmup);
+	record_whole(r, "warmup_requests", in->warmup);
 	record_text(r, "policy", w->policy);
 	record_whole(r, "entries", w->entries);
 	record_whole(r, "threads", w->threads);

@@ -5,7 +5,7 @@
  * plotter.
  *
  * A record per (policy, size, threads): trace, format, requests_total,
- * distinct_keys, key_size, keys_hashed, warmup, policy, entries, threads,
+ * distinct_keys, key_size, keys_hashed, warmup_requests, policy, entries, threads,
  * split, requests, misses, miss_ratio, byte_miss_ratio (not measured
  * without sizes), evictions, insert_failures, seconds, mreq_per_s,
  * live_mean, effective_capacity (live_mean / entries),
