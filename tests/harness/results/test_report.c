@@ -759,7 +759,7 @@ Test(sim_report, jsonl_has_the_host_then_a_record_a_point)
 	cr_expect(strstr(text, "{\"record\":\"sim\",\"trace\":\"a,b\","
 			       "\"format\":\"txt\",\"requests_total\":4,"
 			       "\"distinct_keys\":3,\"key_size\":8,"
-			       "\"keys_hashed\":false,\"warmup\":0,"
+			       "\"keys_hashed\":false,\"warmup_requests\":0,"
 			       "\"policy\":\"lru/global\",\"entries\":2,"
 			       "\"threads\":1,\"split\":\"rr\",\"requests\":4,"
 			       "\"misses\":3,\"miss_ratio\":0.75,"
