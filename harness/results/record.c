@@ -223,12 +223,20 @@ static void json_string(FILE *f, const char *s)
 	putc('"', f);
 }
 
-static void json_figure(FILE *f, const char *format, double v)
+/* v in format, or `blank` where it was not measured (NaN): "null" in
+ * jsonl, "" in csv, "-" in a table. */
+static void put_figure(FILE *f, const char *format, double v,
+		       const char *blank)
 {
 	if (isnan(v))
-		fputs("null", f);
+		fputs(blank, f);
 	else
 		fprintf(f, format, v);
+}
+
+static void json_figure(FILE *f, const char *format, double v)
+{
+	put_figure(f, format, v, "null");
 }
 
 static void json_value(FILE *f, const struct record_field *x)
@@ -372,7 +380,6 @@ static void cell_value(FILE *f, const struct record_field *x, int part,
 {
 	const char *const *texts = x->v.list.items;
 	const char *blank = table ? "-" : "";
-	double v;
 	format = format ? format : x->format;
 	if (x->missing) {
 		fputs(blank, f);
@@ -387,11 +394,8 @@ static void cell_value(FILE *f, const struct record_field *x, int part,
 		break;
 	case RECORD_FIGURE:
 	case RECORD_SPREAD:
-		v = x->v.figure[x->type == RECORD_SPREAD ? part : 0];
-		if (isnan(v))
-			fputs(blank, f);
-		else
-			fprintf(f, format, v);
+		put_figure(f, format, x->v.figure[x->type == RECORD_SPREAD ? part : 0],
+			   blank);
 		break;
 	case RECORD_BOOL:
 		fputs(table ? (x->v.truth ? "yes" : "no")
@@ -399,12 +403,9 @@ static void cell_value(FILE *f, const struct record_field *x, int part,
 		break;
 	case RECORD_FIGURES:
 		for (unsigned i = 0; i < x->v.list.n; i++) {
-			v = ((const double *)x->v.list.items)[i];
 			fputs(i ? sep : "", f);
-			if (isnan(v))
-				fputs(blank, f);
-			else
-				fprintf(f, format, v);
+			put_figure(f, format, ((const double *)x->v.list.items)[i],
+				   blank);
 		}
 		break;
 	case RECORD_WORDS:
