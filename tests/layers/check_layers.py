@@ -12,7 +12,7 @@ Layers point only down:
 and inside them:
 
     maps/base  <  maps/tables  <  the families (hash, lru, lpm_trie)  <  maps/registry.c
-    harness/common  <  harness/workload  <  trace, stress, bench, sim  <  harness/results
+    harness/common  <  harness/workload  <  trace, stress, bench, sim, profile  <  harness/results
 
 A file may include its own part and the parts below it, never one above
 it, and never a sibling: no family includes another family (a family's
@@ -51,6 +51,7 @@ PARTS = [
     ("harness/stress/", 12, "stress"),
     ("harness/bench/", 12, "bench"),
     ("harness/sim/", 12, "sim"),
+    ("harness/profile/", 12, "profile"),
     ("harness/results/", 13, "results"),
     ("kernel-compare/", 20, "kernel-compare"),
     ("cli/", 30, "cli"),
