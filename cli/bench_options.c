@@ -213,6 +213,8 @@ static int apply_bench(void *ctx, enum opt_id id, const struct opt_value *v)
 	case OPT_NO_SYSCALL: c->no_syscall = true; return 0;
 	case OPT_PHYSICAL: return parse_physical(c, v->text);
 	default:
+		if (c->extra)
+			return c->extra->apply(c->extra->ctx, id, v);
 		return cli_error(c->cmd, "option not handled here (a bug)");
 	}
 }
@@ -547,6 +549,8 @@ int bench_cli_parse(struct bench_cli *c, int argc, char **argv,
 	if (c->n_maps == 0)
 		return cli_error(c->cmd, BENCH_DEFAULT_DESIGN ", the default "
 				 "design, is not built: give --map");
+	if (c->extra && c->extra->settle && (rc = c->extra->settle(c, c->extra->ctx)))
+		return rc;
 	if ((rc = resolve_prefixes(c)) || (rc = resolve_key_range(c)) ||
 	    (rc = check_keys_fit(c)) ||
 	    (rc = check_mix_runs_as_asked(c)))

@@ -33,6 +33,15 @@
 #define BENCH_DEFAULT_RUN_OPS 1024  /* kbench: map calls per program run */
 #define BENCH_DEFAULT_RUN_REPEAT 64 /* kbench: BPF_PROG_TEST_RUN repeats */
 
+/* A command's own options beside bench's (explain's --op), and what it
+ * settles once every option is read, before the workload is checked. */
+struct bench_cli;
+struct bench_cli_extra {
+	opt_apply apply;   /* ids bench's table does not handle */
+	int (*settle)(struct bench_cli *c, void *ctx); /* 0 or EXIT_USAGE */
+	void *ctx;
+};
+
 struct bench_cli {
 	const char *cmd;
 	const struct map_ops *maps[BENCH_MAX_MAPS]; /* NULL: a kernel map type */
@@ -63,6 +72,8 @@ struct bench_cli {
 	/* --physical D: the reference sides (measure.h), on D's footprint;
 	 * NULL: none */
 	const struct map_ops *physical;
+	/* NULL, or the command's own options (above) */
+	const struct bench_cli_extra *extra;
 };
 
 /*

@@ -273,8 +273,11 @@ int kb_runner_run_team(struct kb_runner *k, const struct kb_team_plan *plan,
 	/* The workers wait at the gate while the keys are counted. */
 	if (!rc)
 		rc = count_for_evictions(k, plan, &k->keys_before, err, errlen);
-	if (!rc)
+	if (!rc) {
+		bench_observe_timed(b->observer, &team, true);
 		team_run_phase(&team, KB_PHASE_TIMED, b->seconds);
+		bench_observe_timed(b->observer, &team, false);
+	}
 	if (!rc)
 		rc = count_for_evictions(k, plan, &k->keys_after, err, errlen);
 	k->keys_counted = !rc && plan->evictions &&

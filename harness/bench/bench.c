@@ -356,6 +356,21 @@ static struct map_work work_since(struct map_work before,
 	};
 }
 
+void bench_observe_timed(const struct bench_observer *o,
+			 const struct team *team, bool begin)
+{
+	if (!o)
+		return;
+	if (!begin) {
+		o->timed_end(o->arg);
+		return;
+	}
+	pid_t tids[team->cfg.threads];
+	for (unsigned i = 0; i < team->cfg.threads; i++)
+		tids[i] = team_tid_of(team, i);
+	o->timed_begin(o->arg, tids, team->cfg.threads);
+}
+
 static void run_team(struct bench_shared *s, struct bench_result *r,
 		     struct team *team)
 {
@@ -364,7 +379,9 @@ static void run_team(struct bench_shared *s, struct bench_result *r,
 		team_run_phase(team, PHASE_WARMUP, c->warmup);
 	/* The workers wait at the gate: the counts are exact (bench.h). */
 	struct map_work before = map_work_of(s->map, -1);
+	bench_observe_timed(c->observer, team, true);
 	team_run_phase(team, PHASE_TIMED, c->seconds);
+	bench_observe_timed(c->observer, team, false);
 	team_join(team);
 	collect(s, r);
 	r->has_work = s->map->ops->work != NULL;

@@ -51,6 +51,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #define BENCH_BATCH 256
 #define BENCH_SAMPLE_EVERY 64
@@ -58,6 +59,20 @@
  * harness's, read at random from a table as large as the key range (4 MB
  * at 1M 4-byte keys), and a miss there would be counted as the map's. */
 #define BENCH_KEY_AHEAD 16
+
+/*
+ * Told when the timed phase begins and ends, from the main thread, while
+ * every worker waits at the team's gate: what it does there is not timed,
+ * and what it sees between the two calls is the timed phase alone.  A
+ * sampling profiler (harness/profile) starts and stops there.  Any error
+ * is the observer's to keep: the run goes on.
+ */
+struct bench_observer {
+	/* workers: the workers' thread ids (team_tid_of), n of them */
+	void (*timed_begin)(void *arg, const pid_t *workers, unsigned n);
+	void (*timed_end)(void *arg);
+	void *arg;
+};
 
 struct bench_config {
 	const struct map_ops *design;
@@ -71,6 +86,8 @@ struct bench_config {
 	 * done (0..1); NULL for none. */
 	void (*progress)(double done, void *arg);
 	void *progress_arg;
+	/* NULL for none (kbench's runs honour it too) */
+	const struct bench_observer *observer;
 };
 
 /* Where a map's memory figure came from. */
@@ -163,6 +180,12 @@ static inline uint32_t bench_map_flags(uint32_t type, uint32_t flags)
 {
 	return flags | (type == MAP_TYPE_LPM_TRIE ? MAP_F_NO_PREALLOC : 0);
 }
+
+struct team;
+/* Call o's timed_begin (begin: with the team's thread ids) or timed_end;
+ * nothing where o is NULL.  For the drivers of a team (bench, kbench). */
+void bench_observe_timed(const struct bench_observer *o,
+			 const struct team *team, bool begin);
 
 /* The no-op design: every call returns at once.  It prices the harness
  * itself (loop, key fetch, dispatch, sampling).  Not in the registry. */

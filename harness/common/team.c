@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 struct member {
 	struct team *team;
@@ -25,6 +26,7 @@ static int set_up_worker(struct team *t, unsigned i)
 		if (slot < 0)
 			return slot;
 	}
+	t->tid[i] = gettid();
 	int cpu = map_cpu_pin(i);
 	if (cpu >= 0)
 		t->pinned_cpu[i] = cpu;
@@ -114,7 +116,9 @@ static void free_team(struct team *t)
 	free(t->threads);
 	free(t->setup_err);
 	free(t->pinned_cpu);
+	free(t->tid);
 	t->threads = NULL;
+	t->tid = NULL;
 	t->setup_err = t->pinned_cpu = NULL;
 }
 
@@ -156,7 +160,8 @@ int team_start(struct team *t, const struct team_config *cfg, char *err,
 	t->threads = calloc(cfg->threads, sizeof(*t->threads));
 	t->setup_err = calloc(cfg->threads, sizeof(*t->setup_err));
 	t->pinned_cpu = calloc(cfg->threads, sizeof(*t->pinned_cpu));
-	if (!t->threads || !t->setup_err || !t->pinned_cpu) {
+	t->tid = calloc(cfg->threads, sizeof(*t->tid));
+	if (!t->threads || !t->setup_err || !t->pinned_cpu || !t->tid) {
 		free_team(t);
 		snprintf(err, errlen, "out of memory for %u threads", cfg->threads);
 		return -ENOMEM;
@@ -251,6 +256,11 @@ void team_run_phase(struct team *t, unsigned phase, double seconds)
 int team_cpu_of(const struct team *t, unsigned worker)
 {
 	return t->pinned_cpu[worker];
+}
+
+pid_t team_tid_of(const struct team *t, unsigned worker)
+{
+	return t->tid[worker];
 }
 
 void team_join(struct team *t)

@@ -36,6 +36,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 /* One phase of one worker.  Must return soon after *stop becomes true. */
 typedef void (*team_body)(void *ctx, unsigned worker, unsigned phase,
@@ -62,6 +63,7 @@ struct team {
 	unsigned started;
 	int *setup_err;            /* per worker: 0 or -errno */
 	int *pinned_cpu;           /* per worker: the CPU id it runs on */
+	pid_t *tid;                /* per worker: its thread id (gettid) */
 	pthread_mutex_t lock;
 	pthread_cond_t changed;
 	unsigned arrived;          /* workers that finished setting up */
@@ -87,6 +89,9 @@ void team_run_phase(struct team *t, unsigned phase, double seconds);
 
 /* The CPU id worker i is pinned to (after team_start). */
 int team_cpu_of(const struct team *t, unsigned worker);
+
+/* Worker i's thread id (after team_start): what a profiler samples. */
+pid_t team_tid_of(const struct team *t, unsigned worker);
 
 /* One worker's share of `total` operations: every worker does as many,
  * rounded up, so the team does at least `total`. */

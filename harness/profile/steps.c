@@ -1,3 +1,602 @@
 /* SPDX-License-Identifier: MIT */
-/* stub: being written */
-#include "harness/profile/steps.h"
+/*
+ * steps.c: call chains to the steps of a map op (steps.h), and their tally.
+ *
+ * The rules are one table of name patterns, checked in order for each
+ * frame from the leaf to the op's entry; the first pattern that matches
+ * names the step.  Order matters where names overlap: the map functions
+ * that are the op itself (htab_lru_map_update_elem, trie_update_elem) are
+ * named "walk" before the LRU and allocation patterns could claim them by
+ * a word in their names.  The kernel names are 6.18's (kernel/bpf/
+ * hashtab.c, lpm_trie.c, bpf_lru_list.c, memalloc.c); maplab's are its
+ * designs' (maps/).  A pattern is "exact", "prefix*", "*suffix" or
+ * "*infix*".
+ *
+ * The tally keeps, per step, the functions credited and their samples
+ * (a short array each: tens of functions, searched linearly), every
+ * chain as a folded stack for the flame graph, and, for the irqs-off
+ * test, how many samples each kernel leaf address holds.
+ */
+#include "steps.h"
+#include "ring.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const step_names[PROF_STEP_COUNT][2] = {
+	[PROF_STEP_HASH] = { "hash", "hash of the key" },
+	[PROF_STEP_WALK] = { "walk", "bucket or trie walk" },
+	[PROF_STEP_COMPARE] = { "compare", "key compare" },
+	[PROF_STEP_LOCK] = { "lock", "lock (and its timing)" },
+	[PROF_STEP_ALLOC] = { "alloc", "allocation and free" },
+	[PROF_STEP_COPY] = { "copy", "key and value copy" },
+	[PROF_STEP_LRU] = { "lru", "eviction and LRU list work" },
+	[PROF_STEP_RECLAIM] = { "reclaim", "reclamation (RCU)" },
+	[PROF_STEP_IRQS_OFF] = { "irqs off", "interrupts off: lock + walk + copy" },
+	[PROF_STEP_OWN] = { "own code", "the op's own code" },
+	[PROF_STEP_PROGRAM] = { "program", "BPF program and call overhead" },
+	[PROF_STEP_THUNK] = { "thunks", "return and indirect-branch thunks" },
+	[PROF_STEP_HARNESS] = { "harness", "harness (bench loop, key stream)" },
+};
+
+const char *prof_step_name(enum prof_step step)
+{
+	return step < PROF_STEP_COUNT ? step_names[step][0] : "?";
+}
+
+const char *prof_step_text(enum prof_step step)
+{
+	return step < PROF_STEP_COUNT ? step_names[step][1] : "?";
+}
+
+struct rule {
+	const char *pattern;
+	enum prof_step step;
+};
+
+/* Checked at every frame first: what runs between the op's code. */
+static const struct rule leaf_rules[] = {
+	{ "__x86_return_thunk", PROF_STEP_THUNK },
+	{ "*return_thunk*", PROF_STEP_THUNK },
+	{ "srso_*", PROF_STEP_THUNK },
+	{ "__x86_indirect_*thunk*", PROF_STEP_THUNK },
+	{ "entry_untrain_ret", PROF_STEP_THUNK },
+	{ "retbleed_*", PROF_STEP_THUNK },
+	{ "bpf_prog_*", PROF_STEP_PROGRAM },
+	{ "bpf_user_rnd_u32", PROF_STEP_PROGRAM },
+	{ "bpf_get_prandom_u32", PROF_STEP_PROGRAM },
+	{ "prandom_u32*", PROF_STEP_PROGRAM },
+	{ "bpf_loop", PROF_STEP_PROGRAM },
+	{ "__bpf_prog_enter*", PROF_STEP_PROGRAM },
+	{ "__bpf_prog_exit*", PROF_STEP_PROGRAM },
+};
+
+/* Inside the op, in order. */
+static const struct rule op_rules[] = {
+	/* the kernel's map functions that are the op itself */
+	{ "htab_map_hash", PROF_STEP_HASH },
+	{ "*jhash*", PROF_STEP_HASH },
+	{ "htab_lock_bucket", PROF_STEP_LOCK },
+	{ "htab_unlock_bucket", PROF_STEP_LOCK },
+	{ "__htab_map_lookup_elem", PROF_STEP_WALK },
+	{ "__htab_lru_map_lookup_elem", PROF_STEP_WALK },
+	{ "htab_*map_*_elem", PROF_STEP_WALK },
+	{ "lookup_nulls_elem_raw", PROF_STEP_WALK },
+	{ "lookup_elem_raw", PROF_STEP_WALK },
+	{ "longest_prefix_match", PROF_STEP_COMPARE },
+	{ "trie_*_elem", PROF_STEP_WALK },
+	/* hashing */
+	{ "xxh*", PROF_STEP_HASH },
+	{ "XXH*", PROF_STEP_HASH },
+	{ "*_hash_key*", PROF_STEP_HASH },
+	{ "*hash_of*", PROF_STEP_HASH },
+	{ "fastkey_hash*", PROF_STEP_HASH },
+	/* compares */
+	{ "memcmp", PROF_STEP_COMPARE },
+	{ "__memcmp*", PROF_STEP_COMPARE },
+	{ "bcmp", PROF_STEP_COMPARE },
+	{ "match_len", PROF_STEP_COMPARE },
+	{ "*_matches", PROF_STEP_COMPARE },
+	{ "*key_equal*", PROF_STEP_COMPARE },
+	{ "*keys_equal*", PROF_STEP_COMPARE },
+	/* locks */
+	{ "*spin_lock*", PROF_STEP_LOCK },
+	{ "*spin_unlock*", PROF_STEP_LOCK },
+	{ "*res_spin_lock*", PROF_STEP_LOCK },
+	{ "*queued_spin_lock_slowpath", PROF_STEP_LOCK },
+	{ "pthread_mutex_*", PROF_STEP_LOCK },
+	{ "pthread_spin_*", PROF_STEP_LOCK },
+	{ "pthread_rwlock_*", PROF_STEP_LOCK },
+	{ "__lll_lock*", PROF_STEP_LOCK },
+	{ "lock_and_time", PROF_STEP_LOCK },
+	{ "unlock_and_count", PROF_STEP_LOCK },
+	{ "*_lock", PROF_STEP_LOCK },
+	{ "*_unlock", PROF_STEP_LOCK },
+	{ "*lock_bucket*", PROF_STEP_LOCK },
+	{ "*seqlock*", PROF_STEP_LOCK },
+	{ "clock_gettime", PROF_STEP_LOCK },
+	{ "__clock_gettime*", PROF_STEP_LOCK },
+	{ "__vdso_clock_gettime", PROF_STEP_LOCK },
+	/* the search, by name, before the RCU patterns can claim a lookup
+	 * that runs under RCU (htab_lookup_rcu) */
+	{ "*lookup*", PROF_STEP_WALK },
+	/* reclamation (before allocation: free_elem_rcu is a deferral) */
+	{ "call_rcu*", PROF_STEP_RECLAIM },
+	{ "*_rcu", PROF_STEP_RECLAIM },
+	{ "*rcu_*", PROF_STEP_RECLAIM },
+	{ "urcu_*", PROF_STEP_RECLAIM },
+	{ "membarrier", PROF_STEP_RECLAIM },
+	{ "*retire*", PROF_STEP_RECLAIM },
+	{ "*reclaim*", PROF_STEP_RECLAIM },
+	/* LRU lists and eviction (before allocation: pop_free takes a free
+	 * element from the LRU's lists, evicting when they are empty) */
+	{ "*bpf_lru*", PROF_STEP_LRU },
+	{ "*lru_list*", PROF_STEP_LRU },
+	{ "*pop_free*", PROF_STEP_LRU },
+	{ "*push_free*", PROF_STEP_LRU },
+	{ "*evict*", PROF_STEP_LRU },
+	{ "*referenced*", PROF_STEP_LRU },
+	{ "*_replaced", PROF_STEP_LRU },
+	{ "*rotate*", PROF_STEP_LRU },
+	{ "*shrink*", PROF_STEP_LRU },
+	{ "sweep", PROF_STEP_LRU },
+	{ "step_hand*", PROF_STEP_LRU },
+	{ "*unlink_node*", PROF_STEP_LRU },
+	{ "*_ring*", PROF_STEP_LRU },
+	/* allocation */
+	{ "unit_alloc", PROF_STEP_ALLOC },
+	{ "unit_free", PROF_STEP_ALLOC },
+	{ "bpf_mem_*", PROF_STEP_ALLOC },
+	{ "alloc_bulk", PROF_STEP_ALLOC },
+	{ "free_bulk", PROF_STEP_ALLOC },
+	{ "*alloc_htab_elem", PROF_STEP_ALLOC },
+	{ "*free_htab_elem", PROF_STEP_ALLOC },
+	{ "*freelist*", PROF_STEP_ALLOC },
+	{ "*kmalloc*", PROF_STEP_ALLOC },
+	{ "kfree*", PROF_STEP_ALLOC },
+	{ "kmem_cache_*", PROF_STEP_ALLOC },
+	{ "malloc", PROF_STEP_ALLOC },
+	{ "free", PROF_STEP_ALLOC },
+	{ "calloc", PROF_STEP_ALLOC },
+	{ "realloc", PROF_STEP_ALLOC },
+	{ "posix_memalign", PROF_STEP_ALLOC },
+	{ "aligned_alloc", PROF_STEP_ALLOC },
+	{ "je_*", PROF_STEP_ALLOC },
+	{ "*elem_pool*", PROF_STEP_ALLOC },
+	{ "*_alloc", PROF_STEP_ALLOC },
+	{ "*_alloc_*", PROF_STEP_ALLOC },
+	{ "alloc_*", PROF_STEP_ALLOC },
+	{ "*_free", PROF_STEP_ALLOC },
+	{ "free_*", PROF_STEP_ALLOC },
+	/* copies */
+	{ "memcpy", PROF_STEP_COPY },
+	{ "__memcpy*", PROF_STEP_COPY },
+	{ "memmove", PROF_STEP_COPY },
+	{ "__memmove*", PROF_STEP_COPY },
+	{ "memset", PROF_STEP_COPY },
+	{ "__memset*", PROF_STEP_COPY },
+	{ "*copy_map_value*", PROF_STEP_COPY },
+	{ "*copy*", PROF_STEP_COPY },
+	{ "*_init_value", PROF_STEP_COPY },
+	/* the search */
+	{ "*find*", PROF_STEP_WALK },
+	{ "*walk*", PROF_STEP_WALK },
+	{ "*search*", PROF_STEP_WALK },
+	{ "load_child", PROF_STEP_WALK },
+	{ "load_root", PROF_STEP_WALK },
+	{ "*_locked", PROF_STEP_WALK },
+};
+
+/* Whole modules: a stripped library's frames have no names. */
+static const struct rule module_rules[] = {
+	{ "libjemalloc*", PROF_STEP_ALLOC },
+	{ "liburcu*", PROF_STEP_RECLAIM },
+};
+
+static bool matches(const char *pattern, const char *name)
+{
+	size_t pl = strlen(pattern), nl = strlen(name);
+	bool lead = pattern[0] == '*', trail = pl > 1 && pattern[pl - 1] == '*';
+
+	if (!lead && !trail)
+		return strcmp(pattern, name) == 0;
+	if (lead && trail) {
+		char core[128];
+		if (pl - 2 >= sizeof(core))
+			return false;
+		memcpy(core, pattern + 1, pl - 2);
+		core[pl - 2] = '\0';
+		return strstr(name, core) != NULL;
+	}
+	if (trail)
+		return strncmp(pattern, name, pl - 1) == 0;
+	return nl >= pl - 1 && strcmp(name + nl - (pl - 1), pattern + 1) == 0;
+}
+
+static int rule_step(const struct rule *rules, size_t n, const char *name)
+{
+	if (!name)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		if (matches(rules[i].pattern, name))
+			return (int)rules[i].step;
+	return -1;
+}
+
+#define N_OF(a) (sizeof(a) / sizeof((a)[0]))
+
+/* The step a rule names for frame f, or -1. */
+static int frame_step(const struct prof_frame *f)
+{
+	int step = rule_step(leaf_rules, N_OF(leaf_rules), f->name);
+	if (step < 0)
+		step = rule_step(op_rules, N_OF(op_rules), f->name);
+	if (step < 0 && !f->name)
+		step = rule_step(module_rules, N_OF(module_rules), f->module);
+	return step;
+}
+
+static bool is_program(const struct prof_frame *f)
+{
+	return f->name && strncmp(f->name, "bpf_prog_", 9) == 0;
+}
+
+/* A program frame of name bpf_prog_<tag>_<name>: whether <name> is `want`
+ * (a subprogram, bpf_prog_<tag>_step_update, names no program). */
+static bool program_is(const struct prof_frame *f, const char *want)
+{
+	if (!want || !is_program(f))
+		return false;
+	size_t nl = strlen(f->name), wl = strlen(want);
+	return nl > wl && f->name[nl - wl - 1] == '_' &&
+	       strcmp(f->name + nl - wl, want) == 0;
+}
+
+/* Kernel: the region of a chain, and the op's entry frame. */
+static enum prof_region kernel_region(const struct prof_scope *scope,
+				      const struct prof_frame *chain,
+				      unsigned n, int *entry)
+{
+	int innermost = -1;
+	*entry = -1;
+	for (unsigned i = 0; i < n; i++) {
+		if (innermost < 0 && is_program(&chain[i]))
+			innermost = (int)i;
+		if (program_is(&chain[i], scope->baseline))
+			return PROF_REGION_BASELINE;
+		if (program_is(&chain[i], scope->program)) {
+			*entry = innermost - 1;
+			if (*entry >= 0 && scope->kernel_op && chain[*entry].name &&
+			    !strstr(chain[*entry].name, scope->kernel_op) &&
+			    rule_step(leaf_rules, N_OF(leaf_rules),
+				      chain[*entry].name) < 0)
+				return PROF_REGION_OTHER_OP;
+			return PROF_REGION_OP;
+		}
+	}
+	return PROF_REGION_HARNESS;
+}
+
+/* User: the region of a chain, and the op's entry frame. */
+static enum prof_region user_region(const struct prof_scope *scope,
+				    const struct prof_frame *chain, unsigned n,
+				    int *entry)
+{
+	for (unsigned i = 0; i < n; i++)
+		for (unsigned e = 0; e < scope->n_entries; e++)
+			if (chain[i].start && chain[i].start == scope->entries[e].start) {
+				*entry = (int)i;
+				return scope->entries[e].wanted ? PROF_REGION_OP
+								: PROF_REGION_OTHER_OP;
+			}
+	*entry = -1;
+	return PROF_REGION_HARNESS;
+}
+
+/* The first named frame from the leaf, -1 where none. */
+static int first_named(const struct prof_frame *chain, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (chain[i].name)
+			return (int)i;
+	return -1;
+}
+
+struct prof_verdict prof_classify(const struct prof_scope *scope,
+				  const struct prof_frame *chain, unsigned n)
+{
+	struct prof_verdict v = { .credited = -1, .entry = -1 };
+	v.region = scope->kernel ? kernel_region(scope, chain, n, &v.entry)
+				 : user_region(scope, chain, n, &v.entry);
+	if (n && rule_step(leaf_rules, N_OF(leaf_rules), chain[0].name) >= 0) {
+		v.step = (enum prof_step)rule_step(leaf_rules, N_OF(leaf_rules),
+						   chain[0].name);
+		v.credited = 0;
+		return v;
+	}
+	if (v.region == PROF_REGION_HARNESS || v.region == PROF_REGION_BASELINE) {
+		v.step = v.region == PROF_REGION_BASELINE ? PROF_STEP_PROGRAM
+							  : PROF_STEP_HARNESS;
+		v.credited = first_named(chain, n);
+		return v;
+	}
+	/* The op (or the other op): leaf to entry; on the kernel side a
+	 * chain with no entry frame is the program's own code. */
+	if (v.entry < 0) {
+		v.step = PROF_STEP_PROGRAM;
+		v.credited = first_named(chain, n);
+		return v;
+	}
+	for (int i = 0; i <= v.entry; i++) {
+		int step = frame_step(&chain[i]);
+		if (step >= 0) {
+			v.step = (enum prof_step)step;
+			v.credited = chain[i].name ? i : first_named(chain, n);
+			return v;
+		}
+	}
+	v.step = PROF_STEP_OWN;
+	v.credited = first_named(chain, n);
+	return v;
+}
+
+/* A kernel leaf address inside the op, and the samples it holds under one
+ * step and credited function (tallied for the irqs-off test). */
+struct prof_ip_count {
+	uint64_t ip, fn_start;
+	enum prof_step step;
+	unsigned fn;        /* index in the tally's fns[step] */
+	const char *name;
+	uint64_t samples;
+};
+
+static int grow(void **v, size_t *cap, size_t need, size_t size)
+{
+	if (need <= *cap)
+		return 0;
+	size_t n = *cap ? *cap * 2 : 16;
+	while (n < need)
+		n *= 2;
+	void *p = realloc(*v, n * size);
+	if (!p)
+		return -ENOMEM;
+	*v = p;
+	*cap = n;
+	return 0;
+}
+
+/* The index of `name` under `step`, added with 0 samples where new; -1 on
+ * ENOMEM. */
+static int fn_index(struct prof_tally *t, enum prof_step step,
+		    const char *name, const char *module, bool kernel)
+{
+	const char *key = name ? name : module ? module : "[unknown]";
+	for (unsigned i = 0; i < t->n_fns[step]; i++)
+		if (strcmp(t->fns[step][i].name, key) == 0)
+			return (int)i;
+	size_t cap = t->cap_fns[step];
+	if (grow((void **)&t->fns[step], &cap, t->n_fns[step] + 1,
+		 sizeof(struct prof_fn)))
+		return -1;
+	t->cap_fns[step] = (unsigned)cap;
+	char *copy = strdup(key);
+	if (!copy)
+		return -1;
+	t->fns[step][t->n_fns[step]] = (struct prof_fn){ copy, kernel, 0 };
+	return (int)t->n_fns[step]++;
+}
+
+static int count_ip(struct prof_tally *t, const struct prof_frame *leaf,
+		    enum prof_step step, unsigned fn)
+{
+	for (size_t i = 0; i < t->n_ips; i++)
+		if (t->ips[i].ip == leaf->addr && t->ips[i].step == step) {
+			t->ips[i].samples++;
+			return 0;
+		}
+	if (grow((void **)&t->ips, &t->cap_ips, t->n_ips + 1, sizeof(*t->ips)))
+		return -ENOMEM;
+	t->ips[t->n_ips++] = (struct prof_ip_count){
+		leaf->addr, leaf->start, step, fn, leaf->name, 1 };
+	return 0;
+}
+
+/* The annotation of frame i (flamegraph.h), given the verdict. */
+static const char *annotation(const struct prof_frame *chain, unsigned i,
+			      const struct prof_verdict *v, bool kernel_side)
+{
+	int step = rule_step(leaf_rules, N_OF(leaf_rules), chain[i].name);
+	if (step == PROF_STEP_THUNK)
+		return "_[t]";
+	if (is_program(&chain[i]))
+		return "_[j]";
+	bool outside = v->region == PROF_REGION_HARNESS ||
+		       (v->entry >= 0 && (int)i > v->entry) ||
+		       (kernel_side && v->entry < 0 && v->region != PROF_REGION_OP);
+	if (kernel_side && v->entry < 0 && v->region == PROF_REGION_OP) {
+		/* the program's own code: what lies under it is harness */
+		for (unsigned j = 0; j < i; j++)
+			if (is_program(&chain[j]))
+				outside = true;
+	}
+	if (outside)
+		return "_[h]";
+	return prof_addr_is_kernel(chain[i].addr) ? "_[k]" : "";
+}
+
+/* The chain as one folded line, root first. */
+static char *fold(const struct prof_frame *chain, unsigned n,
+		  const struct prof_verdict *v, bool kernel_side, bool off_thread)
+{
+	size_t cap = 64 + (size_t)n * 80, len = 0;
+	char *s = malloc(cap);
+	if (!s)
+		return NULL;
+	if (off_thread)
+		len += (size_t)snprintf(s, cap, "off the worker threads (call_rcu)");
+	for (unsigned k = n; k-- > 0;) {
+		const struct prof_frame *f = &chain[k];
+		const char *name = f->name ? f->name : f->module ? f->module : "[unknown]";
+		const char *note = off_thread ? (prof_addr_is_kernel(f->addr) ? "_[k]" : "")
+					      : annotation(chain, k, v, kernel_side);
+		size_t need = strlen(name) + strlen(note) + 2;
+		if (len + need >= cap) {
+			cap = (len + need) * 2;
+			char *bigger = realloc(s, cap);
+			if (!bigger) {
+				free(s);
+				return NULL;
+			}
+			s = bigger;
+		}
+		len += (size_t)snprintf(s + len, cap - len, "%s%s%s",
+					len ? ";" : "", name, note);
+	}
+	if (!len)
+		snprintf(s, cap, "[no frames]");
+	return s;
+}
+
+static int add_stack(struct prof_tally *t, char *folded)
+{
+	for (size_t i = 0; i < t->n_stacks; i++)
+		if (strcmp(t->stacks[i].folded, folded) == 0) {
+			t->stacks[i].count++;
+			free(folded);
+			return 0;
+		}
+	if (grow((void **)&t->stacks, &t->cap_stacks, t->n_stacks + 1,
+		 sizeof(*t->stacks))) {
+		free(folded);
+		return -ENOMEM;
+	}
+	t->stacks[t->n_stacks++] = (struct fg_stack){ folded, 1 };
+	return 0;
+}
+
+/* Whether the flame graph shows a sample of this region: the side's
+ * covered samples and the off-thread ones, not the baseline's nor the
+ * other op's, nor (kernel) the machinery outside the programs. */
+static bool drawn(const struct prof_tally *t, enum prof_region region)
+{
+	return region == PROF_REGION_OP ||
+	       (region == PROF_REGION_HARNESS && !t->kernel);
+}
+
+int prof_tally_add(struct prof_tally *t, const struct prof_scope *scope,
+		   const struct prof_frame *chain, unsigned n, bool off_thread)
+{
+	t->kernel = scope->kernel;
+	t->samples++;
+	if (n <= 2)
+		t->shallow++;
+	if (off_thread) {
+		t->off_thread++;
+		char *folded = fold(chain, n, NULL, scope->kernel, true);
+		return folded ? add_stack(t, folded) : -ENOMEM;
+	}
+	struct prof_verdict v = prof_classify(scope, chain, n);
+	t->region[v.region]++;
+	if (!drawn(t, v.region))
+		return 0;
+	t->step[v.step]++;
+	const struct prof_frame *who = v.credited >= 0 ? &chain[v.credited] : NULL;
+	int fn = fn_index(t, v.step, who ? who->name : NULL,
+			  who ? who->module : n ? chain[0].module : NULL,
+			  n && prof_addr_is_kernel(who ? who->addr : chain[0].addr));
+	if (fn < 0)
+		return -ENOMEM;
+	t->fns[v.step][fn].samples++;
+	if (n && v.region == PROF_REGION_OP && prof_addr_is_kernel(chain[0].addr) &&
+	    v.credited == 0 && count_ip(t, &chain[0], v.step, (unsigned)fn))
+		return -ENOMEM;
+	char *folded = fold(chain, n, &v, scope->kernel, false);
+	return folded ? add_stack(t, folded) : -ENOMEM;
+}
+
+/* Move the samples of one function's lump address to PROF_STEP_IRQS_OFF. */
+static int move_lump(struct prof_tally *t, uint64_t ip)
+{
+	for (size_t i = 0; i < t->n_ips; i++) {
+		struct prof_ip_count *c = &t->ips[i];
+		if (c->ip != ip || c->step == PROF_STEP_IRQS_OFF)
+			continue;
+		int fn = fn_index(t, PROF_STEP_IRQS_OFF, c->name, "[kernel]", true);
+		if (fn < 0)
+			return -ENOMEM;
+		t->step[c->step] -= c->samples;
+		t->fns[c->step][c->fn].samples -= c->samples;
+		t->step[PROF_STEP_IRQS_OFF] += c->samples;
+		t->fns[PROF_STEP_IRQS_OFF][fn].samples += c->samples;
+		c->step = PROF_STEP_IRQS_OFF;
+	}
+	return 0;
+}
+
+/* The samples at ip (every step), and in all of fn_start's function. */
+static void lump_counts(const struct prof_tally *t, uint64_t fn_start,
+			uint64_t ip, uint64_t *at_ip, uint64_t *in_fn)
+{
+	*at_ip = *in_fn = 0;
+	for (size_t i = 0; i < t->n_ips; i++) {
+		if (t->ips[i].fn_start != fn_start)
+			continue;
+		*in_fn += t->ips[i].samples;
+		if (t->ips[i].ip == ip)
+			*at_ip += t->ips[i].samples;
+	}
+}
+
+static int find_lumps(struct prof_tally *t)
+{
+	for (size_t i = 0; i < t->n_ips; i++) {
+		uint64_t at_ip, in_fn;
+		if (!t->ips[i].fn_start || t->ips[i].step == PROF_STEP_IRQS_OFF)
+			continue;
+		lump_counts(t, t->ips[i].fn_start, t->ips[i].ip, &at_ip, &in_fn);
+		if (in_fn >= PROF_IRQS_OFF_MIN_SAMPLES &&
+		    (double)at_ip >= PROF_IRQS_OFF_SHARE * (double)in_fn &&
+		    move_lump(t, t->ips[i].ip))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static int by_samples(const void *a, const void *b)
+{
+	const struct prof_fn *x = a, *y = b;
+	if (x->samples != y->samples)
+		return x->samples < y->samples ? 1 : -1;
+	return strcmp(x->name, y->name);
+}
+
+int prof_tally_finish(struct prof_tally *t)
+{
+	if (find_lumps(t))
+		return -ENOMEM;
+	for (int s = 0; s < PROF_STEP_COUNT; s++)
+		qsort(t->fns[s], t->n_fns[s], sizeof(struct prof_fn), by_samples);
+	return 0;
+}
+
+uint64_t prof_tally_covered(const struct prof_tally *t)
+{
+	return t->region[PROF_REGION_OP] +
+	       (t->kernel ? 0 : t->region[PROF_REGION_HARNESS]);
+}
+
+void prof_tally_free(struct prof_tally *t)
+{
+	for (int s = 0; s < PROF_STEP_COUNT; s++) {
+		for (unsigned i = 0; i < t->n_fns[s]; i++)
+			free(t->fns[s][i].name);
+		free(t->fns[s]);
+	}
+	for (size_t i = 0; i < t->n_stacks; i++)
+		free((char *)t->stacks[i].folded);
+	free(t->stacks);
+	free(t->ips);
+	memset(t, 0, sizeof(*t));
+}

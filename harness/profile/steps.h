@@ -1,5 +1,165 @@
 /* SPDX-License-Identifier: MIT */
-/* steps.h: being written */
+/*
+ * steps.h: what a sampled call chain was doing, in the steps of a map op.
+ *
+ * A chain (leaf first, symbolised) is first placed in a region by where the
+ * op starts on its side:
+ *
+ *   kernel side   the op is what a BPF program calls: the frames leafward
+ *                 of the innermost bpf_prog_* frame.  A chain under the
+ *                 workload program (its name ends in scope->program) is the
+ *                 op's, or the program's own (its code, helpers such as
+ *                 bpf_user_rnd_u32, bpf_loop); one under the baseline
+ *                 program is the baseline's; one under no program is the
+ *                 test-run machinery's (BPF_PROG_TEST_RUN, the XDP
+ *                 dispatcher, the syscall): harness.
+ *   user side     the op starts at a frame inside one of the design's op
+ *                 functions (scope->entries: map_ops members); a chain with
+ *                 none is the bench loop's (harness).
+ *
+ * Inside the op, the step is that of the first frame, leaf to entry, that a
+ * rule names (steps.c's table: kernel and maplab names, libc's, jemalloc's
+ * and liburcu's by module); a chain no rule names is the op's own code,
+ * credited to its leaf.  Thunk and BPF-program rules apply at the leaf
+ * first, whatever the region.
+ *
+ * Samples cannot land while interrupts are off: an irqsave section's time
+ * lands on the instruction after it.  prof_tally_finish moves such a lump
+ * (one kernel address holding most of a function's samples) to
+ * PROF_STEP_IRQS_OFF, which only differential runs can split.
+ */
 #ifndef MAPLAB_PROFILE_STEPS_H
 #define MAPLAB_PROFILE_STEPS_H
-#endif
+
+#include "flamegraph.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum prof_step {
+	PROF_STEP_HASH,
+	PROF_STEP_WALK,      /* bucket or trie walk: the op's search */
+	PROF_STEP_COMPARE,   /* key compare (memcmp, prefix match) */
+	PROF_STEP_LOCK,
+	PROF_STEP_ALLOC,     /* allocation and free of elements */
+	PROF_STEP_COPY,      /* key and value copies, zeroing */
+	PROF_STEP_LRU,       /* eviction and LRU list work */
+	PROF_STEP_RECLAIM,   /* RCU: deferred frees, grace periods */
+	PROF_STEP_IRQS_OFF,  /* a kernel section run with interrupts off */
+	PROF_STEP_OWN,       /* the op's own code, no finer step named */
+	PROF_STEP_PROGRAM,   /* the BPF program, its helpers, the call */
+	PROF_STEP_THUNK,     /* return and indirect-branch thunks */
+	PROF_STEP_HARNESS,   /* the bench loop, the key stream */
+	PROF_STEP_COUNT
+};
+
+/* "hash", "walk", ...: short, for tables ("irqs off"). */
+const char *prof_step_name(enum prof_step step);
+/* One line: "bucket or trie walk", "interrupts off: lock + walk + copy". */
+const char *prof_step_text(enum prof_step step);
+
+enum prof_region {
+	PROF_REGION_OP,        /* inside the op, or the workload program */
+	PROF_REGION_HARNESS,   /* the bench loop (user); test-run machinery
+				  outside any program (kernel) */
+	PROF_REGION_BASELINE,  /* under the kernel's baseline program */
+	PROF_REGION_OTHER_OP,  /* an op the scope does not ask about (the
+				  deletes of an insert/delete pair) */
+	PROF_REGION_COUNT
+};
+
+struct prof_frame {
+	const char *name;    /* NULL: unknown */
+	const char *module;  /* NULL: unknown */
+	uint64_t addr;
+	uint64_t start;      /* the function's first address, 0: unknown */
+};
+
+/* A user design's op function, and whether the scope asks about it. */
+struct prof_entry {
+	uint64_t start;
+	bool wanted;
+};
+
+struct prof_scope {
+	bool kernel;
+	/* kernel: the programs' names, as in bpf_prog_<tag>_<name> */
+	const char *program, *baseline;
+	/* kernel: the op asked about, as a word of the map function the
+	 * program calls ("update", "delete", "lookup"); NULL: every op */
+	const char *kernel_op;
+	/* user: the design's op functions */
+	const struct prof_entry *entries;
+	unsigned n_entries;
+};
+
+struct prof_verdict {
+	enum prof_region region;
+	enum prof_step step;
+	int credited;  /* the frame (leaf-first index) listed under the
+			  step, -1 where none has a name */
+	int entry;     /* the frame where the op starts, -1 where none */
+};
+
+struct prof_verdict prof_classify(const struct prof_scope *scope,
+				  const struct prof_frame *chain, unsigned n);
+
+/* The strings of the chains added need live only until prof_tally_finish
+ * returns: the tally copies what it keeps. */
+
+/* A function under a step, and its samples there. */
+struct prof_fn {
+	char *name;     /* the function, or its module where it has no name */
+	bool kernel;
+	uint64_t samples;
+};
+
+struct prof_ip_count;
+
+/*
+ * The samples of one side, tallied.  Shares are of `in_op` (the op's and
+ * the workload program's samples, and on the user side the harness's:
+ * what the side's ns/op covers).
+ */
+struct prof_tally {
+	bool kernel;
+	uint64_t region[PROF_REGION_COUNT];
+	uint64_t step[PROF_STEP_COUNT];
+	struct prof_fn *fns[PROF_STEP_COUNT];
+	unsigned n_fns[PROF_STEP_COUNT], cap_fns[PROF_STEP_COUNT];
+	uint64_t samples;   /* every sample added */
+	uint64_t shallow;   /* chains of two frames or fewer */
+	uint64_t off_thread;/* samples of threads other than the workers: CPU
+			       time beside the op's, not in its ns/op */
+	/* The flame graph's stacks (folded, flamegraph.h), merged. */
+	struct fg_stack *stacks;
+	size_t n_stacks, cap_stacks;
+	/* private: leaf addresses of kernel functions, for the irqs-off lump */
+	struct prof_ip_count *ips;
+	size_t n_ips, cap_ips;
+};
+
+/* Add one sample of a worker thread (off_thread false) or of another
+ * thread of the process (true: liburcu's call_rcu thread, whose work is
+ * reclamation: counted in off_thread, drawn under its own root, never in
+ * the op's shares).  0 or -ENOMEM. */
+int prof_tally_add(struct prof_tally *t, const struct prof_scope *scope,
+		   const struct prof_frame *chain, unsigned n, bool off_thread);
+
+/* After the last add: move irqs-off lumps to PROF_STEP_IRQS_OFF and sort
+ * each step's functions, most samples first.  0 or -ENOMEM. */
+int prof_tally_finish(struct prof_tally *t);
+
+/* The samples the side's ns/op covers, what its shares are of: the op
+ * region's, and on the user side the bench loop's (harness) too. */
+uint64_t prof_tally_covered(const struct prof_tally *t);
+
+void prof_tally_free(struct prof_tally *t);
+
+/* At least this many samples of a function, and this share of them at one
+ * address, make an irqs-off lump. */
+#define PROF_IRQS_OFF_MIN_SAMPLES 20
+#define PROF_IRQS_OFF_SHARE 0.6
+
+#endif /* MAPLAB_PROFILE_STEPS_H */
