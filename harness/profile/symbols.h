@@ -6,17 +6,22 @@
  * addresses are real), read while the BPF programs of interest are still
  * loaded: a JITed program is listed as bpf_prog_<tag>_<name> in module
  * [bpf] when net.core.bpf_jit_kallsyms is 1 (prof_jit_kallsyms says).  Only
- * text symbols (types t, T, w, W) are kept; a symbol ends where the next
- * one starts.
+ * text symbols (types t, T, w, W) are named; a symbol ends where the next
+ * one (of any type but a, A, U) starts, the last one 4 KiB past its start.
+ * Of several symbols at one address, the global one is kept (T over t),
+ * then the one that is not a "__pi_" alias, then the one with fewer leading
+ * underscores, then the first in the file.
  *
  * User addresses: this process's own mappings, through libdw (dwfl on
  * /proc/self/maps and each mapped ELF's symbol table); a stripped library
- * gives its module name and no function.  Symbolise after sampling, never
- * during it: reading symbols while sampling puts the symboliser in the
- * samples.
+ * gives its module name and its exported (.dynsym) functions only; an
+ * address in it outside those is the module with no function.  The symbols
+ * are copied out of libdw once, at prof_symbols_add_self: mappings made
+ * after it (dlopen) are not known.  Symbolise after sampling, never during
+ * it: reading symbols while sampling puts the symboliser in the samples.
  *
  * Not thread-safe while loading; lookups of a loaded table may run in
- * parallel.
+ * parallel, and neither allocate nor call libdw.
  */
 #ifndef MAPLAB_PROFILE_SYMBOLS_H
 #define MAPLAB_PROFILE_SYMBOLS_H
@@ -40,10 +45,12 @@ struct prof_symbols *prof_symbols_new(void);
 
 /* Add the text symbols of a kallsyms-format file (/proc/kallsyms, or a
  * recorded copy).  0; -errno where it cannot be read; -ENODATA where it
- * holds no non-zero address (kptr_restrict hides them: not root). */
+ * holds no text symbol at a non-zero address (kptr_restrict hides them:
+ * not root).  A second file adds to the first. */
 int prof_symbols_add_kallsyms(struct prof_symbols *s, const char *path);
 
-/* Add this process's user-space mappings (libdw).  0 or -errno. */
+/* Add this process's user-space mappings (libdw), replacing those of an
+ * earlier call.  0 or -errno. */
 int prof_symbols_add_self(struct prof_symbols *s);
 
 /* The symbol at addr: kernel addresses from kallsyms, user ones from this
