@@ -542,6 +542,8 @@ int bench_cli_parse(struct bench_cli *c, int argc, char **argv,
 		    const char *usage, const char *after)
 {
 	set_defaults(c);
+	if (c->extra && c->extra->defaults)
+		c->extra->defaults(c, c->extra->ctx);
 	int rc = opts_parse(c->cmd, argc, argv, opts, n_opts, apply_bench, c,
 			    usage, after);
 	if (rc)

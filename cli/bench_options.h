@@ -37,6 +37,8 @@
  * settles once every option is read, before the workload is checked. */
 struct bench_cli;
 struct bench_cli_extra {
+	/* the command's own defaults, over bench's, before argv is read */
+	void (*defaults)(struct bench_cli *c, void *ctx);
 	opt_apply apply;   /* ids bench's table does not handle */
 	int (*settle)(struct bench_cli *c, void *ctx); /* 0 or EXIT_USAGE */
 	void *ctx;

@@ -29,6 +29,8 @@ static const struct cli_command commands[] = {
 	{ "dump", "a design's inner state (its lists, ref bits) after a trace",
 	  cmd_dump },
 	{ "sim", "cache traces through the designs: miss ratios, speed", cmd_sim },
+	{ "explain", "where one op's time goes: the kernel's map and designs, "
+	  "step by step", cmd_explain },
 };
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
 

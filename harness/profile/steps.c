@@ -215,12 +215,20 @@ static bool matches(const char *pattern, const char *name)
 	return nl >= pl - 1 && strcmp(name + nl - (pl - 1), pattern + 1) == 0;
 }
 
+/* The rules match a name without the suffix of a compiler's clone
+ * (longest_prefix_match.isra.0, free_htab_elem.part.0). */
 static int rule_step(const struct rule *rules, size_t n, const char *name)
 {
+	char bare[160];
 	if (!name)
 		return -1;
+	size_t len = strcspn(name, ".");
+	if (len >= sizeof(bare))
+		len = sizeof(bare) - 1;
+	memcpy(bare, name, len);
+	bare[len] = '\0';
 	for (size_t i = 0; i < n; i++)
-		if (matches(rules[i].pattern, name))
+		if (matches(rules[i].pattern, bare))
 			return (int)rules[i].step;
 	return -1;
 }
@@ -583,7 +591,7 @@ int prof_tally_finish(struct prof_tally *t)
 
 uint64_t prof_tally_covered(const struct prof_tally *t)
 {
-	return t->region[PROF_REGION_OP] +
+	return t->region[PROF_REGION_OP] + t->region[PROF_REGION_OTHER_OP] +
 	       (t->kernel ? 0 : t->region[PROF_REGION_HARNESS]);
 }
 

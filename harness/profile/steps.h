@@ -152,7 +152,8 @@ int prof_tally_add(struct prof_tally *t, const struct prof_scope *scope,
 int prof_tally_finish(struct prof_tally *t);
 
 /* The samples the side's ns/op covers, what its shares are of: the op
- * region's, and on the user side the bench loop's (harness) too. */
+ * region's and the other op's (an insert/delete pair's ns/op is of both),
+ * and on the user side the bench loop's (harness) too. */
 uint64_t prof_tally_covered(const struct prof_tally *t);
 
 void prof_tally_free(struct prof_tally *t);

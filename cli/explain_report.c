@@ -1,0 +1,452 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * explain_report.c: explain's output (explain.h): the header, the time per
+ * op, the steps table side by side, the functions behind each step, the
+ * differential runs, a summary in words, the table across sizes, and the
+ * flame graph.  Every figure says where it came from: "sampled" (a share
+ * of a sampled run, times the unsampled ns/op) or "differential" (an ns/op
+ * difference between two unsampled workloads).
+ */
+#include "cli/cli.h"
+#include "cli/explain.h"
+#include "cli/measure.h"
+#include "harness/profile/flamegraph.h"
+#include "harness/profile/symbols.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A step counted per op of any kind (the program's own code, the bench
+ * loop), not per op of the asked kind. */
+static bool shared_step(enum prof_step step)
+{
+	return step == PROF_STEP_PROGRAM || step == PROF_STEP_HARNESS;
+}
+
+static double share_of(const struct explain_side *s, uint64_t samples)
+{
+	uint64_t covered = prof_tally_covered(&s->sampled.tally);
+	return covered ? (double)samples / (double)covered : NAN;
+}
+
+double explain_step_ns(const struct explain_side *s, enum prof_step step)
+{
+	double share = share_of(s, s->sampled.tally.step[step]);
+	double ns = share * s->ns.median;
+	return shared_step(step) || !(s->op_share > 0) ? ns : ns / s->op_share;
+}
+
+/* The asked op's time per op: its steps' ns summed. */
+static double op_total_ns(const struct explain_side *s)
+{
+	double sum = 0;
+	for (int st = 0; st < PROF_STEP_COUNT; st++) {
+		double ns = explain_step_ns(s, (enum prof_step)st);
+		if (isfinite(ns))
+			sum += ns;
+	}
+	return sum;
+}
+
+static const char *side_basis(const struct explain_side *s)
+{
+	return s->kernel ? "BPF program, per op" : "bench loop, per op";
+}
+
+void explain_print_header(FILE *f, const struct explain_cli *c,
+			  const struct host_record *host)
+{
+	const struct bench_cli *b = &c->b;
+	char mitigations[512], flags[128];
+	host_mitigations(host, mitigations, sizeof(mitigations));
+	format_map_flags(bench_map_flags(b->map_types[0], b->map_flags), flags,
+			 sizeof(flags));
+	fprintf(f, "maplab explain: %s %s, key %u B, value %u B, flags %s, %u "
+		"thread%s\n", map_type_name(b->map_types[0]), explain_op_name(c->op),
+		b->w.key_size, b->w.value_size, flags, b->threads[0],
+		b->threads[0] == 1 ? "" : "s");
+	fprintf(f, "host: %s, %s, %ld cpus, kernel %s, %s\n", host->hostname,
+		host->cpu_model, host->nproc, host->kernel, host->date);
+	fprintf(f, "mitigations: %s\n", mitigations[0] ? mitigations : "none reported");
+	fprintf(f, "sampling: cpu-clock at %u Hz for %.2g s a side; ns/op from %u "
+		"unsampled run%s of %.2g s each (median [min-max])\n\n", c->hz,
+		c->sample_seconds, b->repeat, b->repeat == 1 ? "" : "s", b->seconds);
+}
+
+static void print_times(FILE *f, const struct explain_point *p)
+{
+	fprintf(f, "time per op (unsampled)\n");
+	for (unsigned i = 0; i < p->n_sides; i++) {
+		const struct explain_side *s = &p->sides[i];
+		fprintf(f, "  %-28s %8.1f ns [%.1f-%.1f]  (%s)", s->label,
+			s->ns.median, s->ns.min, s->ns.max, side_basis(s));
+		if (s->kernel)
+			fprintf(f, "; the map call alone %.1f ns (program - baseline)",
+				s->map_call_ns.median);
+		fputc('\n', f);
+	}
+	fputc('\n', f);
+}
+
+/* Whether any side has samples in step st. */
+static bool step_seen(const struct explain_point *p, enum prof_step st)
+{
+	for (unsigned i = 0; i < p->n_sides; i++)
+		if (p->sides[i].sampled.tally.step[st])
+			return true;
+	return false;
+}
+
+static void print_steps(FILE *f, const struct explain_cli *c,
+			const struct explain_point *p)
+{
+	fprintf(f, "steps of one %s (sampled share x unsampled ns/op)\n",
+		explain_op_name(c->op));
+	fprintf(f, "  %-36s", "");
+	for (unsigned i = 0; i < p->n_sides; i++)
+		fprintf(f, " %22.22s", p->sides[i].label);
+	fprintf(f, "\n  %-36s", "step");
+	for (unsigned i = 0; i < p->n_sides; i++)
+		fprintf(f, " %10s %11s", "share", "ns");
+	fputc('\n', f);
+	for (int st = 0; st < PROF_STEP_COUNT; st++) {
+		if (!step_seen(p, (enum prof_step)st))
+			continue;
+		fprintf(f, "  %-36s", prof_step_text((enum prof_step)st));
+		for (unsigned i = 0; i < p->n_sides; i++) {
+			const struct explain_side *s = &p->sides[i];
+			uint64_t n = s->sampled.tally.step[st];
+			if (!n) {
+				fprintf(f, " %10s %11s", "-", "-");
+				continue;
+			}
+			fprintf(f, " %9.1f%% %11.1f", 100 * share_of(s, n),
+				explain_step_ns(s, (enum prof_step)st));
+		}
+		fputc('\n', f);
+	}
+	fprintf(f, "  %-36s", "total");
+	for (unsigned i = 0; i < p->n_sides; i++)
+		fprintf(f, " %10s %11.1f", "", op_total_ns(&p->sides[i]));
+	fputc('\n', f);
+	if (p->sides[0].op_share < 0.99)
+		fprintf(f, "  (the op runs in %s pairs: its steps are per %s, the "
+			"program's and harness's per op of either kind)\n",
+			"insert/delete", explain_op_name(c->op));
+	fputc('\n', f);
+}
+
+static void print_functions(FILE *f, const struct explain_point *p)
+{
+	fprintf(f, "functions behind each step (share of the side's samples)\n");
+	for (int st = 0; st < PROF_STEP_COUNT; st++) {
+		if (!step_seen(p, (enum prof_step)st))
+			continue;
+		fprintf(f, "  %s\n", prof_step_text((enum prof_step)st));
+		for (unsigned i = 0; i < p->n_sides; i++) {
+			const struct explain_side *s = &p->sides[i];
+			const struct prof_tally *t = &s->sampled.tally;
+			if (!t->step[st])
+				continue;
+			fprintf(f, "    %-24s", s->label);
+			for (unsigned k = 0; k < t->n_fns[st] && k < 4; k++)
+				if (t->fns[st][k].samples)
+					fprintf(f, "%s %s %.1f%%", k ? "," : "",
+						t->fns[st][k].name,
+						100 * share_of(s, t->fns[st][k].samples));
+			if (t->n_fns[st] > 4)
+				fprintf(f, ", ...");
+			fputc('\n', f);
+		}
+	}
+	fputc('\n', f);
+}
+
+/* What a differential run's difference prices, in words. */
+static const char *diff_meaning(enum explain_diff d)
+{
+	switch (d) {
+	case DIFF_SIZE: return "memory: the cache and TLB misses of the larger map";
+	case DIFF_VALUE: return "the value copy, per byte";
+	case DIFF_KEY: return "hashing and comparing the key, per byte";
+	case DIFF_PREALLOC: return "allocating on update instead of a preallocated pool";
+	default: return "?";
+	}
+}
+
+static bool any_diff(const struct explain_point *p)
+{
+	for (int d = 0; d < DIFF_COUNT; d++)
+		if (p->diff_run[d])
+			return true;
+	return false;
+}
+
+/* The ns/op difference diff d makes on side s (the changed run minus the
+ * unchanged), signed so that a positive figure is what the asked
+ * workload's size or prealloc costs. */
+static double diff_effect(const struct explain_side *s, enum explain_diff d)
+{
+	if (!isfinite(s->diff_ns[d]))
+		return NAN;
+	double delta = s->diff_ns[d] - s->ns.median;
+	return d == DIFF_SIZE ? -delta : delta;
+}
+
+static void print_diffs(FILE *f, const struct explain_point *p)
+{
+	if (!any_diff(p))
+		return;
+	fprintf(f, "differential runs (unsampled; ns/op of the changed workload "
+		"against the one above)\n");
+	for (int d = 0; d < DIFF_COUNT; d++) {
+		if (!p->diff_run[d])
+			continue;
+		fprintf(f, "  %-30s", p->diff_label[d]);
+		for (unsigned i = 0; i < p->n_sides; i++) {
+			const struct explain_side *s = &p->sides[i];
+			if (!isfinite(s->diff_ns[d]))
+				fprintf(f, "  %s: refused", s->label);
+			else
+				fprintf(f, "  %s: %.1f ns (%+.1f)", s->label,
+					s->diff_ns[d], s->diff_ns[d] - s->ns.median);
+		}
+		fprintf(f, "\n  %-30s  prices %s\n", "", diff_meaning((enum explain_diff)d));
+	}
+	fputc('\n', f);
+}
+
+/* The steps of s, most ns first: at most n indices into order. */
+static unsigned top_steps(const struct explain_side *s, enum prof_step *order,
+			  unsigned n)
+{
+	unsigned k = 0;
+	bool used[PROF_STEP_COUNT] = { false };
+	while (k < n) {
+		int best = -1;
+		for (int st = 0; st < PROF_STEP_COUNT; st++)
+			if (!used[st] && s->sampled.tally.step[st] &&
+			    (best < 0 || s->sampled.tally.step[st] >
+					 s->sampled.tally.step[best]))
+				best = st;
+		if (best < 0)
+			break;
+		used[best] = true;
+		order[k++] = (enum prof_step)best;
+	}
+	return k;
+}
+
+static const char *top_function(const struct explain_side *s, enum prof_step st)
+{
+	const struct prof_tally *t = &s->sampled.tally;
+	return t->n_fns[st] ? t->fns[st][0].name : "?";
+}
+
+static void summarise_side(FILE *f, const struct explain_cli *c,
+			   const struct explain_point *p,
+			   const struct explain_side *s)
+{
+	enum prof_step order[3];
+	unsigned n = top_steps(s, order, 3);
+	fprintf(f, "  - %s %s: %.0f ns per op (%s, unsampled); of it", s->label,
+		explain_op_name(c->op), s->ns.median, side_basis(s));
+	for (unsigned k = 0; k < n; k++) {
+		double share = share_of(s, s->sampled.tally.step[order[k]]);
+		fprintf(f, "%s %.0f%% (~%.0f ns) %s, mostly %s", k ? ";" : "",
+			100 * share, explain_step_ns(s, order[k]),
+			order[k] == PROF_STEP_IRQS_OFF ? "runs with interrupts off"
+			: prof_step_text(order[k]), top_function(s, order[k]));
+	}
+	fprintf(f, " (sampled).\n");
+	if (s->sampled.tally.step[PROF_STEP_IRQS_OFF]) {
+		fprintf(f, "    Sampling cannot look inside the interrupts-off section:");
+		bool said = false;
+		for (int d = 0; d < DIFF_COUNT; d++) {
+			double e = diff_effect(s, (enum explain_diff)d);
+			if (!isfinite(e))
+				continue;
+			fprintf(f, "%s %s: %+.0f ns", said ? ";" : "", p->diff_label[d], e);
+			said = true;
+		}
+		fprintf(f, said ? " (differential runs: %s).\n"
+				: " no differential run applies here%s.\n",
+			said ? "see the table above" : "");
+	}
+	if (s->sampled.tally.off_thread)
+		fprintf(f, "    Off the measured thread (liburcu's call_rcu thread): "
+			"+%.0f%% CPU (~%.0f ns per op, sampled), not in its ns/op.\n",
+			100 * share_of(s, s->sampled.tally.off_thread),
+			share_of(s, s->sampled.tally.off_thread) * s->ns.median);
+}
+
+static void summarise_memory(FILE *f, const struct explain_point *p)
+{
+	if (!p->diff_run[DIFF_SIZE])
+		return;
+	fprintf(f, "  - At %u entries against %u (differential):", p->entries,
+		EXPLAIN_SMALL_ENTRIES);
+	for (unsigned i = 0; i < p->n_sides; i++) {
+		double e = diff_effect(&p->sides[i], DIFF_SIZE);
+		if (isfinite(e))
+			fprintf(f, "%s %s pays %+.0f ns of its %.0f for the map's size",
+				i ? ";" : "", p->sides[i].label, e, p->sides[i].ns.median);
+	}
+	fprintf(f, ".\n");
+}
+
+static void summarise_ratio(FILE *f, const struct explain_point *p)
+{
+	const struct explain_side *k = &p->sides[0];
+	for (unsigned i = 1; i < p->n_sides; i++) {
+		const struct explain_side *s = &p->sides[i];
+		if (s->kernel || !(k->ns.median > 0))
+			continue;
+		int widest = -1;
+		double gap = 0;
+		for (int st = 0; st < PROF_STEP_COUNT; st++) {
+			double a = explain_step_ns(k, (enum prof_step)st);
+			double b = explain_step_ns(s, (enum prof_step)st);
+			double g = fabs((isfinite(b) ? b : 0) - (isfinite(a) ? a : 0));
+			if (g > gap) {
+				gap = g;
+				widest = st;
+			}
+		}
+		fprintf(f, "  - %s takes %.2fx the kernel's time per op (%.0f vs %.0f "
+			"ns, unsampled)", s->label, s->ns.median / k->ns.median,
+			s->ns.median, k->ns.median);
+		if (widest >= 0)
+			fprintf(f, "; the widest step apart is %s (sampled)",
+				prof_step_text((enum prof_step)widest));
+		fprintf(f, ".\n");
+	}
+}
+
+/* What a reader should not trust, or should know. */
+static void print_cautions(FILE *f, const struct explain_point *p)
+{
+	for (unsigned i = 0; i < p->n_sides; i++) {
+		const struct explain_side *s = &p->sides[i];
+		const struct prof_tally *t = &s->sampled.tally;
+		uint64_t worker = t->samples - t->off_thread;
+		if (s->sampled.lost)
+			fprintf(f, "  ! %s: %llu samples lost (the rings filled)\n",
+				s->label, (unsigned long long)s->sampled.lost);
+		if (s->sampled.problem[0])
+			fprintf(f, "  ! %s: %s\n", s->label, s->sampled.problem);
+		if (!s->kernel && worker && t->shallow * 5 > worker)
+			fprintf(f, "  ! %s: %.0f%% of the call chains have two frames or "
+				"fewer: build with -Dframe_pointers=true\n", s->label,
+				100.0 * (double)t->shallow / (double)worker);
+		if (s->kernel) {
+			uint64_t all = t->region[PROF_REGION_OP] + t->region[PROF_REGION_OTHER_OP] +
+				       t->region[PROF_REGION_HARNESS];
+			double outside = all ? (double)t->region[PROF_REGION_HARNESS] / (double)all : 0;
+			fprintf(f, "  %s %s: %.1f%% of the workload thread's samples (the "
+				"baseline program's aside) were outside the program "
+				"(BPF_PROG_TEST_RUN, the XDP dispatcher): harness, not in "
+				"its ns/op\n", outside > 0.01 ? "!" : "-", s->label,
+				100 * outside);
+		}
+		if (prof_tally_covered(t) < 200)
+			fprintf(f, "  ! %s: only %llu samples: shares are rough; raise "
+				"--sample-seconds\n", s->label,
+				(unsigned long long)prof_tally_covered(t));
+	}
+}
+
+void explain_print_point(FILE *f, const struct explain_cli *c,
+			 const struct explain_point *p)
+{
+	fprintf(f, "== %s %s at %u entries ==\n\n", map_type_name(c->b.map_types[0]),
+		explain_op_name(c->op), p->entries);
+	print_times(f, p);
+	print_steps(f, c, p);
+	print_functions(f, p);
+	print_diffs(f, p);
+	fprintf(f, "summary\n");
+	for (unsigned i = 0; i < p->n_sides; i++)
+		summarise_side(f, c, p, &p->sides[i]);
+	summarise_memory(f, p);
+	summarise_ratio(f, p);
+	print_cautions(f, p);
+	fprintf(f, "  (%u + samples: ", 0);
+	for (unsigned i = 0; i < p->n_sides; i++)
+		fprintf(f, "%s%s %llu", i ? ", " : "", p->sides[i].label,
+			(unsigned long long)prof_tally_covered(&p->sides[i].sampled.tally));
+	fprintf(f, "; this size took %.1f s)\n\n", p->seconds);
+}
+
+void explain_print_sizes(FILE *f, const struct explain_cli *c,
+			 const struct explain_point *points, unsigned n)
+{
+	const struct explain_point *first = &points[0];
+	fprintf(f, "== across sizes: ns per step of one %s (sampled share x "
+		"unsampled ns/op) ==\n\n  %-34s", explain_op_name(c->op), "");
+	for (unsigned k = 0; k < n; k++)
+		for (unsigned i = 0; i < first->n_sides; i++)
+			fprintf(f, " %9u", points[k].entries);
+	fprintf(f, "\n  %-34s", "step");
+	for (unsigned k = 0; k < n; k++)
+		for (unsigned i = 0; i < first->n_sides; i++)
+			fprintf(f, " %9.9s", first->sides[i].kernel ? "kernel"
+								     : first->sides[i].label);
+	fputc('\n', f);
+	for (int st = 0; st < PROF_STEP_COUNT; st++) {
+		bool seen = false;
+		for (unsigned k = 0; k < n; k++)
+			seen |= step_seen(&points[k], (enum prof_step)st);
+		if (!seen)
+			continue;
+		fprintf(f, "  %-34s", prof_step_text((enum prof_step)st));
+		for (unsigned k = 0; k < n; k++)
+			for (unsigned i = 0; i < points[k].n_sides; i++) {
+				double ns = explain_step_ns(&points[k].sides[i],
+							    (enum prof_step)st);
+				if (points[k].sides[i].sampled.tally.step[st])
+					fprintf(f, " %9.1f", ns);
+				else
+					fprintf(f, " %9s", "-");
+			}
+		fputc('\n', f);
+	}
+	fprintf(f, "  %-34s", "ns/op (unsampled)");
+	for (unsigned k = 0; k < n; k++)
+		for (unsigned i = 0; i < points[k].n_sides; i++)
+			fprintf(f, " %9.1f", points[k].sides[i].ns.median);
+	fprintf(f, "\n\n");
+}
+
+int explain_write_svg(const struct explain_cli *c, const struct explain_point *p,
+		      const char *path)
+{
+	struct fg_panel panels[EXPLAIN_MAX_SIDES];
+	char titles[EXPLAIN_MAX_SIDES][160], title[200];
+	unsigned n = 0;
+	for (unsigned i = 0; i < p->n_sides; i++) {
+		const struct explain_side *s = &p->sides[i];
+		if (!s->sampled.tally.n_stacks || !(s->ns.median > 0))
+			continue;
+		snprintf(titles[n], sizeof(titles[n]), "%s: %.0f ns/op (%s)", s->label,
+			 s->ns.median, side_basis(s));
+		panels[n] = (struct fg_panel){ titles[n], s->ns.median,
+					       s->sampled.tally.stacks,
+					       s->sampled.tally.n_stacks };
+		n++;
+	}
+	snprintf(title, sizeof(title), "maplab explain: %s %s at %u entries",
+		 map_type_name(c->b.map_types[0]), explain_op_name(c->op), p->entries);
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return cli_error("explain", "%s: %s", path, strerror(errno));
+	int rc = n ? fg_write_svg(f, title, panels, n, 0) : -EINVAL;
+	if (fclose(f) && !rc)
+		rc = -EIO;
+	if (rc)
+		return cli_error("explain", "%s: the flame graph could not be written "
+				 "(%s)", path, n ? strerror(-rc) : "no samples");
+	return 0;
+}
