@@ -31,7 +31,9 @@ struct prof_sample {
 	uint32_t pid, tid;
 	uint64_t ip;         /* the sampled instruction */
 	uint32_t n_frames;   /* frames, leaf first; frames[0] is ip where the
-				kernel gave a chain */
+				kernel gave a chain, and a sample whose
+				chain holds no address keeps ip as its one
+				frame, so n_frames >= 1 after parsing */
 	size_t first_frame;  /* index of frames[0] in the set's frame store */
 };
 

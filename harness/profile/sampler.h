@@ -43,14 +43,20 @@ struct prof_sampler;
 int prof_sampler_check(char *why, size_t whylen);
 
 /*
- * Open, map and enable one event on each of tids[0..n), sampling at hz.
- * 0 and *out; or -errno with a one-line reason in err (nothing left open).
+ * Open, map and enable one event on each of tids[0..n), sampling at hz
+ * (1..1e9; the kernel raises periods under 10 us to 10 us).  The events
+ * are enabled only once all are open.  0 and *out; or -errno with a
+ * one-line reason in err naming the thread (-ESRCH for one that has
+ * exited, -EINVAL for hz out of range), *out NULL and nothing left open.
  */
 int prof_sampler_start(struct prof_sampler **out, const pid_t *tids,
 		       unsigned n, unsigned hz, char *err, size_t errlen);
 
 /* Move every sample in the rings so far into set (the events go on).
- * 0, -ENOMEM, or -EINVAL for a malformed ring. */
+ * 0, -ENOMEM, or -EINVAL for a malformed ring; each ring's tail moves past
+ * what was there even on an error (a ring that failed once would fail
+ * again), so the set may lack some of those samples.  Safe while the
+ * sampled threads run; the owner alone drains. */
 int prof_sampler_drain(struct prof_sampler *p, struct prof_sample_set *set);
 
 /* Disable every event, then drain.  Same returns as prof_sampler_drain. */
