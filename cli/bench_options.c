@@ -25,7 +25,7 @@ static const struct opt_spec opt_dist = { OPT_DIST, "dist", TAKES_TEXT, 0, 0, 0,
 	0, "D", "uniform | zipf:S | hotset:P,F (P % of ops on F % of the keys)" };
 static const struct opt_spec opt_warmup = { OPT_WARMUP, "warmup", TAKES_SECONDS,
 	0, 0, 0, 3600, "S", "untimed seconds before each run" };
-static const struct opt_spec opt_repeat = { OPT_REPEAT, "repeat", TAKES_NUMBER,
+const struct opt_spec opt_repeat = { OPT_REPEAT, "repeat", TAKES_NUMBER,
 	1, 1000, 0, 0, "N", "runs per point; the median is reported, with min "
 	"and max" };
 static const struct opt_spec opt_physical = { OPT_PHYSICAL, "physical",

@@ -91,6 +91,9 @@ int bench_cli_parse(struct bench_cli *cli, int argc, char **argv,
 extern const struct cmd_option bench_options[];
 extern const size_t bench_option_count;
 
+/* --repeat, which explain shares. */
+extern const struct opt_spec opt_repeat;
+
 /* kbench's and compare's own (defined in measure.c). */
 extern const struct opt_spec opt_run_ops, opt_run_repeat, opt_no_syscall;
 

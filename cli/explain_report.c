@@ -10,6 +10,7 @@
 #include "cli/cli.h"
 #include "cli/explain.h"
 #include "cli/measure.h"
+#include "harness/common/parse.h"
 #include "harness/profile/flamegraph.h"
 #include "harness/profile/symbols.h"
 
