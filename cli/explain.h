@@ -30,6 +30,9 @@
  * prices a step that sampling cannot split. */
 enum explain_diff {
 	DIFF_SIZE,      /* a small map (EXPLAIN_SMALL_ENTRIES): memory cost */
+	/* The next two run at the small map's size, against it: a larger
+	 * element in a map that does not fit the caches would price the
+	 * footprint again, not the copy or the hash. */
 	DIFF_VALUE,     /* value + EXPLAIN_VALUE_STEP bytes: the copy */
 	DIFF_KEY,       /* key + EXPLAIN_KEY_STEP bytes: hash and compare */
 	DIFF_PREALLOC,  /* BPF_F_NO_PREALLOC: allocation on update */
@@ -54,7 +57,8 @@ struct explain_side {
 	bool sampled_ok;
 	double diff_ns[DIFF_COUNT];     /* ns/op of each differential run;
 					   NaN: not run */
-	double diff_base_ns;            /* the same figure unchanged */
+	double diff_base_ns[DIFF_COUNT];/* the run it is set against: ns, or
+					   (value and key) the small map's */
 };
 
 struct explain_point {

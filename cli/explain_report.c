@@ -34,6 +34,8 @@ static double share_of(const struct explain_side *s, uint64_t samples)
 
 double explain_step_ns(const struct explain_side *s, enum prof_step step)
 {
+	if (s->kernel && step == PROF_STEP_HARNESS)
+		return NAN; /* outside the program: not in its ns/op */
 	double share = share_of(s, s->sampled.tally.step[step]);
 	double ns = share * s->ns.median;
 	return shared_step(step) || !(s->op_share > 0) ? ns : ns / s->op_share;
@@ -56,12 +58,29 @@ static const char *side_basis(const struct explain_side *s)
 	return s->kernel ? "BPF program, per op" : "bench loop, per op";
 }
 
+/* The mitigations that put thunks on a call's path (their cost lands on
+ * the next instruction: no sample shows it). */
+static void print_mitigations(FILE *f, const struct host_record *host)
+{
+	static const char *const thunky[] = { "spectre_v2", "retbleed",
+		"spec_rstack_overflow", "indirect_target_selection" };
+	fprintf(f, "mitigations (thunks cannot be sampled):");
+	bool any = false;
+	for (size_t k = 0; k < sizeof(thunky) / sizeof(thunky[0]); k++)
+		for (unsigned i = 0; i < host->n_vulns; i++)
+			if (strcmp(host->vulns[i].name, thunky[k]) == 0) {
+				fprintf(f, "%s %s: %s", any ? ";" : "", thunky[k],
+					host->vulns[i].status);
+				any = true;
+			}
+	fprintf(f, "%s\n", any ? "" : " not reported");
+}
+
 void explain_print_header(FILE *f, const struct explain_cli *c,
 			  const struct host_record *host)
 {
 	const struct bench_cli *b = &c->b;
-	char mitigations[512], flags[128];
-	host_mitigations(host, mitigations, sizeof(mitigations));
+	char flags[128];
 	format_map_flags(bench_map_flags(b->map_types[0], b->map_flags), flags,
 			 sizeof(flags));
 	fprintf(f, "maplab explain: %s %s, key %u B, value %u B, flags %s, %u "
@@ -70,7 +89,7 @@ void explain_print_header(FILE *f, const struct explain_cli *c,
 		b->threads[0] == 1 ? "" : "s");
 	fprintf(f, "host: %s, %s, %ld cpus, kernel %s, %s\n", host->hostname,
 		host->cpu_model, host->nproc, host->kernel, host->date);
-	fprintf(f, "mitigations: %s\n", mitigations[0] ? mitigations : "none reported");
+	print_mitigations(f, host);
 	fprintf(f, "sampling: cpu-clock at %u Hz for %.2g s a side; ns/op from %u "
 		"unsampled run%s of %.2g s each (median [min-max])\n\n", c->hz,
 		c->sample_seconds, b->repeat, b->repeat == 1 ? "" : "s", b->seconds);
@@ -119,7 +138,7 @@ static void print_steps(FILE *f, const struct explain_cli *c,
 		for (unsigned i = 0; i < p->n_sides; i++) {
 			const struct explain_side *s = &p->sides[i];
 			uint64_t n = s->sampled.tally.step[st];
-			if (!n) {
+			if (!n || !isfinite(explain_step_ns(s, (enum prof_step)st))) {
 				fprintf(f, " %10s %11s", "-", "-");
 				continue;
 			}
@@ -185,36 +204,61 @@ static bool any_diff(const struct explain_point *p)
 	return false;
 }
 
-/* The ns/op difference diff d makes on side s (the changed run minus the
- * unchanged), signed so that a positive figure is what the asked
- * workload's size or prealloc costs. */
+/* The ns/op difference diff d makes on side s, signed so that a positive
+ * figure is what the asked workload pays: for the size, what its larger
+ * map costs over the small one; for the others, what the change adds. */
 static double diff_effect(const struct explain_side *s, enum explain_diff d)
 {
-	if (!isfinite(s->diff_ns[d]))
+	if (!isfinite(s->diff_ns[d]) || !isfinite(s->diff_base_ns[d]))
 		return NAN;
-	double delta = s->diff_ns[d] - s->ns.median;
+	double delta = s->diff_ns[d] - s->diff_base_ns[d];
 	return d == DIFF_SIZE ? -delta : delta;
 }
 
-static void print_diffs(FILE *f, const struct explain_point *p)
+/* What the diff's step costs at the asked workload's own sizes: the copy
+ * of its value and the hash and compare of its key scale by bytes. */
+static double diff_at_workload(const struct explain_cli *c,
+			       const struct explain_side *s, enum explain_diff d)
+{
+	double e = diff_effect(s, d);
+	if (d == DIFF_VALUE)
+		return e * c->b.w.value_size / EXPLAIN_VALUE_STEP;
+	if (d == DIFF_KEY)
+		return e * c->b.w.key_size / EXPLAIN_KEY_STEP;
+	return e;
+}
+
+static void print_diffs(FILE *f, const struct explain_cli *c,
+			const struct explain_point *p)
 {
 	if (!any_diff(p))
 		return;
-	fprintf(f, "differential runs (unsampled; ns/op of the changed workload "
-		"against the one above)\n");
+	fprintf(f, "differential runs (unsampled, median of %d; the ns/op "
+		"difference a change of workload makes)\n", 2);
 	for (int d = 0; d < DIFF_COUNT; d++) {
 		if (!p->diff_run[d])
 			continue;
-		fprintf(f, "  %-30s", p->diff_label[d]);
+		fprintf(f, "  %s: prices %s\n", p->diff_label[d],
+			diff_meaning((enum explain_diff)d));
 		for (unsigned i = 0; i < p->n_sides; i++) {
 			const struct explain_side *s = &p->sides[i];
-			if (!isfinite(s->diff_ns[d]))
-				fprintf(f, "  %s: refused", s->label);
+			double e = diff_effect(s, (enum explain_diff)d);
+			fprintf(f, "    %-24s", s->label);
+			if (!isfinite(e)) {
+				fprintf(f, " refuses this map\n");
+				continue;
+			}
+			fprintf(f, " %8.1f -> %8.1f ns/op", s->diff_base_ns[d], s->diff_ns[d]);
+			if (d == DIFF_SIZE)
+				fprintf(f, ": the larger map costs %+.1f ns", e);
+			else if (d == DIFF_PREALLOC)
+				fprintf(f, ": %+.1f ns", e);
 			else
-				fprintf(f, "  %s: %.1f ns (%+.1f)", s->label,
-					s->diff_ns[d], s->diff_ns[d] - s->ns.median);
+				fprintf(f, ": %+.1f ns, so ~%.1f ns at %u B",
+					e, diff_at_workload(c, s, (enum explain_diff)d),
+					d == DIFF_VALUE ? c->b.w.value_size : c->b.w.key_size);
+			fputc('\n', f);
 		}
-		fprintf(f, "\n  %-30s  prices %s\n", "", diff_meaning((enum explain_diff)d));
 	}
 	fputc('\n', f);
 }
@@ -229,6 +273,7 @@ static unsigned top_steps(const struct explain_side *s, enum prof_step *order,
 		int best = -1;
 		for (int st = 0; st < PROF_STEP_COUNT; st++)
 			if (!used[st] && s->sampled.tally.step[st] &&
+			    isfinite(explain_step_ns(s, (enum prof_step)st)) &&
 			    (best < 0 || s->sampled.tally.step[st] >
 					 s->sampled.tally.step[best]))
 				best = st;
@@ -244,6 +289,44 @@ static const char *top_function(const struct explain_side *s, enum prof_step st)
 {
 	const struct prof_tally *t = &s->sampled.tally;
 	return t->n_fns[st] ? t->fns[st][0].name : "?";
+}
+
+/* The interrupts-off section, priced by the differential runs where they
+ * apply: the value copy inside it; the map's size, whose misses fall in it
+ * and in the sampled steps alike, so it bounds the section's memory cost
+ * from above; what is left at a cache-resident size is the lock and the
+ * walk. */
+static void split_irqs_off(FILE *f, const struct explain_cli *c,
+			   const struct explain_point *p,
+			   const struct explain_side *s)
+{
+	double lump = explain_step_ns(s, PROF_STEP_IRQS_OFF);
+	double copy = diff_at_workload(c, s, DIFF_VALUE);
+	double size = diff_effect(s, DIFF_SIZE);
+	bool has_copy = p->diff_run[DIFF_VALUE] && isfinite(copy);
+	bool has_size = p->diff_run[DIFF_SIZE] && isfinite(size);
+
+	fprintf(f, "    Sampling cannot see inside the ~%.0f ns with interrupts "
+		"off (its samples land where they come back on).", lump);
+	if (!has_copy && !has_size) {
+		fprintf(f, " No differential run applies here%s.\n",
+			c->no_diff ? " (--no-diff)" : "");
+		return;
+	}
+	fprintf(f, " Differential runs price what it holds:");
+	if (has_copy)
+		fprintf(f, " the value copy ~%.0f ns at %u B%s", copy,
+			c->b.w.value_size, has_size ? ";" : ".");
+	if (has_size && size <= lump)
+		fprintf(f, " the map's size ~%.0f ns of cache and TLB misses; the "
+			"rest, ~%.0f ns, is the lock and the walk of a map that fits "
+			"the caches.", size,
+			fmax(0, lump - size - (has_copy ? fmax(0, copy) : 0)));
+	else if (has_size)
+		fprintf(f, " the map's size costs the whole op ~%.0f ns of cache and "
+			"TLB misses, more than this section: they fall in it and in "
+			"the sampled steps alike.", size);
+	fputc('\n', f);
 }
 
 static void summarise_side(FILE *f, const struct explain_cli *c,
@@ -262,20 +345,8 @@ static void summarise_side(FILE *f, const struct explain_cli *c,
 			: prof_step_text(order[k]), top_function(s, order[k]));
 	}
 	fprintf(f, " (sampled).\n");
-	if (s->sampled.tally.step[PROF_STEP_IRQS_OFF]) {
-		fprintf(f, "    Sampling cannot look inside the interrupts-off section:");
-		bool said = false;
-		for (int d = 0; d < DIFF_COUNT; d++) {
-			double e = diff_effect(s, (enum explain_diff)d);
-			if (!isfinite(e))
-				continue;
-			fprintf(f, "%s %s: %+.0f ns", said ? ";" : "", p->diff_label[d], e);
-			said = true;
-		}
-		fprintf(f, said ? " (differential runs: %s).\n"
-				: " no differential run applies here%s.\n",
-			said ? "see the table above" : "");
-	}
+	if (s->sampled.tally.step[PROF_STEP_IRQS_OFF])
+		split_irqs_off(f, c, p, s);
 	if (s->sampled.tally.off_thread)
 		fprintf(f, "    Off the measured thread (liburcu's call_rcu thread): "
 			"+%.0f%% CPU (~%.0f ns per op, sampled), not in its ns/op.\n",
@@ -348,9 +419,12 @@ static void print_cautions(FILE *f, const struct explain_point *p)
 			double outside = all ? (double)t->region[PROF_REGION_HARNESS] / (double)all : 0;
 			fprintf(f, "  %s %s: %.1f%% of the workload thread's samples (the "
 				"baseline program's aside) were outside the program "
-				"(BPF_PROG_TEST_RUN, the XDP dispatcher): harness, not in "
-				"its ns/op\n", outside > 0.01 ? "!" : "-", s->label,
-				100 * outside);
+				"(BPF_PROG_TEST_RUN, the XDP dispatcher), not in its ns/op",
+				outside > 0.01 ? "!" : "-", s->label, 100 * outside);
+			for (unsigned k = 0; k < t->n_fns[PROF_STEP_HARNESS] && k < 3; k++)
+				fprintf(f, "%s %s", k ? "," : ":",
+					t->fns[PROF_STEP_HARNESS][k].name);
+			fputc('\n', f);
 		}
 		if (prof_tally_covered(t) < 200)
 			fprintf(f, "  ! %s: only %llu samples: shares are rough; raise "
@@ -367,14 +441,14 @@ void explain_print_point(FILE *f, const struct explain_cli *c,
 	print_times(f, p);
 	print_steps(f, c, p);
 	print_functions(f, p);
-	print_diffs(f, p);
+	print_diffs(f, c, p);
 	fprintf(f, "summary\n");
 	for (unsigned i = 0; i < p->n_sides; i++)
 		summarise_side(f, c, p, &p->sides[i]);
 	summarise_memory(f, p);
 	summarise_ratio(f, p);
 	print_cautions(f, p);
-	fprintf(f, "  (%u + samples: ", 0);
+	fprintf(f, "  (samples: ");
 	for (unsigned i = 0; i < p->n_sides; i++)
 		fprintf(f, "%s%s %llu", i ? ", " : "", p->sides[i].label,
 			(unsigned long long)prof_tally_covered(&p->sides[i].sampled.tally));
@@ -431,8 +505,8 @@ int explain_write_svg(const struct explain_cli *c, const struct explain_point *p
 		const struct explain_side *s = &p->sides[i];
 		if (!s->sampled.tally.n_stacks || !(s->ns.median > 0))
 			continue;
-		snprintf(titles[n], sizeof(titles[n]), "%s: %.0f ns/op (%s)", s->label,
-			 s->ns.median, side_basis(s));
+		snprintf(titles[n], sizeof(titles[n]), "%s (%s)", s->label,
+			 side_basis(s));
 		panels[n] = (struct fg_panel){ titles[n], s->ns.median,
 					       s->sampled.tally.stacks,
 					       s->sampled.tally.n_stacks };

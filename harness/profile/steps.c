@@ -51,6 +51,8 @@ const char *prof_step_text(enum prof_step step)
 	return step < PROF_STEP_COUNT ? step_names[step][1] : "?";
 }
 
+#define N_OF(a) (sizeof(a) / sizeof((a)[0]))
+
 struct rule {
 	const char *pattern;
 	enum prof_step step;
@@ -64,7 +66,6 @@ static const struct rule leaf_rules[] = {
 	{ "__x86_indirect_*thunk*", PROF_STEP_THUNK },
 	{ "entry_untrain_ret", PROF_STEP_THUNK },
 	{ "retbleed_*", PROF_STEP_THUNK },
-	{ "bpf_prog_*", PROF_STEP_PROGRAM },
 	{ "bpf_user_rnd_u32", PROF_STEP_PROGRAM },
 	{ "bpf_get_prandom_u32", PROF_STEP_PROGRAM },
 	{ "prandom_u32*", PROF_STEP_PROGRAM },
@@ -75,6 +76,13 @@ static const struct rule leaf_rules[] = {
 
 /* Inside the op, in order. */
 static const struct rule op_rules[] = {
+	/* where interrupts come back on: a cpu-clock sample taken while they
+	 * were off lands here (a paravirtualised guest's irq enable is a
+	 * call, pvm_irq_enable; on bare metal the sti is inlined into the
+	 * function that held the lock: see irqsave_functions) */
+	{ "*irq_enable*", PROF_STEP_IRQS_OFF },
+	{ "*irq_restore*", PROF_STEP_IRQS_OFF },
+	{ "*irqrestore*", PROF_STEP_IRQS_OFF },
 	/* the kernel's map functions that are the op itself */
 	{ "htab_map_hash", PROF_STEP_HASH },
 	{ "*jhash*", PROF_STEP_HASH },
@@ -189,11 +197,59 @@ static const struct rule op_rules[] = {
 	{ "*_locked", PROF_STEP_WALK },
 };
 
-/* Whole modules: a stripped library's frames have no names. */
+/* The kernel's map ops that hold an irqsave lock with the sti inlined: a
+ * lump of their samples at one address is the interrupts-off section's
+ * (elsewhere a lump is just as likely one slow load: a lookup's cache
+ * miss).  A lump in a function the op calls (unit_alloc, bpf_lru_pop_free)
+ * stays in that function's step: its interrupts-off time is allocation or
+ * LRU work, whatever the section holds. */
+static const char *const irqsave_functions[] = {
+	"htab_*map_update_elem", "htab_*map_delete_elem", "htab_lru_map_*",
+	"trie_update_elem", "trie_delete_elem",
+};
+
+/* The bench loop's own functions, and what it calls while timed (the
+ * clock of its latency samples, RCU's read side and quiescent states):
+ * harness/bench/bench.c, harness/common/team.c. */
+static const char *const harness_functions[] = {
+	"run_phase", "worker_phase", "worker_main", "team_*", "start_thread",
+	"clone*", "clock_gettime", "__clock_gettime*", "__vdso_clock_gettime",
+	"clock_now_ns", "hist_add", "*rcu_quiescent*", "*rcu_read_*", "map_rcu_*",
+	"*thread_online*", "*thread_offline*",
+};
+
+/* Frames that only pass the interrupts-off lump on to their caller. */
+static const char *const irq_passers[] = {
+	"*irq*", "*spin_unlock*", "*unlock_bucket*", "__raw_callee_save_*",
+};
+
+static bool matches_any(const char *const *patterns, size_t n, const char *name);
+
+/* The function an interrupts-off lump at chain[0..] belongs to: the first
+ * frame from `from` that does not just re-enable interrupts. */
+static int lump_owner(const struct prof_frame *chain, unsigned n, unsigned from)
+{
+	for (unsigned i = from; i < n; i++)
+		if (chain[i].name &&
+		    !matches_any(irq_passers, N_OF(irq_passers), chain[i].name))
+			return (int)i;
+	return (int)from;
+}
+
+/* Whole libraries, whatever the function (a stripped one's frames have
+ * no names), by the file name of the module. */
 static const struct rule module_rules[] = {
 	{ "libjemalloc*", PROF_STEP_ALLOC },
 	{ "liburcu*", PROF_STEP_RECLAIM },
 };
+
+static int rule_step(const struct rule *rules, size_t n, const char *name);
+
+static int module_step(const struct prof_frame *f)
+{
+	return prof_addr_is_kernel(f->addr) ? -1
+		: rule_step(module_rules, N_OF(module_rules), f->module);
+}
 
 static bool matches(const char *pattern, const char *name)
 {
@@ -217,12 +273,20 @@ static bool matches(const char *pattern, const char *name)
 
 /* The rules match a name without the suffix of a compiler's clone
  * (longest_prefix_match.isra.0, free_htab_elem.part.0). */
+static bool matches_any(const char *const *patterns, size_t n, const char *name)
+{
+	for (size_t i = 0; name && i < n; i++)
+		if (matches(patterns[i], name))
+			return true;
+	return false;
+}
+
 static int rule_step(const struct rule *rules, size_t n, const char *name)
 {
 	char bare[160];
 	if (!name)
 		return -1;
-	size_t len = strcspn(name, ".");
+	size_t len = strcspn(name, ".@");
 	if (len >= sizeof(bare))
 		len = sizeof(bare) - 1;
 	memcpy(bare, name, len);
@@ -233,22 +297,31 @@ static int rule_step(const struct rule *rules, size_t n, const char *name)
 	return -1;
 }
 
-#define N_OF(a) (sizeof(a) / sizeof((a)[0]))
 
 /* The step a rule names for frame f, or -1. */
+static int leaf_step(const struct prof_frame *f);
+
 static int frame_step(const struct prof_frame *f)
 {
-	int step = rule_step(leaf_rules, N_OF(leaf_rules), f->name);
+	int step = leaf_step(f);
+	if (step < 0)
+		step = module_step(f);
 	if (step < 0)
 		step = rule_step(op_rules, N_OF(op_rules), f->name);
-	if (step < 0 && !f->name)
-		step = rule_step(module_rules, N_OF(module_rules), f->module);
 	return step;
 }
 
+/* A JITed program: bpf_prog_<16 hex digits of tag>_<name> (not the
+ * kernel's own bpf_prog_test_run_xdp). */
 static bool is_program(const struct prof_frame *f)
 {
-	return f->name && strncmp(f->name, "bpf_prog_", 9) == 0;
+	if (!f->name || strncmp(f->name, "bpf_prog_", 9) != 0)
+		return false;
+	const char *tag = f->name + 9;
+	for (int i = 0; i < 16; i++)
+		if (!((tag[i] >= '0' && tag[i] <= '9') || (tag[i] >= 'a' && tag[i] <= 'f')))
+			return false;
+	return tag[16] == '_';
 }
 
 /* A program frame of name bpf_prog_<tag>_<name>: whether <name> is `want`
@@ -278,8 +351,7 @@ static enum prof_region kernel_region(const struct prof_scope *scope,
 			*entry = innermost - 1;
 			if (*entry >= 0 && scope->kernel_op && chain[*entry].name &&
 			    !strstr(chain[*entry].name, scope->kernel_op) &&
-			    rule_step(leaf_rules, N_OF(leaf_rules),
-				      chain[*entry].name) < 0)
+			    leaf_step(&chain[*entry]) < 0)
 				return PROF_REGION_OTHER_OP;
 			return PROF_REGION_OP;
 		}
@@ -300,7 +372,21 @@ static enum prof_region user_region(const struct prof_scope *scope,
 								: PROF_REGION_OTHER_OP;
 			}
 	*entry = -1;
-	return PROF_REGION_HARNESS;
+	/* No op function in the chain.  A chain is cut where a frame has no
+	 * frame pointer: a library built without (the allocator, liburcu's
+	 * call_rcu), or a function sampled in its prologue or epilogue, whose
+	 * caller (often the op's entry) the unwinder then skips.  So the
+	 * bench loop's are only the chains whose first user frame is one of
+	 * its own functions; the rest are the op's. */
+	unsigned u = 0;
+	while (u + 1 < n && prof_addr_is_kernel(chain[u].addr))
+		u++;
+	if (n && module_step(&chain[u]) >= 0)
+		return PROF_REGION_OP;
+	if (!n || !chain[u].name ||
+	    matches_any(harness_functions, N_OF(harness_functions), chain[u].name))
+		return PROF_REGION_HARNESS;
+	return PROF_REGION_OP;
 }
 
 /* The first named frame from the leaf, -1 where none. */
@@ -312,15 +398,50 @@ static int first_named(const struct prof_frame *chain, unsigned n)
 	return -1;
 }
 
+/* Where a chain's own steps start: on the user side, past the kernel's
+ * frames of a page fault or syscall inside the op (their time is the
+ * user frame's that caused them: a fault in node_alloc is allocation). */
+static int first_own_frame(const struct prof_scope *scope,
+			   const struct prof_frame *chain, unsigned n)
+{
+	unsigned i = 0;
+	while (!scope->kernel && i + 1 < n && prof_addr_is_kernel(chain[i].addr))
+		i++;
+	return (int)i;
+}
+
+/* A sample where interrupts came back on (frame i): the section belongs
+ * to the first frame past the ones that only re-enable them.  The op's
+ * own function: an interrupts-off section; a function it calls (the
+ * allocator, the LRU's lists): that function's step. */
+static struct prof_verdict irqs_off_verdict(struct prof_verdict v,
+					    const struct prof_frame *chain,
+					    unsigned n, unsigned i)
+{
+	int owner = lump_owner(chain, n, i + 1);
+	int step = owner < (int)n ? frame_step(&chain[owner]) : -1;
+	v.credited = owner < (int)n ? owner : (int)i;
+	v.step = owner == v.entry || step < 0 || step == PROF_STEP_WALK ||
+		 step == PROF_STEP_IRQS_OFF
+		 ? PROF_STEP_IRQS_OFF : (enum prof_step)step;
+	return v;
+}
+
+/* The step the leaf rules give frame f (a thunk, the program), or -1. */
+static int leaf_step(const struct prof_frame *f)
+{
+	return is_program(f) ? PROF_STEP_PROGRAM
+			     : rule_step(leaf_rules, N_OF(leaf_rules), f->name);
+}
+
 struct prof_verdict prof_classify(const struct prof_scope *scope,
 				  const struct prof_frame *chain, unsigned n)
 {
 	struct prof_verdict v = { .credited = -1, .entry = -1 };
 	v.region = scope->kernel ? kernel_region(scope, chain, n, &v.entry)
 				 : user_region(scope, chain, n, &v.entry);
-	if (n && rule_step(leaf_rules, N_OF(leaf_rules), chain[0].name) >= 0) {
-		v.step = (enum prof_step)rule_step(leaf_rules, N_OF(leaf_rules),
-						   chain[0].name);
+	if (n && leaf_step(&chain[0]) >= 0) {
+		v.step = (enum prof_step)leaf_step(&chain[0]);
 		v.credited = 0;
 		return v;
 	}
@@ -330,15 +451,20 @@ struct prof_verdict prof_classify(const struct prof_scope *scope,
 		v.credited = first_named(chain, n);
 		return v;
 	}
-	/* The op (or the other op): leaf to entry; on the kernel side a
-	 * chain with no entry frame is the program's own code. */
-	if (v.entry < 0) {
+	/* The op (or the other op): leaf to entry.  On the kernel side a
+	 * chain with no entry frame is the program's own code; on the user
+	 * side it is a library's whose chain was cut (user_region). */
+	if (v.entry < 0 && scope->kernel) {
 		v.step = PROF_STEP_PROGRAM;
 		v.credited = first_named(chain, n);
 		return v;
 	}
-	for (int i = 0; i <= v.entry; i++) {
+	int first = first_own_frame(scope, chain, n);
+	int last = v.entry < 0 ? first : v.entry;
+	for (int i = first; i <= last; i++) {
 		int step = frame_step(&chain[i]);
+		if (step == PROF_STEP_IRQS_OFF)
+			return irqs_off_verdict(v, chain, n, (unsigned)i);
 		if (step >= 0) {
 			v.step = (enum prof_step)step;
 			v.credited = chain[i].name ? i : first_named(chain, n);
@@ -415,7 +541,7 @@ static int count_ip(struct prof_tally *t, const struct prof_frame *leaf,
 static const char *annotation(const struct prof_frame *chain, unsigned i,
 			      const struct prof_verdict *v, bool kernel_side)
 {
-	int step = rule_step(leaf_rules, N_OF(leaf_rules), chain[i].name);
+	int step = leaf_step(&chain[i]);
 	if (step == PROF_STEP_THUNK)
 		return "_[t]";
 	if (is_program(&chain[i]))
@@ -507,7 +633,7 @@ int prof_tally_add(struct prof_tally *t, const struct prof_scope *scope,
 	}
 	struct prof_verdict v = prof_classify(scope, chain, n);
 	t->region[v.region]++;
-	if (!drawn(t, v.region))
+	if (v.region != PROF_REGION_OP && v.region != PROF_REGION_HARNESS)
 		return 0;
 	t->step[v.step]++;
 	const struct prof_frame *who = v.credited >= 0 ? &chain[v.credited] : NULL;
@@ -520,6 +646,8 @@ int prof_tally_add(struct prof_tally *t, const struct prof_scope *scope,
 	if (n && v.region == PROF_REGION_OP && prof_addr_is_kernel(chain[0].addr) &&
 	    v.credited == 0 && count_ip(t, &chain[0], v.step, (unsigned)fn))
 		return -ENOMEM;
+	if (!drawn(t, v.region))
+		return 0;
 	char *folded = fold(chain, n, &v, scope->kernel, false);
 	return folded ? add_stack(t, folded) : -ENOMEM;
 }
@@ -561,7 +689,9 @@ static int find_lumps(struct prof_tally *t)
 {
 	for (size_t i = 0; i < t->n_ips; i++) {
 		uint64_t at_ip, in_fn;
-		if (!t->ips[i].fn_start || t->ips[i].step == PROF_STEP_IRQS_OFF)
+		if (!t->ips[i].fn_start || t->ips[i].step == PROF_STEP_IRQS_OFF ||
+		    !matches_any(irqsave_functions, N_OF(irqsave_functions),
+				 t->ips[i].name))
 			continue;
 		lump_counts(t, t->ips[i].fn_start, t->ips[i].ip, &at_ip, &in_fn);
 		if (in_fn >= PROF_IRQS_OFF_MIN_SAMPLES &&

@@ -118,9 +118,11 @@ struct prof_fn {
 struct prof_ip_count;
 
 /*
- * The samples of one side, tallied.  Shares are of `in_op` (the op's and
- * the workload program's samples, and on the user side the harness's:
- * what the side's ns/op covers).
+ * The samples of one side, tallied: per region, and per step with the
+ * functions behind it for the op's region and the harness's (on the kernel
+ * side the harness is outside the program: not in the side's ns/op, see
+ * prof_tally_covered, and not drawn).  The baseline's and the other op's
+ * samples are only counted.
  */
 struct prof_tally {
 	bool kernel;
