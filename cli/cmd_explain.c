@@ -41,6 +41,7 @@
  * on a 64K hash update here), a cost of the harness that longer runs
  * make small. */
 #define EXPLAIN_RUN_REPEAT 256
+#define EXPLAIN_TEST_RUN_MS 200
 
 static const struct opt_spec opt_op = { OPT_OP, "op", TAKES_TEXT, 0, 0, 0, 0,
 	"OP", NULL };
@@ -54,6 +55,8 @@ static const struct opt_spec opt_hz = { OPT_HZ, "hz", TAKES_NUMBER, 10, 10000,
 	0, 0, "N", NULL };
 static const struct opt_spec opt_sample_seconds = { OPT_SAMPLE_SECONDS,
 	"sample-seconds", TAKES_SECONDS, 0, 0, 0.05, 60, "S", NULL };
+static const struct opt_spec opt_chains = { OPT_CHAINS, "chains", TAKES_TEXT,
+	0, 0, 0, 0, "FILE", NULL };
 static const struct opt_spec opt_no_diff = { OPT_NO_DIFF, "no-diff",
 	TAKES_NOTHING, 0, 0, 0, 0, NULL, NULL };
 
@@ -104,6 +107,8 @@ static const struct cmd_option options[] = {
 	{ &opt_svg, "write the flame graph here (one file per size, -SIZE added\n"
 		    "when there are several)" },
 	{ &opt_dir, "write the report (explain.txt) and flame graphs into DIR" },
+	{ &opt_chains, "write every sample's symbolised call chain here, one a\n"
+		       "line (for other tools, and the tests' recordings)" },
 	{ &opt_quiet, NULL },
 	{ &opt_verbose, NULL },
 };
@@ -174,6 +179,7 @@ static int apply_explain(void *ctx, enum opt_id id, const struct opt_value *v)
 	case OPT_HZ: c->hz = (unsigned)v->u; return 0;
 	case OPT_SAMPLE_SECONDS: c->sample_seconds = v->seconds; return 0;
 	case OPT_NO_DIFF: c->no_diff = true; return 0;
+	case OPT_CHAINS: c->chains_path = v->text; return 0;
 	default:
 		return cli_error("explain", "option not handled here (a bug)");
 	}
@@ -366,6 +372,21 @@ static struct explain_target target_of(const struct bench_cli *b, enum bench_op 
 					.kernel_op = words[op] };
 }
 
+/* The sampled kernel run's test-run repeat count: enough that one test
+ * run lasts EXPLAIN_TEST_RUN_MS by the unsampled runs' time per op, so that
+ * the XDP dispatcher's re-patching around each stays near 1% of the
+ * samples. */
+static unsigned sampled_run_repeat(const struct bench_cli *b,
+				   const struct explain_side *s)
+{
+	double ns = s->ns.median * b->run_ops;
+	if (!(ns > 0))
+		return b->run_repeat;
+	double repeat = EXPLAIN_TEST_RUN_MS * 1e6 / ns;
+	return repeat < b->run_repeat ? b->run_repeat
+	       : repeat > 8192 ? 8192 : (unsigned)repeat;
+}
+
 static int sample_side(const struct explain_cli *c, const struct bench_cli *b,
 		       struct explain_side *s)
 {
@@ -373,10 +394,12 @@ static int sample_side(const struct explain_cli *c, const struct bench_cli *b,
 	struct explain_target t = target_of(b, c->op);
 	char err[256];
 	int rc;
+	t.chains = c->chains;
+	t.side = s->label;
 	if (s->kernel) {
 		struct kbench_config kc = { .b = bc, .map_type = s->map_type,
 					    .ops_per_run = b->run_ops,
-					    .run_repeat = b->run_repeat,
+					    .run_repeat = sampled_run_repeat(b, s),
 					    .verbose = b->verbose };
 		rc = explain_sample_kernel(&kc, &t, c->hz, &s->sampled, err, sizeof(err));
 	} else {
@@ -595,6 +618,12 @@ int cmd_explain(int argc, char **argv)
 	FILE *out = open_report(&c);
 	if (!out)
 		return EXIT_USAGE;
+	if (c.chains_path && !(c.chains = fopen(c.chains_path, "w"))) {
+		if (out != stdout)
+			fclose(out);
+		return cli_error("explain", "--chains %s: %s", c.chains_path,
+				 strerror(errno));
+	}
 	host_record_read(&host);
 	explain_print_header(out, &c, &host);
 	unsigned n = 0;
@@ -618,6 +647,8 @@ int cmd_explain(int argc, char **argv)
 		free_point(&points[i]);
 	if (out != stdout && fclose(out) && !rc)
 		rc = cli_error("explain", "writing the report failed");
+	if (c.chains && fclose(c.chains) && !rc)
+		rc = cli_error("explain", "writing %s failed", c.chains_path);
 	if (!rc && c.dir)
 		fprintf(stderr, "maplab explain: report in %s/explain.txt\n", c.dir);
 	return rc;

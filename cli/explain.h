@@ -81,6 +81,8 @@ struct explain_cli {
 	unsigned hz;
 	double sample_seconds;
 	bool no_diff;
+	const char *chains_path;  /* --chains FILE */
+	FILE *chains;
 };
 
 /* "lookup", ... */

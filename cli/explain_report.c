@@ -106,6 +106,13 @@ static void print_times(FILE *f, const struct explain_point *p)
 			fprintf(f, "; the map call alone %.1f ns (program - baseline)",
 				s->map_call_ns.median);
 		fputc('\n', f);
+		if (s->sampled.ns_per_op > 0) {
+			double x = s->sampled.ns_per_op;
+			fprintf(f, "  %-28s %8.1f ns in the sampled run (%+.1f%% on the "
+				"median, %s the unsampled runs' spread)\n", "", x,
+				100 * (x / s->ns.median - 1),
+				x >= s->ns.min && x <= s->ns.max ? "inside" : "outside");
+		}
 	}
 	fputc('\n', f);
 }

@@ -99,9 +99,33 @@ static unsigned user_entries(const struct map_ops *ops, enum bench_op op,
 	return n;
 }
 
+/* s with spaces and tabs as '_' (libdw names the vDSO "[vdso: PID]"). */
+static void put_word(FILE *f, const char *s)
+{
+	if (!s || !*s)
+		s = "-";
+	for (; *s; s++)
+		fputc(*s == ' ' || *s == '\t' || *s == '\n' ? '_' : *s, f);
+}
+
+void explain_write_chain(FILE *f, const char *side, bool worker,
+			 const struct prof_frame *chain, unsigned n)
+{
+	put_word(f, side);
+	fprintf(f, "\t%s", worker ? "worker" : "other");
+	for (unsigned k = 0; k < n; k++) {
+		fprintf(f, "\t%llx %llx ", (unsigned long long)chain[k].addr,
+			(unsigned long long)chain[k].start);
+		put_word(f, chain[k].module);
+		fputc(' ', f);
+		put_word(f, chain[k].name);
+	}
+	fputc('\n', f);
+}
+
 /* Symbolise every sample and tally it. */
 static int tally_samples(struct observer_state *o, const struct prof_scope *scope,
-			 struct explain_sampled *out)
+			 const struct explain_target *t, struct explain_sampled *out)
 {
 	struct prof_frame chain[PROF_MAX_FRAMES];
 	for (size_t i = 0; i < o->set.n; i++) {
@@ -114,8 +138,10 @@ static int tally_samples(struct observer_state *o, const struct prof_scope *scop
 			chain[k] = (struct prof_frame){ sym.name, sym.module,
 							frames[k], sym.start };
 		}
-		if (prof_tally_add(&out->tally, scope, chain, n,
-				   !is_worker(o, (pid_t)s->tid)))
+		bool worker = is_worker(o, (pid_t)s->tid);
+		if (t->chains)
+			explain_write_chain(t->chains, t->side, worker, chain, n);
+		if (prof_tally_add(&out->tally, scope, chain, n, !worker))
 			return -ENOMEM;
 	}
 	return prof_tally_finish(&out->tally);
@@ -133,7 +159,8 @@ static void finish_observer(struct observer_state *o, struct explain_sampled *ou
 
 /* After the run: the user symbols, then the tally. */
 static int analyse(struct observer_state *o, const struct prof_scope *scope,
-		   struct explain_sampled *out, char *err, size_t errlen)
+		   const struct explain_target *t, struct explain_sampled *out,
+		   char *err, size_t errlen)
 {
 	if (!o->sampler) {
 		snprintf(err, errlen, "the sampler did not start: %s", o->problem);
@@ -143,7 +170,7 @@ static int analyse(struct observer_state *o, const struct prof_scope *scope,
 		snprintf(o->problem, sizeof(o->problem),
 			 "this process's symbols could not be read: user frames have no names");
 	out->tally.kernel = scope->kernel;
-	int rc = tally_samples(o, scope, out);
+	int rc = tally_samples(o, scope, t, out);
 	if (rc)
 		snprintf(err, errlen, "out of memory tallying the samples");
 	return rc;
@@ -167,7 +194,8 @@ int explain_sample_user(const struct bench_config *b,
 	own.observer = &obs;
 	int rc = bench_run(&own, &r, err, errlen);
 	if (!rc)
-		rc = analyse(&o, &scope, out, err, errlen);
+		rc = analyse(&o, &scope, t, out, err, errlen);
+	out->ns_per_op = r.ns_per_op;
 	finish_observer(&o, out);
 	return rc;
 }
@@ -189,7 +217,8 @@ int explain_sample_kernel(const struct kbench_config *kc,
 	own.b.observer = &obs;
 	int rc = kbench_run(&own, &r, err, errlen);
 	if (!rc)
-		rc = analyse(&o, &scope, out, err, errlen);
+		rc = analyse(&o, &scope, t, out, err, errlen);
+	out->ns_per_op = r.program_ns_per_op;
 	out->jit_names = !rc && out->tally.region[PROF_REGION_OP] > 0;
 	finish_observer(&o, out);
 	return rc;

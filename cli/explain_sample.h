@@ -20,11 +20,16 @@
 #include "harness/profile/steps.h"
 #include "kernel-compare/kbench.h"
 
+#include <stdio.h>
+
 struct explain_sampled {
 	struct prof_tally tally;
 	uint64_t lost;          /* samples the kernel dropped */
 	unsigned threads;       /* threads sampled, workers included */
 	bool jit_names;         /* the BPF programs had names in kallsyms */
+	double ns_per_op;       /* the sampled run's own (the kernel's: its
+				   program per step): against the unsampled
+				   runs', what sampling costs */
 	/* One line where something went wrong in the sampler (the run itself
 	 * succeeded): the tally then holds what was gathered. */
 	char problem[200];
@@ -35,7 +40,20 @@ struct explain_target {
 	enum bench_op op;       /* the op asked about */
 	const char *program;    /* kernel: the workload program (kb_update) */
 	const char *kernel_op;  /* kernel: the map function's word ("update") */
+	FILE *chains;           /* NULL, or where every sample's symbolised
+				   chain is written (explain_write_chain) */
+	const char *side;       /* its label there */
 };
+
+/*
+ * One sample's chain as a line of text, leaf first:
+ *   SIDE<TAB>worker|other<TAB>ADDR START MODULE NAME<TAB>ADDR START ...
+ * (hex addresses; "-" for an unknown module or name; spaces as "_"): what the step
+ * grouping read, so that it can be read again (tests/harness/profile keeps
+ * a recording).
+ */
+void explain_write_chain(FILE *f, const char *side, bool worker,
+			 const struct prof_frame *chain, unsigned n);
 
 /* Sample bench's run of b (b->design set).  0, or -errno with a reason. */
 int explain_sample_user(const struct bench_config *b,

@@ -9,8 +9,8 @@
  * named "walk" before the LRU and allocation patterns could claim them by
  * a word in their names.  The kernel names are 6.18's (kernel/bpf/
  * hashtab.c, lpm_trie.c, bpf_lru_list.c, memalloc.c); maplab's are its
- * designs' (maps/).  A pattern is "exact", "prefix*", "*suffix" or
- * "*infix*".
+ * designs' (maps/).  Patterns are fnmatch(3)'s, matched against the
+ * name without a compiler clone's or a symbol version's suffix.
  *
  * The tally keeps, per step, the functions credited and their samples
  * (a short array each: tens of functions, searched linearly), every
@@ -21,6 +21,7 @@
 #include "ring.h"
 
 #include <errno.h>
+#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -251,24 +252,22 @@ static int module_step(const struct prof_frame *f)
 		: rule_step(module_rules, N_OF(module_rules), f->module);
 }
 
+/* The name without the suffix of a compiler's clone or a symbol version
+ * (longest_prefix_match.isra.0, clock_gettime@@GLIBC_2.17), into buf. */
+static const char *bare_name(const char *name, char *buf, size_t len)
+{
+	size_t n = strcspn(name, ".@");
+	if (n >= len)
+		n = len - 1;
+	memcpy(buf, name, n);
+	buf[n] = '\0';
+	return buf;
+}
+
 static bool matches(const char *pattern, const char *name)
 {
-	size_t pl = strlen(pattern), nl = strlen(name);
-	bool lead = pattern[0] == '*', trail = pl > 1 && pattern[pl - 1] == '*';
-
-	if (!lead && !trail)
-		return strcmp(pattern, name) == 0;
-	if (lead && trail) {
-		char core[128];
-		if (pl - 2 >= sizeof(core))
-			return false;
-		memcpy(core, pattern + 1, pl - 2);
-		core[pl - 2] = '\0';
-		return strstr(name, core) != NULL;
-	}
-	if (trail)
-		return strncmp(pattern, name, pl - 1) == 0;
-	return nl >= pl - 1 && strcmp(name + nl - (pl - 1), pattern + 1) == 0;
+	char bare[160];
+	return fnmatch(pattern, bare_name(name, bare, sizeof(bare)), 0) == 0;
 }
 
 /* The rules match a name without the suffix of a compiler's clone
@@ -283,16 +282,8 @@ static bool matches_any(const char *const *patterns, size_t n, const char *name)
 
 static int rule_step(const struct rule *rules, size_t n, const char *name)
 {
-	char bare[160];
-	if (!name)
-		return -1;
-	size_t len = strcspn(name, ".@");
-	if (len >= sizeof(bare))
-		len = sizeof(bare) - 1;
-	memcpy(bare, name, len);
-	bare[len] = '\0';
-	for (size_t i = 0; i < n; i++)
-		if (matches(rules[i].pattern, bare))
+	for (size_t i = 0; name && i < n; i++)
+		if (matches(rules[i].pattern, name))
 			return (int)rules[i].step;
 	return -1;
 }

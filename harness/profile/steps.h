@@ -14,19 +14,30 @@
  *                 test-run machinery's (BPF_PROG_TEST_RUN, the XDP
  *                 dispatcher, the syscall): harness.
  *   user side     the op starts at a frame inside one of the design's op
- *                 functions (scope->entries: map_ops members); a chain with
- *                 none is the bench loop's (harness).
+ *                 functions (scope->entries: map_ops members).  A chain
+ *                 with none is the bench loop's (harness) when its first
+ *                 user frame is one of the loop's own functions; else the
+ *                 op's, its chain cut by a frame without a frame pointer
+ *                 (a library built without, a function sampled in its
+ *                 prologue: the unwinder then skips its caller).
  *
  * Inside the op, the step is that of the first frame, leaf to entry, that a
- * rule names (steps.c's table: kernel and maplab names, libc's, jemalloc's
- * and liburcu's by module); a chain no rule names is the op's own code,
- * credited to its leaf.  Thunk and BPF-program rules apply at the leaf
- * first, whatever the region.
+ * rule names (steps.c's table: kernel and maplab names, and whole libraries
+ * by module: jemalloc's frames are allocation, liburcu's reclamation); a
+ * chain no rule names is the op's own code, credited to its leaf.  Thunk
+ * and BPF-program rules apply at the leaf first, whatever the region.  On
+ * the user side the kernel's frames at the leaf (a page fault, a syscall)
+ * are passed over: their time is the user frame's that caused them.
  *
  * Samples cannot land while interrupts are off: an irqsave section's time
- * lands on the instruction after it.  prof_tally_finish moves such a lump
- * (one kernel address holding most of a function's samples) to
- * PROF_STEP_IRQS_OFF, which only differential runs can split.
+ * lands where interrupts come back on.  In a paravirtualised guest that is
+ * a function (pvm_irq_enable): its samples belong to the first frame above
+ * that does more than re-enable interrupts, and are PROF_STEP_IRQS_OFF
+ * when that is the op's own function (trie_update_elem), else that
+ * function's step (unit_alloc: allocation).  On bare metal the sti is
+ * inlined: prof_tally_finish moves a lump (one address holding most of
+ * the samples of one of the kernel's map ops) to PROF_STEP_IRQS_OFF.
+ * Only differential runs can split such a section.
  */
 #ifndef MAPLAB_PROFILE_STEPS_H
 #define MAPLAB_PROFILE_STEPS_H
