@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# explain: bad input, no permission to sample, and (as root, with the
+# kernel side) every map type and op: the kernel's functions and the
+# design's named under their steps, ns per step on both sides, a flame
+# graph that parses.
+# usage: test_cli_explain.sh MAPLAB SOURCE_ROOT PINFAIL_SHIM kernel|no-kernel
+maplab=$1 root=$2 pinfail=$3
+. "$(dirname "$0")/lib.sh"
+
+expect 0 'usage: maplab explain --map' "$maplab" explain --help
+expect 2 'explain: --op is required' "$maplab" explain --map hash/linux
+expect 2 "explain: --op wants lookup, update, insert or delete, got 'scan'" \
+    "$maplab" explain --map hash/linux --op scan
+expect 2 'hash/linux and lru/global are of different map types' \
+    "$maplab" explain --map hash/linux,lru/global --op lookup
+expect 2 "sizes wants counts from 1 to 64M .*got 'lots'" \
+    "$maplab" explain --map hash/linux --op lookup --sizes 1K,lots
+expect 2 'hz' "$maplab" explain --map hash/linux --op lookup --hz 0
+expect 2 "no design 'hash/none'" "$maplab" explain --map hash/none --op lookup
+
+# Without permission to sample kernel call chains: exit 2, and why.
+if is_root && command -v setpriv >/dev/null &&
+   [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -ge 2 ]; then
+    check 'not root: one line, exit 2, the reason' one_line_error \
+        'explain: cannot sample here: .*root or CAP_PERFMON.*perf_event_paranoid' \
+        setpriv --reuid=65534 --regid=65534 --clear-groups \
+        "$maplab" explain --map hash/linux --op lookup --quiet
+fi
+
+if [ "$kernel_built" = no-kernel ] && is_root; then
+    expect 2 'built without the kernel side' \
+        "$maplab" explain --map hash/linux --op lookup --quiet
+fi
+
+if has_kernel; then
+    quick=(--entries 4096 --repeat 1 --duration 0.05 --sample-seconds 0.25
+           --no-diff --quiet)
+    # One design per map type, with the kernel functions its ops must show.
+    declare -A design=([hash]=hash/linux [lru_hash]=lru/linux_common
+                       [lpm_trie]=lpm_trie/linux)
+    kernel_fn='htab|trie_|bpf_lru|unit_alloc|lookup_nulls|memcmp|longest_prefix'
+    design_fn='htab|lpm_|lookup_locked|match_len|find_slot|pop_free|push_free|unlink|jhash|memcmp|node_alloc'
+    for type in hash lru_hash lpm_trie; do
+        d=${design[$type]}
+        for op in lookup update insert delete; do
+            svg=$tmp/$type-$op.svg
+            out=$("$maplab" explain --map "$d" --op "$op" "${quick[@]}" --svg "$svg" 2>&1)
+            rc=$?
+            check "explain $d $op: exit 0" test "$rc" -eq 0
+            check "explain $d $op: a kernel function named" \
+                grep -qE "^    kernel $type +.*($kernel_fn)" <<<"$out"
+            check "explain $d $op: a design function named" \
+                grep -qE "^    ${d//\//\\/} +.*($design_fn)" <<<"$out"
+            check "explain $d $op: ns per step on both sides" \
+                grep -qE '^  total +[0-9.]+ +[0-9.]+$' <<<"$out"
+            check "explain $d $op: the flame graph parses" \
+                python3 -c 'import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])' "$svg"
+            [ "$rc" -eq 0 ] || sed 's/^/    /' <<<"$out" | head -20
+        done
+    done
+
+    # The trie update: the kernel's time in trie_update_elem (interrupts off)
+    # and the allocator; the design's in its own match_len.
+    out=$("$maplab" explain --map lpm_trie/linux --op update "${quick[@]}" --entries 65536 2>&1)
+    check 'trie update: trie_update_elem with interrupts off' \
+        grep -qE '^    kernel lpm_trie +trie_update_elem [0-9.]+%' \
+        <<<"$(grep -A2 '^  interrupts off' <<<"$out")"
+    check 'trie update: the allocator' \
+        grep -qE '^    kernel lpm_trie +unit_alloc' <<<"$(grep -A2 '^  allocation' <<<"$out")"
+    check 'trie update: the design in match_len' \
+        grep -qE '^    lpm_trie/linux +match_len' <<<"$(grep -A3 '^  key compare' <<<"$out")"
+
+    # --out DIR: the report and the picture, and --chains' lines.
+    "$maplab" explain --map hash/linux --op lookup "${quick[@]}" --out "$tmp/dir" \
+        --chains "$tmp/chains.txt" >/dev/null 2>&1
+    check '--out writes explain.txt' grep -q '^== hash lookup at 4096 entries ==' "$tmp/dir/explain.txt"
+    check '--out writes the flame graph' test -s "$tmp/dir/explain-hash-lookup-4096.svg"
+    check '--chains writes one line per sample' \
+        grep -qE $'^kernel_hash\tworker\t[0-9a-f]+ [0-9a-f]+ ' "$tmp/chains.txt"
+    expect 2 'explain: --chains /nonexistent/c.txt: No such file' \
+        "$maplab" explain --map hash/linux --op lookup "${quick[@]}" --chains /nonexistent/c.txt
+fi
+finish
