@@ -30,7 +30,11 @@
 
 #define EXPLAIN_DEFAULT_REPEAT 3
 #define EXPLAIN_DEFAULT_SECONDS 0.5
-#define EXPLAIN_DEFAULT_SAMPLE_SECONDS 1.0
+#define EXPLAIN_DEFAULT_SAMPLE_SECONDS 2.0
+/* Samples per second of CPU time: each costs the sampled thread a timer
+ * interrupt and an unwind, 50-100 us on the paravirtualised host measured
+ * (docs/explain.md): +6% on the ns/op at 1 kHz, +1.5-3% at 250 Hz. */
+#define EXPLAIN_DEFAULT_HZ 250
 #define EXPLAIN_DEFAULT_WARMUP 0.1
 #define EXPLAIN_DIFF_REPEAT 2
 #define EXPLAIN_DIFF_SECONDS 0.3
@@ -57,6 +61,8 @@ static const struct opt_spec opt_sample_seconds = { OPT_SAMPLE_SECONDS,
 	"sample-seconds", TAKES_SECONDS, 0, 0, 0.05, 60, "S", NULL };
 static const struct opt_spec opt_chains = { OPT_CHAINS, "chains", TAKES_TEXT,
 	0, 0, 0, 0, "FILE", NULL };
+static const struct opt_spec opt_overhead = { OPT_OVERHEAD, "overhead",
+	TAKES_NUMBER, 1, 1000, 0, 0, "N", NULL };
 static const struct opt_spec opt_no_diff = { OPT_NO_DIFF, "no-diff",
 	TAKES_NOTHING, 0, 0, 0, 0, NULL, NULL };
 
@@ -102,8 +108,11 @@ static const struct cmd_option options[] = {
 			       STR(EXPLAIN_DEFAULT_SAMPLE_SECONDS) ")" },
 	{ &opt_repeat, "unsampled runs per side (" STR(EXPLAIN_DEFAULT_REPEAT) ")" },
 	{ &opt_hz, "samples per second of CPU time, each thread ("
-		   STR(PROF_DEFAULT_HZ) ")" },
+		   STR(EXPLAIN_DEFAULT_HZ) ")" },
 	{ &opt_no_diff, "skip the differential runs" },
+	{ &opt_overhead, "instead of explaining, measure what sampling costs: N\n"
+			 "pairs of runs per side, unsampled then sampled, each of\n"
+			 "--duration; the median of sampled / unsampled ns/op" },
 	{ &opt_svg, "write the flame graph here (one file per size, -SIZE added\n"
 		    "when there are several)" },
 	{ &opt_dir, "write the report (explain.txt) and flame graphs into DIR" },
@@ -180,6 +189,7 @@ static int apply_explain(void *ctx, enum opt_id id, const struct opt_value *v)
 	case OPT_SAMPLE_SECONDS: c->sample_seconds = v->seconds; return 0;
 	case OPT_NO_DIFF: c->no_diff = true; return 0;
 	case OPT_CHAINS: c->chains_path = v->text; return 0;
+	case OPT_OVERHEAD: c->overhead_pairs = (unsigned)v->u; return 0;
 	default:
 		return cli_error("explain", "option not handled here (a bug)");
 	}
@@ -225,7 +235,7 @@ static int settle(struct bench_cli *b, void *ctx)
 static void set_defaults(struct bench_cli *b, void *ctx)
 {
 	struct explain_cli *c = ctx;
-	c->hz = PROF_DEFAULT_HZ;
+	c->hz = EXPLAIN_DEFAULT_HZ;
 	c->sample_seconds = EXPLAIN_DEFAULT_SAMPLE_SECONDS;
 	b->seconds = EXPLAIN_DEFAULT_SECONDS;
 	b->repeat = EXPLAIN_DEFAULT_REPEAT;
@@ -524,6 +534,74 @@ static int run_diffs(const struct explain_cli *c, const struct bench_cli *base,
 	return 0;
 }
 
+/* --- what sampling costs (--overhead N) ------------------------------------------------ */
+
+/* One run of side s, sampled at hz or (hz 0) not: its ns/op (the kernel's:
+ * its program per step), or NaN with a message printed. */
+static double one_run(const struct explain_cli *c, const struct bench_cli *b,
+		      struct explain_side *s, unsigned hz)
+{
+	struct bench_config bc = side_config(b, s, b->seconds);
+	struct kbench_config kc = { .b = bc, .map_type = s->map_type,
+				    .ops_per_run = b->run_ops,
+				    .run_repeat = b->run_repeat };
+	struct explain_target t = target_of(b, c->op);
+	char err[256];
+	int rc;
+	double ns = NAN;
+	if (hz) {
+		struct explain_sampled out;
+		rc = s->kernel ? explain_sample_kernel(&kc, &t, hz, &out, err, sizeof(err))
+			       : explain_sample_user(&bc, &t, hz, &out, err, sizeof(err));
+		if (!rc)
+			ns = out.ns_per_op;
+		explain_sampled_free(&out);
+	} else if (s->kernel) {
+		struct kbench_result r;
+		if (!(rc = kbench_run(&kc, &r, err, sizeof(err))))
+			ns = r.program_ns_per_op;
+	} else {
+		struct bench_result r;
+		if (!(rc = bench_run(&bc, &r, err, sizeof(err))))
+			ns = r.ns_per_op;
+	}
+	if (rc)
+		cli_error("explain", "%s: %s", s->label, err);
+	return ns;
+}
+
+/* N pairs per side, the sides in turn; the spread of sampled / unsampled. */
+static int measure_overhead(const struct explain_cli *c, FILE *out)
+{
+	struct explain_point p;
+	unsigned n = c->overhead_pairs;
+	double *ratio = calloc((size_t)n * EXPLAIN_MAX_SIDES, sizeof(double));
+	if (!ratio)
+		return cli_error("explain", "out of memory");
+	lay_out_sides(c, &p);
+	for (unsigned k = 0; k < n; k++)
+		for (unsigned i = 0; i < p.n_sides; i++) {
+			double plain = one_run(c, &c->b, &p.sides[i], 0);
+			double sampled = one_run(c, &c->b, &p.sides[i], c->hz);
+			if (!isfinite(plain) || !isfinite(sampled)) {
+				free(ratio);
+				return EXIT_USAGE;
+			}
+			ratio[i * n + k] = sampled / plain;
+		}
+	fprintf(out, "what sampling at %u Hz costs: %u pairs of %.2g s runs per "
+		"side (unsampled, then sampled), the sides in turn\n", c->hz, n,
+		c->b.seconds);
+	for (unsigned i = 0; i < p.n_sides; i++) {
+		struct spread r = spread_of(&ratio[i * n], n);
+		fprintf(out, "  %-28s sampled / unsampled ns/op: median %+.1f%% "
+			"[%+.1f%% to %+.1f%%]\n", p.sides[i].label,
+			100 * (r.median - 1), 100 * (r.min - 1), 100 * (r.max - 1));
+	}
+	free(ratio);
+	return 0;
+}
+
 /* --- one size, and the command ---------------------------------------------------- */
 
 static int explain_size(const struct explain_cli *c, uint32_t entries,
@@ -626,6 +704,15 @@ int cmd_explain(int argc, char **argv)
 	}
 	host_record_read(&host);
 	explain_print_header(out, &c, &host);
+	if (c.overhead_pairs) {
+		c.b.w.entries = c.sizes[0];
+		rc = measure_overhead(&c, out);
+		if (out != stdout)
+			fclose(out);
+		if (c.chains)
+			fclose(c.chains);
+		return rc;
+	}
 	unsigned n = 0;
 	for (; n < c.n_sizes && !rc; n++) {
 		rc = explain_size(&c, c.sizes[n], &points[n]);

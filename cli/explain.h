@@ -82,6 +82,7 @@ struct explain_cli {
 	double sample_seconds;
 	bool no_diff;
 	const char *chains_path;  /* --chains FILE */
+	unsigned overhead_pairs;  /* --overhead N: measure sampling's cost */
 	FILE *chains;
 };
 

@@ -196,7 +196,7 @@ static const char *diff_meaning(enum explain_diff d)
 {
 	switch (d) {
 	case DIFF_SIZE: return "memory: the cache and TLB misses of the larger map";
-	case DIFF_VALUE: return "the value copy, per byte";
+	case DIFF_VALUE: return "the value's bytes: their copy, and a larger element where one is allocated per update";
 	case DIFF_KEY: return "hashing and comparing the key, per byte";
 	case DIFF_PREALLOC: return "allocating on update instead of a preallocated pool";
 	default: return "?";
@@ -320,18 +320,22 @@ static void split_irqs_off(FILE *f, const struct explain_cli *c,
 			c->no_diff ? " (--no-diff)" : "");
 		return;
 	}
-	fprintf(f, " Differential runs price what it holds:");
+	fprintf(f, " Differential runs price what it may hold:");
 	if (has_copy)
-		fprintf(f, " the value copy ~%.0f ns at %u B%s", copy,
-			c->b.w.value_size, has_size ? ";" : ".");
+		fprintf(f, " the value's bytes ~%.0f ns at %u B (their copy, and a "
+			"larger element to allocate where one is allocated per "
+			"update)%s", copy, c->b.w.value_size, has_size ? ";" : ".");
 	if (has_size && size <= lump)
-		fprintf(f, " the map's size ~%.0f ns of cache and TLB misses; the "
-			"rest, ~%.0f ns, is the lock and the walk of a map that fits "
-			"the caches.", size,
+		fprintf(f, " the map's size ~%.0f ns of cache and TLB misses for the "
+			"whole op (at %u entries it costs %.0f ns).  If those misses "
+			"all fall in this section, which walks the map under its lock, "
+			"the lock and the walk of a cache-resident map are the "
+			"remaining ~%.0f ns.", size, EXPLAIN_SMALL_ENTRIES,
+			s->diff_ns[DIFF_SIZE],
 			fmax(0, lump - size - (has_copy ? fmax(0, copy) : 0)));
 	else if (has_size)
-		fprintf(f, " the map's size costs the whole op ~%.0f ns of cache and "
-			"TLB misses, more than this section: they fall in it and in "
+		fprintf(f, " the map's size ~%.0f ns of cache and TLB misses for the "
+			"whole op, more than this section: they fall in it and in "
 			"the sampled steps alike.", size);
 	fputc('\n', f);
 }
@@ -462,20 +466,26 @@ void explain_print_point(FILE *f, const struct explain_cli *c,
 	fprintf(f, "; this size took %.1f s)\n\n", p->seconds);
 }
 
+/* A side's name in a column of the sizes table: "kernel" for the kernel's
+ * map, else the design's name. */
+static const char *column_name(const struct explain_side *s)
+{
+	return s->kernel ? "kernel" : s->label;
+}
+
 void explain_print_sizes(FILE *f, const struct explain_cli *c,
 			 const struct explain_point *points, unsigned n)
 {
 	const struct explain_point *first = &points[0];
 	fprintf(f, "== across sizes: ns per step of one %s (sampled share x "
-		"unsampled ns/op) ==\n\n  %-34s", explain_op_name(c->op), "");
+		"unsampled ns/op) ==\n\n  %-34s", explain_op_name(c->op), "max_entries");
 	for (unsigned k = 0; k < n; k++)
 		for (unsigned i = 0; i < first->n_sides; i++)
-			fprintf(f, " %9u", points[k].entries);
+			fprintf(f, " %16u", points[k].entries);
 	fprintf(f, "\n  %-34s", "step");
 	for (unsigned k = 0; k < n; k++)
 		for (unsigned i = 0; i < first->n_sides; i++)
-			fprintf(f, " %9.9s", first->sides[i].kernel ? "kernel"
-								     : first->sides[i].label);
+			fprintf(f, " %16.16s", column_name(&first->sides[i]));
 	fputc('\n', f);
 	for (int st = 0; st < PROF_STEP_COUNT; st++) {
 		bool seen = false;
@@ -486,19 +496,19 @@ void explain_print_sizes(FILE *f, const struct explain_cli *c,
 		fprintf(f, "  %-34s", prof_step_text((enum prof_step)st));
 		for (unsigned k = 0; k < n; k++)
 			for (unsigned i = 0; i < points[k].n_sides; i++) {
-				double ns = explain_step_ns(&points[k].sides[i],
-							    (enum prof_step)st);
-				if (points[k].sides[i].sampled.tally.step[st])
-					fprintf(f, " %9.1f", ns);
+				const struct explain_side *s = &points[k].sides[i];
+				double ns = explain_step_ns(s, (enum prof_step)st);
+				if (s->sampled.tally.step[st] && isfinite(ns))
+					fprintf(f, " %16.1f", ns);
 				else
-					fprintf(f, " %9s", "-");
+					fprintf(f, " %16s", "-");
 			}
 		fputc('\n', f);
 	}
 	fprintf(f, "  %-34s", "ns/op (unsampled)");
 	for (unsigned k = 0; k < n; k++)
 		for (unsigned i = 0; i < points[k].n_sides; i++)
-			fprintf(f, " %9.1f", points[k].sides[i].ns.median);
+			fprintf(f, " %16.1f", points[k].sides[i].ns.median);
 	fprintf(f, "\n\n");
 }
 

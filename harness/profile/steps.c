@@ -120,6 +120,11 @@ static const struct rule op_rules[] = {
 	{ "pthread_rwlock_*", PROF_STEP_LOCK },
 	{ "__lll_lock*", PROF_STEP_LOCK },
 	{ "lock_and_time", PROF_STEP_LOCK },
+	/* maplab's htab (maps/tables/htab.c): begin takes the bucket's lock,
+	 * the first touch of the bucket (its cache miss lands there);
+	 * commit copies the key and value in, links the node, unlocks */
+	{ "htab_update_begin*", PROF_STEP_LOCK },
+	{ "htab_update_commit", PROF_STEP_COPY },
 	{ "unlock_and_count", PROF_STEP_LOCK },
 	{ "*_lock", PROF_STEP_LOCK },
 	{ "*_unlock", PROF_STEP_LOCK },
@@ -610,9 +615,24 @@ static bool drawn(const struct prof_tally *t, enum prof_region region)
 	       (region == PROF_REGION_HARNESS && !t->kernel);
 }
 
-int prof_tally_add(struct prof_tally *t, const struct prof_scope *scope,
-		   const struct prof_frame *chain, unsigned n, bool off_thread)
+/* chain with each run of one repeated address cut to one frame, into out:
+ * a frame-pointer walk through code built without frame pointers
+ * (jemalloc's free_block) can find the same frame again and again. */
+static unsigned without_repeats(const struct prof_frame *chain, unsigned n,
+				struct prof_frame *out)
 {
+	unsigned k = 0;
+	for (unsigned i = 0; i < n && i < PROF_MAX_FRAMES; i++)
+		if (!k || chain[i].addr != out[k - 1].addr)
+			out[k++] = chain[i];
+	return k;
+}
+
+int prof_tally_add(struct prof_tally *t, const struct prof_scope *scope,
+		   const struct prof_frame *raw, unsigned raw_n, bool off_thread)
+{
+	struct prof_frame chain[PROF_MAX_FRAMES];
+	unsigned n = without_repeats(raw, raw_n, chain);
 	t->kernel = scope->kernel;
 	t->samples++;
 	if (n <= 2)

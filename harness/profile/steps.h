@@ -153,7 +153,8 @@ struct prof_tally {
 	size_t n_ips, cap_ips;
 };
 
-/* Add one sample of a worker thread (off_thread false) or of another
+/* Add one sample (its chain at most PROF_MAX_FRAMES frames; a run of one
+ * repeated address counts as one frame) of a worker thread (off_thread false) or of another
  * thread of the process (true: liburcu's call_rcu thread, whose work is
  * reclamation: counted in off_thread, drawn under its own root, never in
  * the op's shares).  0 or -ENOMEM. */

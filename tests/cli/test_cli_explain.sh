@@ -35,7 +35,7 @@ fi
 
 if has_kernel; then
     quick=(--entries 4096 --repeat 1 --duration 0.05 --sample-seconds 0.25
-           --no-diff --quiet)
+           --hz 1000 --no-diff --quiet)
     # One design per map type, with the kernel functions its ops must show.
     declare -A design=([hash]=hash/linux [lru_hash]=lru/linux_common
                        [lpm_trie]=lpm_trie/linux)
