@@ -21,7 +21,7 @@
 static const struct opt_spec opt_mix = { OPT_MIX, "mix", TAKES_TEXT, 0, 0, 0, 0,
 	"op=P,...", "lookup, update (existing keys), insert (new keys), delete;\n"
 	"percents summing to 100" };
-static const struct opt_spec opt_dist = { OPT_DIST, "dist", TAKES_TEXT, 0, 0, 0,
+const struct opt_spec opt_dist = { OPT_DIST, "dist", TAKES_TEXT, 0, 0, 0,
 	0, "D", "uniform | zipf:S | hotset:P,F (P % of ops on F % of the keys)" };
 static const struct opt_spec opt_warmup = { OPT_WARMUP, "warmup", TAKES_SECONDS,
 	0, 0, 0, 3600, "S", "untimed seconds before each run" };
@@ -35,10 +35,10 @@ static const struct opt_spec opt_physical = { OPT_PHYSICAL, "physical",
 	"random 8-byte loads over a buffer of design D's footprint (its\n"
 	"bytes after the prefill, as B/entry measures them): the memory\n"
 	"system's floor for a loop of lookups (docs/bench.md)" };
-static const struct opt_spec opt_prefixes = { OPT_PREFIXES, "prefixes",
+const struct opt_spec opt_prefixes = { OPT_PREFIXES, "prefixes",
 	TAKES_TEXT, 0, 0, 0, 0, "S",
 	"LPM maps: the stored prefixes: random32, bgp or ipv6" };
-static const struct opt_spec opt_hit_ratio = { OPT_HIT_RATIO, "hit-ratio",
+const struct opt_spec opt_hit_ratio = { OPT_HIT_RATIO, "hit-ratio",
 	TAKES_TEXT, 0, 0, 0, 0, "P", "LPM maps: percent of the lookups meant to hit" };
 
 const struct cmd_option bench_options[] = {

@@ -91,8 +91,8 @@ int bench_cli_parse(struct bench_cli *cli, int argc, char **argv,
 extern const struct cmd_option bench_options[];
 extern const size_t bench_option_count;
 
-/* --repeat, which explain shares. */
-extern const struct opt_spec opt_repeat;
+/* Those of bench's own that explain shares. */
+extern const struct opt_spec opt_repeat, opt_dist, opt_prefixes, opt_hit_ratio;
 
 /* kbench's and compare's own (defined in measure.c). */
 extern const struct opt_spec opt_run_ops, opt_run_repeat, opt_no_syscall;

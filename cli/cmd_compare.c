@@ -176,34 +176,12 @@ static bool several_map_types(const struct bench_cli *cli)
 	return false;
 }
 
-/* The workload's lines: its mix, keys and map; its prefixes. */
-static void print_workload(FILE *f, const struct bench_cli *cli)
-{
-	char mix[96], dist[48], range[96] = "";
-	const struct workload *w = &cli->w;
-	workload_format_mix(w->mix, mix, sizeof(mix));
-	workload_format_dist(w, dist, sizeof(dist));
-	if (w->key_range)
-		snprintf(range, sizeof(range), " from a range of %u (%.0f%% of the "
-			 "entries)", w->key_range,
-			 100.0 * w->key_range / w->entries);
-	fprintf(f, "workload: %s, %s keys%s, %u entries (%u%% prefilled), key %u "
-		"B, value %u B\n", mix, dist, range, w->entries, w->prefill_pct,
-		w->key_size, w->value_size);
-	if (w->prefixes)
-		fprintf(f, "prefixes: %s; lookups ask for full-length addresses, "
-			"%g%% of them inside a stored prefix, the others outside "
-			"every prefix%s\n", prefix_set_name(w->prefixes),
-			workload_hit_ratio(w), several_map_types(cli)
-			? "; a hash map's key is the address alone" : "");
-}
-
 static void print_compare_table(FILE *f, const struct bench_cli *cli,
 				const struct host_record *host,
 				const struct measurement *m)
 {
 	bool ratios = has_ratios(m);
-	print_workload(f, cli);
+	measure_print_workload(f, cli, several_map_types(cli));
 	if (cli->repeat > 1)
 		fprintf(f, "%u repeats, sides in turn: each figure is the median, "
 			"its min and max below it\n", cli->repeat);

@@ -3,20 +3,15 @@
  * maplab explain: where the time of one op goes, in the kernel's map inside
  * BPF and in each design of --map, side by side (explain.h).
  *
- * For each size of --sizes (or --entries):
- *   1. the unsampled runs: the kernel's side and each design's, --repeat
- *      times, interleaved (measure.h): each side's ns/op with its spread;
- *   2. one sampled run per side (explain_sample.h), at --hz, for
- *      --sample-seconds: the shares of the steps;
- *   3. the differential runs, one workload change each (explain.h), run as
- *      the unsampled ones are: the ns/op differences that price what the
- *      samples cannot split (an interrupts-off section, the memory cost).
- * then the report (explain_report.c).
+ * This file holds its options and its defaults, and the run of the
+ * command: refuse what cannot run (no permission to sample, no kernel
+ * side, no JITed program names), then for each size of --sizes (or
+ * --entries) explain_size (explain_runs.c: the unsampled, sampled and
+ * differential runs) and the report (explain_report.c).
  */
 #include "cli/cli.h"
 #include "cli/explain.h"
 #include "cli/measure.h"
-#include "harness/common/clock.h"
 #include "harness/common/parse.h"
 #include "harness/profile/sampler.h"
 #include "harness/profile/symbols.h"
@@ -36,8 +31,6 @@
  * (docs/explain.md): +6% on the ns/op at 1 kHz, +1.5-3% at 250 Hz. */
 #define EXPLAIN_DEFAULT_HZ 250
 #define EXPLAIN_DEFAULT_WARMUP 0.1
-#define EXPLAIN_DIFF_REPEAT 2
-#define EXPLAIN_DIFF_SECONDS 0.3
 #define EXPLAIN_INSERT_PREFILL 90
 /* BPF_PROG_TEST_RUN's repeat count for the kernel's side: each test run of
  * an XDP program re-patches the XDP dispatcher twice (text_poke, IPIs to
@@ -45,7 +38,7 @@
  * on a 64K hash update here), a cost of the harness that longer runs
  * make small. */
 #define EXPLAIN_RUN_REPEAT 256
-#define EXPLAIN_TEST_RUN_MS 200
+
 
 static const struct opt_spec opt_op = { OPT_OP, "op", TAKES_TEXT, 0, 0, 0, 0,
 	"OP", NULL };
@@ -100,6 +93,9 @@ static const struct cmd_option options[] = {
 		      "one table across them" },
 	{ &opt_prefill, NULL },
 	{ &opt_key_range, NULL },
+	{ &opt_dist, NULL },
+	{ &opt_prefixes, NULL },
+	{ &opt_hit_ratio, NULL },
 	{ &opt_flags, NULL },
 	{ &opt_seed, NULL },
 	{ &opt_duration, "timed seconds of each unsampled run ("
@@ -254,382 +250,7 @@ static int parse(struct explain_cli *c, int argc, char **argv)
 	return rc;
 }
 
-/* --- the sides ------------------------------------------------------------------ */
-
-/* The kernel's map in each mode the designs stand for, then each design. */
-static void lay_out_sides(const struct explain_cli *c, struct explain_point *p)
-{
-	const struct bench_cli *b = &c->b;
-	struct kbench_mode modes[BENCH_MAX_MAPS];
-	unsigned n_modes = kbench_modes(b->maps, b->map_types, b->n_maps, modes, NULL);
-
-	p->n_sides = 0;
-	for (unsigned i = 0; i < n_modes; i++) {
-		struct explain_side *s = &p->sides[p->n_sides++];
-		char suffix[64];
-		measure_mode_suffix(modes[i].flags, suffix, sizeof(suffix));
-		*s = (struct explain_side){ .kernel = true, .map_type = modes[i].type,
-					    .mode_flags = modes[i].flags };
-		snprintf(s->label, sizeof(s->label), "kernel %s%s",
-			 map_type_name(modes[i].type), suffix);
-	}
-	for (unsigned i = 0; i < b->n_maps && p->n_sides < EXPLAIN_MAX_SIDES; i++) {
-		struct explain_side *s = &p->sides[p->n_sides++];
-		*s = (struct explain_side){ .design = b->maps[i],
-					    .map_type = b->map_types[i],
-					    .mode_flags = b->maps[i]->mode_flags };
-		snprintf(s->label, sizeof(s->label), "%s", b->maps[i]->name);
-	}
-	for (unsigned i = 0; i < p->n_sides; i++)
-		for (int d = 0; d < DIFF_COUNT; d++)
-			p->sides[i].diff_ns[d] = NAN;
-}
-
-/* The measurement of p's sides (measure.h); those in `skip` left out. */
-static int add_sides(const struct bench_cli *b, const struct explain_point *p,
-		     const bool *skip, struct measurement *m, int *index)
-{
-	for (unsigned i = 0; i < p->n_sides; i++) {
-		const struct explain_side *e = &p->sides[i];
-		index[i] = -1;
-		if (skip && skip[i])
-			continue;
-		struct side s = { .kind = e->kernel ? &side_kernel : &side_user,
-				  .design = e->design, .map_type = e->map_type,
-				  .mode_flags = e->mode_flags, .reference = -1 };
-		snprintf(s.label, sizeof(s.label), "%s", e->label);
-		index[i] = (int)m->n_sides;
-		int rc = measure_add_side(m, b->cmd, &s);
-		if (rc)
-			return rc;
-	}
-	return 0;
-}
-
-/* The asked op's share of a point's ops (1 for a mix of one op). */
-static double op_share(const struct report_point *pt, enum bench_op op)
-{
-	uint64_t all = 0;
-	for (int o = 0; o < OP_COUNT; o++)
-		all += pt->ok[o] + pt->fail[o];
-	return all ? (double)(pt->ok[op] + pt->fail[op]) / (double)all : 1.0;
-}
-
-/* b's workload at `entries` max_entries (a key range given as a percent
- * taken of it again). */
-static void at_size(const struct explain_cli *c, struct bench_cli *b,
-		    uint32_t entries)
-{
-	b->w.entries = entries;
-	if (c->b.key_range.n && c->b.key_range.percent)
-		b->w.key_range = (uint32_t)((uint64_t)entries * c->b.key_range.n / 100);
-}
-
-/* Run p's sides unsampled on b's workload; their ns/op into ns (the
- * kernel's: its program per step) and, where main, the rest too. */
-static int run_unsampled(const struct bench_cli *b, struct explain_point *p,
-			 const bool *skip, double *ns_out, bool main_run,
-			 enum bench_op op)
-{
-	struct measurement m = { 0 };
-	int index[EXPLAIN_MAX_SIDES];
-	int rc = add_sides(b, p, skip, &m, index);
-	if (!rc)
-		rc = measure_run(b, &m);
-	for (unsigned i = 0; i < p->n_sides && !rc; i++) {
-		struct explain_side *s = &p->sides[i];
-		if (index[i] < 0)
-			continue;
-		const struct report_point *pt = measure_point(&m, (unsigned)index[i], 0);
-		struct spread ns = pt->field[s->kernel ? RF_PROGRAM_NS : RF_NS_PER_OP];
-		if (!pt->runs)
-			ns.median = ns.min = ns.max = NAN;
-		if (ns_out)
-			ns_out[i] = ns.median;
-		if (main_run) {
-			s->ns = ns;
-			s->map_call_ns = pt->field[RF_NS_PER_OP];
-			s->op_share = op_share(pt, op);
-		}
-	}
-	measure_free(&m);
-	return rc;
-}
-
-/* --- the sampled runs ------------------------------------------------------------ */
-
-static struct bench_config side_config(const struct bench_cli *b,
-				       const struct explain_side *s,
-				       double seconds)
-{
-	return (struct bench_config){
-		.design = s->design,
-		.w = workload_for_type(&b->w, s->map_type),
-		.map_flags = bench_map_flags(s->map_type, b->map_flags | s->mode_flags),
-		.threads = b->threads[0], .seconds = seconds, .warmup = b->warmup,
-	};
-}
-
-static struct explain_target target_of(const struct bench_cli *b, enum bench_op op)
-{
-	static const char *const programs[OP_COUNT] = { "kb_lookup", "kb_update",
-							"kb_insert", "kb_delete" };
-	static const char *const words[OP_COUNT] = { "lookup", "update", "update",
-						     "delete" };
-	bool one_op = b->w.mix[op] == 100;
-	return (struct explain_target){ .op = op,
-					.program = one_op ? programs[op] : "kb_mix",
-					.kernel_op = words[op] };
-}
-
-/* The sampled kernel run's test-run repeat count: enough that one test
- * run lasts EXPLAIN_TEST_RUN_MS by the unsampled runs' time per op, so that
- * the XDP dispatcher's re-patching around each stays near 1% of the
- * samples. */
-static unsigned sampled_run_repeat(const struct bench_cli *b,
-				   const struct explain_side *s)
-{
-	double ns = s->ns.median * b->run_ops;
-	if (!(ns > 0))
-		return b->run_repeat;
-	double repeat = EXPLAIN_TEST_RUN_MS * 1e6 / ns;
-	return repeat < b->run_repeat ? b->run_repeat
-	       : repeat > 8192 ? 8192 : (unsigned)repeat;
-}
-
-static int sample_side(const struct explain_cli *c, const struct bench_cli *b,
-		       struct explain_side *s)
-{
-	struct bench_config bc = side_config(b, s, c->sample_seconds);
-	struct explain_target t = target_of(b, c->op);
-	char err[256];
-	int rc;
-	t.chains = c->chains;
-	t.side = s->label;
-	if (s->kernel) {
-		struct kbench_config kc = { .b = bc, .map_type = s->map_type,
-					    .ops_per_run = b->run_ops,
-					    .run_repeat = sampled_run_repeat(b, s),
-					    .verbose = b->verbose };
-		rc = explain_sample_kernel(&kc, &t, c->hz, &s->sampled, err, sizeof(err));
-	} else {
-		rc = explain_sample_user(&bc, &t, c->hz, &s->sampled, err, sizeof(err));
-	}
-	if (rc)
-		return cli_error("explain", "%s: the sampled run failed: %s", s->label, err);
-	s->sampled_ok = true;
-	return 0;
-}
-
-/* --- the differential runs --------------------------------------------------------- */
-
-/* b at the small map's size, where p's is larger: whether it changed. */
-static bool small_map(const struct explain_cli *c, const struct explain_point *p,
-		      struct bench_cli *b)
-{
-	if (p->entries <= EXPLAIN_SMALL_ENTRIES)
-		return false;
-	at_size(c, b, EXPLAIN_SMALL_ENTRIES);
-	if (b->w.key_range && b->w.key_range < EXPLAIN_SMALL_ENTRIES)
-		b->w.key_range = EXPLAIN_SMALL_ENTRIES;
-	return true;
-}
-
-/* Whether diff d applies to c's op at p's size, and b changed for it; its
- * label into p. */
-static bool diff_workload(const struct explain_cli *c, enum explain_diff d,
-			  struct explain_point *p, struct bench_cli *b)
-{
-	uint32_t type = c->b.map_types[0];
-	bool writes = c->op == OP_UPDATE || c->op == OP_INSERT;
-	bool prefixes = b->w.prefixes != PREFIXES_NONE;
-	char *label = p->diff_label[d];
-	size_t len = sizeof(p->diff_label[d]);
-
-	switch (d) {
-	case DIFF_SIZE:
-		if (!small_map(c, p, b))
-			return false;
-		snprintf(label, len, "max_entries %u -> %u", p->entries,
-			 EXPLAIN_SMALL_ENTRIES);
-		return true;
-	case DIFF_VALUE:
-		if (!writes)
-			return false;
-		small_map(c, p, b);
-		snprintf(label, len, "value %u -> %u B at %u entries", b->w.value_size,
-			 b->w.value_size + EXPLAIN_VALUE_STEP, b->w.entries);
-		b->w.value_size += EXPLAIN_VALUE_STEP;
-		return true;
-	case DIFF_KEY:
-		if (type == MAP_TYPE_LPM_TRIE || prefixes)
-			return false;
-		small_map(c, p, b);
-		snprintf(label, len, "key %u -> %u B at %u entries", b->w.key_size,
-			 b->w.key_size + EXPLAIN_KEY_STEP, b->w.entries);
-		b->w.key_size += EXPLAIN_KEY_STEP;
-		return true;
-	case DIFF_PREALLOC:
-		if (type != MAP_TYPE_HASH || c->op == OP_LOOKUP ||
-		    (b->map_flags & MAP_F_NO_PREALLOC))
-			return false;
-		snprintf(label, len, "BPF_F_NO_PREALLOC");
-		b->map_flags |= MAP_F_NO_PREALLOC;
-		return true;
-	default:
-		return false;
-	}
-}
-
-/* Sides whose design refuses b's map (a design without BPF_F_NO_PREALLOC,
- * a key size it does not take): skipped in that run. */
-static void refusing_sides(const struct bench_cli *b, const struct explain_point *p,
-			   bool *skip)
-{
-	for (unsigned i = 0; i < p->n_sides; i++) {
-		const struct explain_side *s = &p->sides[i];
-		skip[i] = false;
-		if (s->kernel)
-			continue;
-		struct bench_config bc = side_config(b, s, 0);
-		struct map_attr attr = { .type = s->map_type, .key_size = bc.w.key_size,
-					 .value_size = bc.w.value_size,
-					 .max_entries = bc.w.entries,
-					 .flags = bc.map_flags };
-		struct map *m;
-		if (map_create(s->design, &attr, &m)) {
-			skip[i] = true;
-			continue;
-		}
-		map_destroy(m);
-	}
-}
-
-static int run_diffs(const struct explain_cli *c, const struct bench_cli *base,
-		     struct explain_point *p)
-{
-	for (int d = 0; d < DIFF_COUNT; d++) {
-		struct bench_cli b = *base;
-		b.repeat = EXPLAIN_DIFF_REPEAT;
-		b.seconds = c->b.seconds < EXPLAIN_DIFF_SECONDS ? c->b.seconds
-								 : EXPLAIN_DIFF_SECONDS;
-		p->diff_run[d] = diff_workload(c, (enum explain_diff)d, p, &b);
-		if (!p->diff_run[d])
-			continue;
-		bool skip[EXPLAIN_MAX_SIDES];
-		double ns[EXPLAIN_MAX_SIDES];
-		refusing_sides(&b, p, skip);
-		int rc = run_unsampled(&b, p, skip, ns, false, c->op);
-		if (rc)
-			return rc;
-		bool at_small = (d == DIFF_VALUE || d == DIFF_KEY) &&
-				p->entries > EXPLAIN_SMALL_ENTRIES;
-		for (unsigned i = 0; i < p->n_sides; i++) {
-			struct explain_side *s = &p->sides[i];
-			s->diff_ns[d] = skip[i] ? NAN : ns[i];
-			s->diff_base_ns[d] = at_small ? s->diff_ns[DIFF_SIZE]
-						      : s->ns.median;
-		}
-	}
-	return 0;
-}
-
-/* --- what sampling costs (--overhead N) ------------------------------------------------ */
-
-/* One run of side s, sampled at hz or (hz 0) not: its ns/op (the kernel's:
- * its program per step), or NaN with a message printed. */
-static double one_run(const struct explain_cli *c, const struct bench_cli *b,
-		      struct explain_side *s, unsigned hz)
-{
-	struct bench_config bc = side_config(b, s, b->seconds);
-	struct kbench_config kc = { .b = bc, .map_type = s->map_type,
-				    .ops_per_run = b->run_ops,
-				    .run_repeat = b->run_repeat };
-	struct explain_target t = target_of(b, c->op);
-	char err[256];
-	int rc;
-	double ns = NAN;
-	if (hz) {
-		struct explain_sampled out;
-		rc = s->kernel ? explain_sample_kernel(&kc, &t, hz, &out, err, sizeof(err))
-			       : explain_sample_user(&bc, &t, hz, &out, err, sizeof(err));
-		if (!rc)
-			ns = out.ns_per_op;
-		explain_sampled_free(&out);
-	} else if (s->kernel) {
-		struct kbench_result r;
-		if (!(rc = kbench_run(&kc, &r, err, sizeof(err))))
-			ns = r.program_ns_per_op;
-	} else {
-		struct bench_result r;
-		if (!(rc = bench_run(&bc, &r, err, sizeof(err))))
-			ns = r.ns_per_op;
-	}
-	if (rc)
-		cli_error("explain", "%s: %s", s->label, err);
-	return ns;
-}
-
-/* N pairs per side, the sides in turn; the spread of sampled / unsampled. */
-static int measure_overhead(const struct explain_cli *c, FILE *out)
-{
-	struct explain_point p;
-	unsigned n = c->overhead_pairs;
-	double *ratio = calloc((size_t)n * EXPLAIN_MAX_SIDES, sizeof(double));
-	if (!ratio)
-		return cli_error("explain", "out of memory");
-	lay_out_sides(c, &p);
-	for (unsigned k = 0; k < n; k++)
-		for (unsigned i = 0; i < p.n_sides; i++) {
-			double plain = one_run(c, &c->b, &p.sides[i], 0);
-			double sampled = one_run(c, &c->b, &p.sides[i], c->hz);
-			if (!isfinite(plain) || !isfinite(sampled)) {
-				free(ratio);
-				return EXIT_USAGE;
-			}
-			ratio[i * n + k] = sampled / plain;
-		}
-	fprintf(out, "what sampling at %u Hz costs: %u pairs of %.2g s runs per "
-		"side (unsampled, then sampled), the sides in turn\n", c->hz, n,
-		c->b.seconds);
-	for (unsigned i = 0; i < p.n_sides; i++) {
-		struct spread r = spread_of(&ratio[i * n], n);
-		fprintf(out, "  %-28s sampled / unsampled ns/op: median %+.1f%% "
-			"[%+.1f%% to %+.1f%%]\n", p.sides[i].label,
-			100 * (r.median - 1), 100 * (r.min - 1), 100 * (r.max - 1));
-	}
-	free(ratio);
-	return 0;
-}
-
-/* --- one size, and the command ---------------------------------------------------- */
-
-static int explain_size(const struct explain_cli *c, uint32_t entries,
-			struct explain_point *p)
-{
-	struct bench_cli b = c->b;
-	uint64_t t0 = clock_now_ns();
-	int rc;
-
-	at_size(c, &b, entries);
-	p->entries = entries;
-	lay_out_sides(c, p);
-	if ((rc = run_unsampled(&b, p, NULL, NULL, true, c->op)))
-		return rc;
-	for (unsigned i = 0; i < p->n_sides; i++)
-		if ((rc = sample_side(c, &b, &p->sides[i])))
-			return rc;
-	if (!c->no_diff && (rc = run_diffs(c, &b, p)))
-		return rc;
-	p->seconds = (double)(clock_now_ns() - t0) / 1e9;
-	return 0;
-}
-
-static void free_point(struct explain_point *p)
-{
-	for (unsigned i = 0; i < p->n_sides; i++)
-		explain_sampled_free(&p->sides[i].sampled);
-}
+/* --- the command ------------------------------------------------------------------ */
 
 /* Refuse what cannot run before anything runs: exit 2 with the reason. */
 static int check_can_run(void)
@@ -681,11 +302,63 @@ static FILE *open_report(const struct explain_cli *c)
 	return f;
 }
 
+/* Each size explained, reported and drawn as soon as it is done; then the
+ * table across sizes.  0, or EXIT_USAGE after one line. */
+static int explain_sizes(struct explain_cli *c, FILE *out)
+{
+	static struct explain_point points[EXPLAIN_MAX_SIZES];
+	int rc = 0;
+	unsigned n = 0;
+	while (n < c->n_sizes && !rc) {
+		struct explain_point *p = &points[n++];
+		if ((rc = explain_size(c, c->sizes[n - 1], p)))
+			break;
+		explain_print_point(out, c, p);
+		if (c->svg || c->dir) {
+			char path[4096];
+			svg_path(c, p, path, sizeof(path));
+			if (!(rc = explain_write_svg(c, p, path)))
+				fprintf(out, "flame graph: %s\n\n", path);
+		}
+		fflush(out);
+	}
+	if (!rc && n > 1)
+		explain_print_sizes(out, c, points, n);
+	for (unsigned i = 0; i < n; i++)
+		explain_point_free(&points[i]);
+	return rc;
+}
+
+/* The report's file and --chains's, open before anything runs, so that a
+ * bad path fails at once.  0, or EXIT_USAGE (nothing left open). */
+static int open_outputs(struct explain_cli *c, FILE **out)
+{
+	if (!(*out = open_report(c)))
+		return EXIT_USAGE;
+	if (c->chains_path && !(c->chains = fopen(c->chains_path, "w"))) {
+		if (*out != stdout)
+			fclose(*out);
+		return cli_error("explain", "--chains %s: %s", c->chains_path,
+				 strerror(errno));
+	}
+	return 0;
+}
+
+/* Close both; a failed write turns rc into EXIT_USAGE. */
+static int close_outputs(struct explain_cli *c, FILE *out, int rc)
+{
+	if (out != stdout && fclose(out) && !rc)
+		rc = cli_error("explain", "writing the report failed");
+	if (c->chains && fclose(c->chains) && !rc)
+		rc = cli_error("explain", "writing %s failed", c->chains_path);
+	return rc;
+}
+
 int cmd_explain(int argc, char **argv)
 {
 	static struct explain_cli c;
-	static struct explain_point points[EXPLAIN_MAX_SIZES];
 	struct host_record host;
+	FILE *out;
 	int rc = parse(&c, argc, argv);
 	if (rc)
 		return rc == 1 ? EXIT_OK : rc;
@@ -693,49 +366,17 @@ int cmd_explain(int argc, char **argv)
 		return rc;
 	if (!c.n_sizes)
 		c.sizes[c.n_sizes++] = c.b.w.entries;
-	FILE *out = open_report(&c);
-	if (!out)
-		return EXIT_USAGE;
-	if (c.chains_path && !(c.chains = fopen(c.chains_path, "w"))) {
-		if (out != stdout)
-			fclose(out);
-		return cli_error("explain", "--chains %s: %s", c.chains_path,
-				 strerror(errno));
-	}
+	if ((rc = open_outputs(&c, &out)))
+		return rc;
 	host_record_read(&host);
 	explain_print_header(out, &c, &host);
 	if (c.overhead_pairs) {
 		c.b.w.entries = c.sizes[0];
-		rc = measure_overhead(&c, out);
-		if (out != stdout)
-			fclose(out);
-		if (c.chains)
-			fclose(c.chains);
-		return rc;
+		rc = explain_overhead(&c, out);
+	} else {
+		rc = explain_sizes(&c, out);
 	}
-	unsigned n = 0;
-	for (; n < c.n_sizes && !rc; n++) {
-		rc = explain_size(&c, c.sizes[n], &points[n]);
-		if (rc)
-			break;
-		explain_print_point(out, &c, &points[n]);
-		if (c.svg || c.dir) {
-			char path[4096];
-			svg_path(&c, &points[n], path, sizeof(path));
-			rc = explain_write_svg(&c, &points[n], path);
-			if (!rc)
-				fprintf(out, "flame graph: %s\n\n", path);
-		}
-		fflush(out);
-	}
-	if (!rc && n > 1)
-		explain_print_sizes(out, &c, points, n);
-	for (unsigned i = 0; i < n && i < c.n_sizes; i++)
-		free_point(&points[i]);
-	if (out != stdout && fclose(out) && !rc)
-		rc = cli_error("explain", "writing the report failed");
-	if (c.chains && fclose(c.chains) && !rc)
-		rc = cli_error("explain", "writing %s failed", c.chains_path);
+	rc = close_outputs(&c, out, rc);
 	if (!rc && c.dir)
 		fprintf(stderr, "maplab explain: report in %s/explain.txt\n", c.dir);
 	return rc;

@@ -3,10 +3,12 @@
  * explain.h: `maplab explain`, where the time of one op goes, in the
  * kernel's map (inside BPF) and in each design, side by side.
  *
- *   cmd_explain.c      options; for each size: the unsampled runs (ns/op
- *                      with spread, measure.h's interleaved repeats), one
+ *   cmd_explain.c      the options, the checks, the command
+ *   explain_runs.c     for each size: the unsampled runs (ns/op with
+ *                      spread, measure.h's interleaved repeats), one
  *                      sampled run per side (explain_sample.h), the
- *                      differential runs
+ *                      differential runs; --overhead's pairs
+ *   explain_sample.c   one sampled run, tallied
  *   explain_report.c   the tables, the summary in words, the flame graph
  *
  * Each side's ns/op covers what its samples cover: the kernel's is the
@@ -85,6 +87,16 @@ struct explain_cli {
 	unsigned overhead_pairs;  /* --overhead N: measure sampling's cost */
 	FILE *chains;
 };
+
+/* Explain c's op at `entries` into p: every run, for every side.  0, or
+ * EXIT_USAGE after one line.  explain_point_free must follow, either way. */
+int explain_size(const struct explain_cli *c, uint32_t entries,
+		 struct explain_point *p);
+void explain_point_free(struct explain_point *p);
+
+/* --overhead N: N pairs of runs per side, unsampled then sampled; the
+ * spread of their ratio, to out.  0, or EXIT_USAGE after one line. */
+int explain_overhead(const struct explain_cli *c, FILE *out);
 
 /* "lookup", ... */
 const char *explain_op_name(enum bench_op op);

@@ -83,10 +83,10 @@ void explain_print_header(FILE *f, const struct explain_cli *c,
 	char flags[128];
 	format_map_flags(bench_map_flags(b->map_types[0], b->map_flags), flags,
 			 sizeof(flags));
-	fprintf(f, "maplab explain: %s %s, key %u B, value %u B, flags %s, %u "
-		"thread%s\n", map_type_name(b->map_types[0]), explain_op_name(c->op),
-		b->w.key_size, b->w.value_size, flags, b->threads[0],
-		b->threads[0] == 1 ? "" : "s");
+	fprintf(f, "maplab explain: %s %s, flags %s, %u thread%s\n",
+		map_type_name(b->map_types[0]), explain_op_name(c->op), flags,
+		b->threads[0], b->threads[0] == 1 ? "" : "s");
+	measure_print_workload(f, b, false);
 	fprintf(f, "host: %s, %s, %ld cpus, kernel %s, %s\n", host->hostname,
 		host->cpu_model, host->nproc, host->kernel, host->date);
 	print_mitigations(f, host);
@@ -380,12 +380,22 @@ static void summarise_memory(FILE *f, const struct explain_point *p)
 	fprintf(f, ".\n");
 }
 
+/* The kernel's side in the mode design side s stands for. */
+static const struct explain_side *kernel_of(const struct explain_point *p,
+					    const struct explain_side *s)
+{
+	for (unsigned i = 0; i < p->n_sides; i++)
+		if (p->sides[i].kernel && p->sides[i].mode_flags == s->mode_flags)
+			return &p->sides[i];
+	return &p->sides[0];
+}
+
 static void summarise_ratio(FILE *f, const struct explain_point *p)
 {
-	const struct explain_side *k = &p->sides[0];
-	for (unsigned i = 1; i < p->n_sides; i++) {
+	for (unsigned i = 0; i < p->n_sides; i++) {
 		const struct explain_side *s = &p->sides[i];
-		if (s->kernel || !(k->ns.median > 0))
+		const struct explain_side *k = kernel_of(p, s);
+		if (s->kernel || !k->kernel || !(k->ns.median > 0))
 			continue;
 		int widest = -1;
 		double gap = 0;
@@ -398,9 +408,9 @@ static void summarise_ratio(FILE *f, const struct explain_point *p)
 				widest = st;
 			}
 		}
-		fprintf(f, "  - %s takes %.2fx the kernel's time per op (%.0f vs %.0f "
-			"ns, unsampled)", s->label, s->ns.median / k->ns.median,
-			s->ns.median, k->ns.median);
+		fprintf(f, "  - %s takes %.2fx the time per op of the %s (%.0f vs "
+			"%.0f ns, unsampled)", s->label, s->ns.median / k->ns.median,
+			k->label, s->ns.median, k->ns.median);
 		if (widest >= 0)
 			fprintf(f, "; the widest step apart is %s (sampled)",
 				prof_step_text((enum prof_step)widest));

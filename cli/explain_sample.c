@@ -157,6 +157,22 @@ static void finish_observer(struct observer_state *o, struct explain_sampled *ou
 	prof_symbols_free(o->symbols);
 }
 
+/* Whether a file this process maps was replaced on disk since (a rebuild
+ * while it ran): libdw reads the file by its path, so its symbols would
+ * not be the running code's. */
+static bool mapped_file_replaced(void)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[4096];
+	bool replaced = false;
+	if (!f)
+		return false;
+	while (!replaced && fgets(line, sizeof(line), f))
+		replaced = strstr(line, " (deleted)\n") != NULL;
+	fclose(f);
+	return replaced;
+}
+
 /* After the run: the user symbols, then the tally. */
 static int analyse(struct observer_state *o, const struct prof_scope *scope,
 		   const struct explain_target *t, struct explain_sampled *out,
@@ -169,6 +185,10 @@ static int analyse(struct observer_state *o, const struct prof_scope *scope,
 	if (!o->symbols || prof_symbols_add_self(o->symbols))
 		snprintf(o->problem, sizeof(o->problem),
 			 "this process's symbols could not be read: user frames have no names");
+	else if (mapped_file_replaced())
+		snprintf(o->problem, sizeof(o->problem),
+			 "a file this process runs was replaced on disk while it ran "
+			 "(a rebuild?): user frames may be misnamed; run again");
 	out->tally.kernel = scope->kernel;
 	int rc = tally_samples(o, scope, t, out);
 	if (rc)

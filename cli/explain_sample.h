@@ -17,7 +17,7 @@
 #define MAPLAB_EXPLAIN_SAMPLE_H
 
 #include "harness/bench/bench.h"
-#include "harness/profile/steps.h"
+#include "harness/profile/tally.h"
 #include "kernel-compare/kbench.h"
 
 #include <stdio.h>

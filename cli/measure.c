@@ -460,3 +460,26 @@ int outputs_close(const struct bench_cli *cli, struct outputs *o, int rc)
 	int save_rc = close_one(cli, o->save, cli->save);
 	return rc ? rc : out_rc ? out_rc : save_rc;
 }
+
+/* --- the workload, in words ------------------------------------------------------- */
+
+void measure_print_workload(FILE *f, const struct bench_cli *cli, bool hash_note)
+{
+	char mix[96], dist[48], range[96] = "";
+	const struct workload *w = &cli->w;
+	workload_format_mix(w->mix, mix, sizeof(mix));
+	workload_format_dist(w, dist, sizeof(dist));
+	if (w->key_range)
+		snprintf(range, sizeof(range), " from a range of %u (%.0f%% of the "
+			 "entries)", w->key_range,
+			 100.0 * w->key_range / w->entries);
+	fprintf(f, "workload: %s, %s keys%s, %u entries (%u%% prefilled), key %u "
+		"B, value %u B\n", mix, dist, range, w->entries, w->prefill_pct,
+		w->key_size, w->value_size);
+	if (w->prefixes)
+		fprintf(f, "prefixes: %s; lookups ask for full-length addresses, "
+			"%g%% of them inside a stored prefix, the others outside "
+			"every prefix%s\n", prefix_set_name(w->prefixes),
+			workload_hit_ratio(w), hash_note
+			? "; a hash map's key is the address alone" : "");
+}

@@ -151,6 +151,10 @@ void outputs_write(const struct bench_cli *cli, struct outputs *o,
 		   const struct host_record *host, const struct measurement *m,
 		   table_printer print_table);
 
+/* The workload's lines: its mix, keys and map; its prefixes (with
+ * hash_note, that a hash map's key is the address alone). */
+void measure_print_workload(FILE *f, const struct bench_cli *cli, bool hash_note);
+
 /* Close both; a failed write turns rc into EXIT_USAGE (message printed). */
 int outputs_close(const struct bench_cli *cli, struct outputs *o, int rc);
 

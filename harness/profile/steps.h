@@ -35,14 +35,12 @@
  * that does more than re-enable interrupts, and are PROF_STEP_IRQS_OFF
  * when that is the op's own function (trie_update_elem), else that
  * function's step (unit_alloc: allocation).  On bare metal the sti is
- * inlined: prof_tally_finish moves a lump (one address holding most of
+ * inlined: prof_tally_finish (tally.h) moves a lump (one address holding most of
  * the samples of one of the kernel's map ops) to PROF_STEP_IRQS_OFF.
  * Only differential runs can split such a section.
  */
 #ifndef MAPLAB_PROFILE_STEPS_H
 #define MAPLAB_PROFILE_STEPS_H
-
-#include "flamegraph.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -116,65 +114,14 @@ struct prof_verdict {
 struct prof_verdict prof_classify(const struct prof_scope *scope,
 				  const struct prof_frame *chain, unsigned n);
 
-/* The strings of the chains added need live only until prof_tally_finish
- * returns: the tally copies what it keeps. */
+/* A JITed BPF program's frame: bpf_prog_<16 hex digits of tag>_<name>. */
+bool prof_frame_is_program(const struct prof_frame *f);
 
-/* A function under a step, and its samples there. */
-struct prof_fn {
-	char *name;     /* the function, or its module where it has no name */
-	bool kernel;
-	uint64_t samples;
-};
+/* A return or indirect-branch thunk's frame. */
+bool prof_frame_is_thunk(const struct prof_frame *f);
 
-struct prof_ip_count;
-
-/*
- * The samples of one side, tallied: per region, and per step with the
- * functions behind it for the op's region and the harness's (on the kernel
- * side the harness is outside the program: not in the side's ns/op, see
- * prof_tally_covered, and not drawn).  The baseline's and the other op's
- * samples are only counted.
- */
-struct prof_tally {
-	bool kernel;
-	uint64_t region[PROF_REGION_COUNT];
-	uint64_t step[PROF_STEP_COUNT];
-	struct prof_fn *fns[PROF_STEP_COUNT];
-	unsigned n_fns[PROF_STEP_COUNT], cap_fns[PROF_STEP_COUNT];
-	uint64_t samples;   /* every sample added */
-	uint64_t shallow;   /* chains of two frames or fewer */
-	uint64_t off_thread;/* samples of threads other than the workers: CPU
-			       time beside the op's, not in its ns/op */
-	/* The flame graph's stacks (folded, flamegraph.h), merged. */
-	struct fg_stack *stacks;
-	size_t n_stacks, cap_stacks;
-	/* private: leaf addresses of kernel functions, for the irqs-off lump */
-	struct prof_ip_count *ips;
-	size_t n_ips, cap_ips;
-};
-
-/* Add one sample (its chain at most PROF_MAX_FRAMES frames; a run of one
- * repeated address counts as one frame) of a worker thread (off_thread false) or of another
- * thread of the process (true: liburcu's call_rcu thread, whose work is
- * reclamation: counted in off_thread, drawn under its own root, never in
- * the op's shares).  0 or -ENOMEM. */
-int prof_tally_add(struct prof_tally *t, const struct prof_scope *scope,
-		   const struct prof_frame *chain, unsigned n, bool off_thread);
-
-/* After the last add: move irqs-off lumps to PROF_STEP_IRQS_OFF and sort
- * each step's functions, most samples first.  0 or -ENOMEM. */
-int prof_tally_finish(struct prof_tally *t);
-
-/* The samples the side's ns/op covers, what its shares are of: the op
- * region's and the other op's (an insert/delete pair's ns/op is of both),
- * and on the user side the bench loop's (harness) too. */
-uint64_t prof_tally_covered(const struct prof_tally *t);
-
-void prof_tally_free(struct prof_tally *t);
-
-/* At least this many samples of a function, and this share of them at one
- * address, make an irqs-off lump. */
-#define PROF_IRQS_OFF_MIN_SAMPLES 20
-#define PROF_IRQS_OFF_SHARE 0.6
+/* One of the kernel's map ops that hold an irqsave lock with the sti
+ * inlined (htab_map_update_elem, trie_update_elem, ...). */
+bool prof_is_irqsave_op(const char *name);
 
 #endif /* MAPLAB_PROFILE_STEPS_H */

@@ -7,7 +7,7 @@
  * (sampler, symbols, steps).
  */
 #include "harness/profile/sampler.h"
-#include "harness/profile/steps.h"
+#include "harness/profile/tally.h"
 #include "harness/profile/symbols.h"
 
 #include <criterion/criterion.h>
