@@ -268,7 +268,8 @@ int prof_tally_finish(struct prof_tally *t)
 	if (find_lumps(t))
 		return -ENOMEM;
 	for (int s = 0; s < PROF_STEP_COUNT; s++)
-		qsort(t->fns[s], t->n_fns[s], sizeof(struct prof_fn), by_samples);
+		if (t->n_fns[s])
+			qsort(t->fns[s], t->n_fns[s], sizeof(struct prof_fn), by_samples);
 	return 0;
 }
 
