@@ -118,13 +118,6 @@ static const struct cmd_option options[] = {
 	{ &opt_verbose, NULL },
 };
 
-const char *explain_op_name(enum bench_op op)
-{
-	static const char *const names[OP_COUNT] = { "lookup", "update", "insert",
-						     "delete" };
-	return op < OP_COUNT ? names[op] : "?";
-}
-
 /* 1K, 64K, 1M, or a plain count. */
 static int parse_size(const char *cmd, const char *text, uint32_t *out)
 {

@@ -19,6 +19,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+const char *explain_op_name(enum bench_op op)
+{
+	static const char *const names[OP_COUNT] = { "lookup", "update", "insert",
+						     "delete" };
+	return op < OP_COUNT ? names[op] : "?";
+}
+
 /* A step counted per op of any kind (the program's own code, the bench
  * loop), not per op of the asked kind. */
 static bool shared_step(enum prof_step step)

@@ -202,6 +202,16 @@ static bool small_map(const struct explain_cli *c, const struct explain_point *p
 	return true;
 }
 
+/* An element's field (its key or value size) grown by step; the change in
+ * words into label. */
+static void grow_field(const struct bench_cli *b, const char *what,
+		       uint32_t *field, uint32_t step, char *label, size_t len)
+{
+	snprintf(label, len, "%s %u -> %u B at %u entries", what, *field,
+		 *field + step, b->w.entries);
+	*field += step;
+}
+
 /* Whether diff d applies to c's op at p's size, and b changed for it; its
  * label into p. */
 static bool diff_workload(const struct explain_cli *c, enum explain_diff d,
@@ -224,17 +234,13 @@ static bool diff_workload(const struct explain_cli *c, enum explain_diff d,
 		if (!writes)
 			return false;
 		small_map(c, p, b);
-		snprintf(label, len, "value %u -> %u B at %u entries", b->w.value_size,
-			 b->w.value_size + EXPLAIN_VALUE_STEP, b->w.entries);
-		b->w.value_size += EXPLAIN_VALUE_STEP;
+		grow_field(b, "value", &b->w.value_size, EXPLAIN_VALUE_STEP, label, len);
 		return true;
 	case DIFF_KEY:
 		if (type == MAP_TYPE_LPM_TRIE || prefixes)
 			return false;
 		small_map(c, p, b);
-		snprintf(label, len, "key %u -> %u B at %u entries", b->w.key_size,
-			 b->w.key_size + EXPLAIN_KEY_STEP, b->w.entries);
-		b->w.key_size += EXPLAIN_KEY_STEP;
+		grow_field(b, "key", &b->w.key_size, EXPLAIN_KEY_STEP, label, len);
 		return true;
 	case DIFF_PREALLOC:
 		if (type != MAP_TYPE_HASH || c->op == OP_LOOKUP ||

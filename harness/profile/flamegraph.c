@@ -36,6 +36,7 @@
  *    hold (control characters, broken UTF-8) are written as '?'.
  */
 #include "harness/profile/flamegraph.h"
+#include "harness/common/grow.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -174,14 +175,11 @@ static struct fg_node *child_get(struct fg_node *parent, const char *name, size_
 		else
 			hi = mid;
 	}
-	if (parent->n_kids == parent->cap_kids) {
-		size_t cap = parent->cap_kids ? 2 * parent->cap_kids : 4;
-		struct fg_node **kids = realloc(parent->kids, cap * sizeof(*kids));
-		if (!kids)
-			return NULL;
-		parent->kids = kids;
-		parent->cap_kids = cap;
-	}
+	struct fg_node **kids = grow_array(parent->kids, &parent->cap_kids,
+					   parent->n_kids + 1, sizeof(*kids), 4);
+	if (!kids)
+		return NULL;
+	parent->kids = kids;
 	kid = calloc(1, sizeof(*kid));
 	if (!kid)
 		return NULL;

@@ -16,6 +16,7 @@
  * buffer.
  */
 #include "harness/profile/ring.h"
+#include "harness/common/grow.h"
 
 #include <errno.h>
 #include <linux/perf_event.h>
@@ -51,27 +52,16 @@ static uint32_t load_u32(const unsigned char *p)
  * untouched on failure. */
 static int reserve(struct prof_sample_set *set, size_t more)
 {
-	if (set->n == set->cap) {
-		size_t cap = set->cap ? set->cap * 2 : 256;
-		struct prof_sample *s = realloc(set->samples, cap * sizeof(*s));
-
-		if (!s)
-			return -ENOMEM;
-		set->samples = s;
-		set->cap = cap;
-	}
-	if (set->cap_frames - set->n_frames < more) {
-		size_t cap = set->cap_frames ? set->cap_frames : 1024;
-		uint64_t *f;
-
-		while (cap - set->n_frames < more)
-			cap *= 2;
-		f = realloc(set->frames, cap * sizeof(*f));
-		if (!f)
-			return -ENOMEM;
-		set->frames = f;
-		set->cap_frames = cap;
-	}
+	struct prof_sample *s = grow_array(set->samples, &set->cap, set->n + 1,
+					   sizeof(*s), 256);
+	if (!s)
+		return -ENOMEM;
+	set->samples = s;
+	uint64_t *f = grow_array(set->frames, &set->cap_frames,
+				 set->n_frames + more, sizeof(*f), 1024);
+	if (!f)
+		return -ENOMEM;
+	set->frames = f;
 	return 0;
 }
 

@@ -38,6 +38,7 @@
  * search that neither allocates nor touches libdw's lazily built state.
  */
 #include "harness/profile/symbols.h"
+#include "harness/common/grow.h"
 
 #include <elfutils/libdwfl.h>
 #include <errno.h>
@@ -125,15 +126,11 @@ static uint16_t module_intern(struct prof_symbols *s, const char *name,
 	}
 	if (s->n_modules >= NO_MODULE)
 		return NO_MODULE;
-	if (s->n_modules == s->cap_modules) {
-		size_t cap = s->cap_modules ? 2 * s->cap_modules : 16;
-		struct module *p = realloc(s->modules, cap * sizeof(*p));
-
-		if (!p)
-			return NO_MODULE;
-		s->modules = p;
-		s->cap_modules = cap;
-	}
+	struct module *m = grow_array(s->modules, &s->cap_modules,
+				      s->n_modules + 1, sizeof(*m), 16);
+	if (!m)
+		return NO_MODULE;
+	s->modules = m;
 	uint32_t off = arena_add(s, name, len);
 
 	if (off == NO_NAME)
@@ -165,15 +162,10 @@ static uint8_t preference(enum binding bind, const char *name)
 static int table_push(struct prof_symbols *s, struct sym_table *t,
 		      struct sym e)
 {
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? 2 * t->cap : 4096;
-		struct sym *p = realloc(t->v, cap * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		t->v = p;
-		t->cap = cap;
-	}
+	struct sym *v = grow_array(t->v, &t->cap, t->n + 1, sizeof(*v), 4096);
+	if (!v)
+		return -ENOMEM;
+	t->v = v;
 	e.seq = s->next_seq++;
 	t->v[t->n++] = e;
 	return 0;

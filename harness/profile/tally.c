@@ -10,6 +10,7 @@
  */
 #include "tally.h"
 #include "ring.h"
+#include "harness/common/grow.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -26,21 +27,6 @@ struct prof_ip_count {
 	uint64_t samples;
 };
 
-static int grow(void **v, size_t *cap, size_t need, size_t size)
-{
-	if (need <= *cap)
-		return 0;
-	size_t n = *cap ? *cap * 2 : 16;
-	while (n < need)
-		n *= 2;
-	void *p = realloc(*v, n * size);
-	if (!p)
-		return -ENOMEM;
-	*v = p;
-	*cap = n;
-	return 0;
-}
-
 /* The index of `name` under `step`, added with 0 samples where new; -1 on
  * ENOMEM. */
 static int fn_index(struct prof_tally *t, enum prof_step step,
@@ -51,9 +37,11 @@ static int fn_index(struct prof_tally *t, enum prof_step step,
 		if (strcmp(t->fns[step][i].name, key) == 0)
 			return (int)i;
 	size_t cap = t->cap_fns[step];
-	if (grow((void **)&t->fns[step], &cap, t->n_fns[step] + 1,
-		 sizeof(struct prof_fn)))
+	struct prof_fn *fns = grow_array(t->fns[step], &cap, t->n_fns[step] + 1,
+					 sizeof(*fns), 16);
+	if (!fns)
 		return -1;
+	t->fns[step] = fns;
 	t->cap_fns[step] = (unsigned)cap;
 	char *copy = strdup(key);
 	if (!copy)
@@ -70,8 +58,11 @@ static int count_ip(struct prof_tally *t, const struct prof_frame *leaf,
 			t->ips[i].samples++;
 			return 0;
 		}
-	if (grow((void **)&t->ips, &t->cap_ips, t->n_ips + 1, sizeof(*t->ips)))
+	struct prof_ip_count *ips = grow_array(t->ips, &t->cap_ips, t->n_ips + 1,
+					       sizeof(*ips), 64);
+	if (!ips)
 		return -ENOMEM;
+	t->ips = ips;
 	t->ips[t->n_ips++] = (struct prof_ip_count){
 		leaf->addr, leaf->start, step, fn, leaf->name, 1 };
 	return 0;
@@ -140,11 +131,13 @@ static int add_stack(struct prof_tally *t, char *folded)
 			free(folded);
 			return 0;
 		}
-	if (grow((void **)&t->stacks, &t->cap_stacks, t->n_stacks + 1,
-		 sizeof(*t->stacks))) {
+	struct fg_stack *stacks = grow_array(t->stacks, &t->cap_stacks,
+					     t->n_stacks + 1, sizeof(*stacks), 64);
+	if (!stacks) {
 		free(folded);
 		return -ENOMEM;
 	}
+	t->stacks = stacks;
 	t->stacks[t->n_stacks++] = (struct fg_stack){ folded, 1 };
 	return 0;
 }

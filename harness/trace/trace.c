@@ -9,6 +9,7 @@
  */
 #include "trace.h"
 #include "hex.h"
+#include "harness/common/grow.h"
 #include "harness/common/parse.h"
 
 #include <errno.h>
@@ -204,14 +205,11 @@ static int parse_op(struct parser *p, char **tok, int n, struct trace_line *l)
 
 static struct trace_line *append(struct trace *t)
 {
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? 2 * t->cap : 64;
-		struct trace_line *lines = realloc(t->lines, cap * sizeof(*lines));
-		if (!lines)
-			return NULL;
-		t->lines = lines;
-		t->cap = cap;
-	}
+	struct trace_line *lines = grow_array(t->lines, &t->cap, t->n + 1,
+					      sizeof(*lines), 64);
+	if (!lines)
+		return NULL;
+	t->lines = lines;
 	struct trace_line *l = &t->lines[t->n++];
 	memset(l, 0, sizeof(*l));
 	return l;
