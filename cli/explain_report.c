@@ -476,10 +476,11 @@ void explain_print_point(FILE *f, const struct explain_cli *c,
 	summarise_memory(f, p);
 	summarise_ratio(f, p);
 	print_cautions(f, p);
-	fprintf(f, "  (samples: ");
+	fprintf(f, "  (samples in each side's ns/op, and lost: ");
 	for (unsigned i = 0; i < p->n_sides; i++)
-		fprintf(f, "%s%s %llu", i ? ", " : "", p->sides[i].label,
-			(unsigned long long)prof_tally_covered(&p->sides[i].sampled.tally));
+		fprintf(f, "%s%s %llu, %llu lost", i ? "; " : "", p->sides[i].label,
+			(unsigned long long)prof_tally_covered(&p->sides[i].sampled.tally),
+			(unsigned long long)p->sides[i].sampled.lost);
 	fprintf(f, "; this size took %.1f s)\n\n", p->seconds);
 }
 
