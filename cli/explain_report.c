@@ -133,6 +133,28 @@ static bool step_seen(const struct explain_point *p, enum prof_step st)
 	return false;
 }
 
+/* Reclamation done off the measured thread (liburcu's call_rcu thread):
+ * CPU time beside the op's, per op, not in its total. */
+static void print_off_thread(FILE *f, const struct explain_point *p)
+{
+	bool any = false;
+	for (unsigned i = 0; i < p->n_sides; i++)
+		any |= p->sides[i].sampled.tally.off_thread > 0;
+	if (!any)
+		return;
+	fprintf(f, "  %-36s", "+ reclamation off the thread");
+	for (unsigned i = 0; i < p->n_sides; i++) {
+		const struct explain_side *s = &p->sides[i];
+		double share = share_of(s, s->sampled.tally.off_thread);
+		if (s->sampled.tally.off_thread)
+			fprintf(f, " %+9.1f%% %+11.1f", 100 * share, share * s->ns.median);
+		else
+			fprintf(f, " %10s %11s", "-", "-");
+	}
+	fprintf(f, "\n  (the call_rcu thread's CPU per op, beside the total: "
+		"sampled)\n");
+}
+
 static void print_steps(FILE *f, const struct explain_cli *c,
 			const struct explain_point *p)
 {
@@ -165,6 +187,7 @@ static void print_steps(FILE *f, const struct explain_cli *c,
 	for (unsigned i = 0; i < p->n_sides; i++)
 		fprintf(f, " %10s %11.1f", "", op_total_ns(&p->sides[i]));
 	fputc('\n', f);
+	print_off_thread(f, p);
 	if (p->sides[0].op_share < 0.99)
 		fprintf(f, "  (the op runs in %s pairs: its steps are per %s, the "
 			"program's and harness's per op of either kind)\n",
