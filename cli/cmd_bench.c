@@ -20,7 +20,8 @@ static const char usage_bench[] =
 	"Worker i holds cpu slot i and is pinned to the i-th CPU this process\n"
 	"may use; keys come from streams built before the clock starts.  With\n"
 	"--repeat N, each figure is the median of N interleaved runs, with its\n"
-	"min and max; figures this machine cannot have given are flagged\n"
+	"min and max; figures this machine cannot have given, and those whose\n"
+	"writes mostly failed, are flagged\n"
 	"(docs/bench.md).\n";
 static const char after_bench[] =
 	"example:\n  maplab bench --map hash/linux,hash/rculfhash --threads 1,2 "

@@ -47,8 +47,8 @@ static const struct field_spec {
 };
 
 static const char *const flag_names[] = { "superlinear", "wide_spread",
-					   "below_baseline" };
-#define N_FLAGS 3
+					   "below_baseline", "writes_failed" };
+#define N_FLAGS 4
 
 /* --- statistics ------------------------------------------------------------- */
 
@@ -204,6 +204,19 @@ void report_summarise(struct report_point *p)
 	if (!isnan(p->field[RF_PROGRAM_NS].median) &&
 	    !(p->field[RF_NS_PER_OP].median > 0))
 		p->flags |= REPORT_BELOW_BASELINE;
+	if (report_write_fail_share(p->ok, p->fail) > REPORT_FAIL_LIMIT)
+		p->flags |= REPORT_WRITES_FAILED;
+}
+
+double report_write_fail_share(const uint64_t ok[OP_COUNT],
+			       const uint64_t fail[OP_COUNT])
+{
+	uint64_t all = 0, failed = 0;
+	for (int op = OP_UPDATE; op < OP_COUNT; op++) {
+		all += ok[op] + fail[op];
+		failed += fail[op];
+	}
+	return all ? (double)failed / (double)all : NAN;
 }
 
 int report_parse_format(const char *name, enum report_format *out)
@@ -402,6 +415,18 @@ static void note_below_baseline(FILE *f, const struct report_point *p)
 		p->field[RF_PROGRAM_NS].median, p->field[RF_BASELINE_NS].median);
 }
 
+static void note_writes_failed(FILE *f, const struct report_point *p)
+{
+	char ops[160];
+	format_succeeded(p, ops, sizeof(ops));
+	fprintf(f, "  %s, %u thread%s: writes failed: %.0f%% of the updates, "
+		"inserts and deletes failed (succeeded: %s): the figure prices "
+		"refusals more than the ops asked (give the map room: --prefill, "
+		"--entries; or a mix that can run)\n", p->label, p->config->threads,
+		p->config->threads == 1 ? "" : "s",
+		100 * report_write_fail_share(p->ok, p->fail), ops);
+}
+
 void report_write_notes(FILE *f, const struct report_point *points,
 			unsigned n)
 {
@@ -411,9 +436,10 @@ void report_write_notes(FILE *f, const struct report_point *points,
 		if (!p->runs || !p->flags)
 			continue;
 		if (!any)
-			fputs("\n! flagged: figures this machine cannot have given "
-			      "as they stand; see docs/bench.md, \"Flagged "
-			      "results\"\n", f);
+			fputs("\n! flagged: figures not to take as they stand (this "
+			      "machine cannot have given them, or they do not "
+			      "measure what was asked); see docs/bench.md, "
+			      "\"Flagged results\"\n", f);
 		any = true;
 		if (p->flags & REPORT_SUPERLINEAR)
 			note_superlinear(f, p);
@@ -421,6 +447,8 @@ void report_write_notes(FILE *f, const struct report_point *points,
 			note_wide_spread(f, p);
 		if (p->flags & REPORT_BELOW_BASELINE)
 			note_below_baseline(f, p);
+		if (p->flags & REPORT_WRITES_FAILED)
+			note_writes_failed(f, p);
 	}
 }
 

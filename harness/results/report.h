@@ -108,7 +108,8 @@ struct report_run {
 void report_run_from(struct report_run *run, const struct bench_result *r,
 		     bool latency);
 
-/* Flags: figures that cannot be true on this machine. */
+/* Flags: figures that cannot be true on this machine, or that do not
+ * measure what was asked. */
 enum {
 	/* Faster, over its fewest threads, than its threads on these CPUs
 	 * could make it. */
@@ -119,7 +120,21 @@ enum {
 	 * baseline it is measured against (program - baseline <= 0), so its
 	 * ns/op says nothing. */
 	REPORT_BELOW_BASELINE = 1 << 2,
+	/* More than REPORT_FAIL_LIMIT of its writes (updates, inserts,
+	 * deletes) failed: its ns/op is mostly refusals' (a full map refusing
+	 * inserts, updates of keys evicted meanwhile), not the ops asked.
+	 * Lookups that miss are left out: a miss is a workload's choice
+	 * (--hit-ratio, a key range). */
+	REPORT_WRITES_FAILED = 1 << 3,
 };
+
+/* The share of a point's writes that may fail before it is flagged. */
+#define REPORT_FAIL_LIMIT 0.5
+
+/* The share of the writes (updates, inserts, deletes) in ok and fail that
+ * failed; NaN where there were none. */
+double report_write_fail_share(const uint64_t ok[OP_COUNT],
+			       const uint64_t fail[OP_COUNT]);
 
 /*
  * The rules.  n threads on c CPUs run at most min(n, c) at once, so over

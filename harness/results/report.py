@@ -326,6 +326,14 @@ def flag_text(r, host):
         ratio = hi / lo if lo > 0 else math.inf
         lines.append(f"- {where}: **wide spread**: Mops/s from {lo:.2f} to {hi:.2f} over "
                      f"{r.get('runs', 1)} repeats ({ratio:.1f}×).")
+    if "writes_failed" in r.get("flags", []):
+        ok, fail = r.get("ok", {}), r.get("fail", {})
+        writes = [op for op in ("update", "insert", "delete") if ok.get(op, 0) + fail.get(op, 0)]
+        total = sum(ok.get(op, 0) + fail.get(op, 0) for op in writes)
+        failed = sum(fail.get(op, 0) for op in writes)
+        share = 100 * failed / total if total else 0
+        lines.append(f"- {where}: **writes failed**: {share:.0f} % of the "
+                     f"{', '.join(writes)} failed: the figure prices refusals more than the ops asked.")
     if "below_baseline" in r.get("flags", []):
         prog, base = fig(r, "program_ns_per_op")[0], fig(r, "baseline_ns_per_op")[0]
         lines.append(f"- {where}: **below baseline**: the program took {prog:.1f} ns a step and "
@@ -343,7 +351,7 @@ def markdown(hosts, groups, rows, problem, ratios):
           "and greatest in brackets**. The ratio after a side's ns/op (×) is its ns/op over the "
           "kernel's in BPF, taken **within each repeat**, between runs made side by side: on a "
           "noisy machine it is the figure to trust, more than either ns/op alone. "
-          f"{WARN} marks a flagged figure, one this machine cannot have given as it stands "
+          f"{WARN} marks a flagged figure, one not to take as it stands (this machine cannot have given it, or its writes mostly failed) "
           "(see *Flagged results* below and docs/bench.md). The reference probe is a fixed "
           "pointer chase timed before each repeat: on one host, a higher probe means a busier "
           "machine.",
@@ -382,7 +390,7 @@ def markdown(hosts, groups, rows, problem, ratios):
                          "run's; and quote only ratios measured side by side "
                          "(docs/bench.md, *Flagged results*).", ""]
     else:
-        md += ["None: no figure above is one this machine cannot have given.", ""]
+        md += ["None: every figure above is one this machine can have given, and its writes mostly succeeded.", ""]
     md += ["## Plots", ""]
     if problem:
         md.append(problem)

@@ -154,6 +154,13 @@ check 'range model: deletes alone run, with no warning' bash -c \
 # A map that does not evict, on a range beyond it: its inserts will fail.
 expect 0 'key range \(4096 keys\) is larger than the map \(1024 entries\).*E2BIG' \
     "${b[@]}" --key-range 400% --mix lookup=50,insert=50
+# A mix whose writes mostly fail is flagged, with a note that says why; one
+# that has room is not.
+expect 0 'hash/linux, 1 thread: writes failed: 5[0-9]% of the updates, inserts and deletes failed' \
+    "${b[@]}" --mix insert=50,delete=50 --prefill 99
+check 'a mix with room: no writes_failed flag' bash -c \
+    "! '$maplab' bench --quiet --duration 0.05 --warmup 0 --entries 1024 \
+     --mix insert=50,delete=50 --prefill 50 2>&1 | grep -q 'writes failed'"
 # Updates find keys the inserts put in: no "every update fails" warning.
 check 'range model: prefill 0 with inserts gives updates keys' bash -c \
     "! '$maplab' bench --quiet --duration 0.05 --warmup 0 --entries 1024 --key-range 400% \

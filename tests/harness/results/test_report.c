@@ -178,6 +178,49 @@ Test(report, superlinear_is_flagged_from_the_median_speedup)
 	cr_expect_eq(fx.points[0].flags, REPORT_SUPERLINEAR);
 }
 
+/* Writes: a point whose updates, inserts and deletes mostly failed is
+ * flagged; lookups that miss, however many, are not. */
+static void set_counts(struct fixture *fx, const uint64_t ok[OP_COUNT],
+		       const uint64_t fail[OP_COUNT])
+{
+	for (int r = 0; r < RUNS; r++) {
+		memcpy(fx->runs[0][r].ok, ok, OP_COUNT * sizeof(uint64_t));
+		memcpy(fx->runs[0][r].fail, fail, OP_COUNT * sizeof(uint64_t));
+	}
+}
+
+Test(report, writes_that_mostly_failed_are_flagged)
+{
+	struct fixture fx;
+	make_side(&fx, &speedup_side);
+	/* the run: inserts and deletes of a full map, 55% failed */
+	set_counts(&fx, (uint64_t[OP_COUNT]){ [OP_INSERT] = 45, [OP_DELETE] = 45 },
+		   (uint64_t[OP_COUNT]){ [OP_INSERT] = 55, [OP_DELETE] = 55 });
+	report_summarise(&fx.points[0]);
+	cr_expect_float_eq(report_write_fail_share(fx.points[0].ok, fx.points[0].fail),
+			   0.55, 1e-9);
+	cr_expect(fx.points[0].flags & REPORT_WRITES_FAILED);
+
+	/* exactly half is not more than half */
+	set_counts(&fx, (uint64_t[OP_COUNT]){ [OP_UPDATE] = 50 },
+		   (uint64_t[OP_COUNT]){ [OP_UPDATE] = 50 });
+	report_summarise(&fx.points[0]);
+	cr_expect_not(fx.points[0].flags & REPORT_WRITES_FAILED);
+
+	/* 90% of the lookups missing, the writes fine: a workload's choice */
+	set_counts(&fx, (uint64_t[OP_COUNT]){ [OP_LOOKUP] = 10, [OP_UPDATE] = 10 },
+		   (uint64_t[OP_COUNT]){ [OP_LOOKUP] = 90, [OP_UPDATE] = 1 });
+	report_summarise(&fx.points[0]);
+	cr_expect_not(fx.points[0].flags & REPORT_WRITES_FAILED);
+
+	/* no writes at all: no share */
+	set_counts(&fx, (uint64_t[OP_COUNT]){ [OP_LOOKUP] = 10 },
+		   (uint64_t[OP_COUNT]){ [OP_LOOKUP] = 90 });
+	report_summarise(&fx.points[0]);
+	cr_expect(isnan(report_write_fail_share(fx.points[0].ok, fx.points[0].fail)));
+	cr_expect_eq(fx.points[0].flags & REPORT_WRITES_FAILED, 0);
+}
+
 Test(report, a_point_not_measured_is_no_base)
 {
 	/* The 1-thread point could not run (runs 0): 2 threads is the

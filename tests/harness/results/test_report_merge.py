@@ -84,9 +84,14 @@ def main():
                    ratio=(1.4, 1.3, 1.5), speedup=(6.0, 5.7, 6.3)),
         ])
         again = os.path.join(tmp, "again", "results.jsonl")
+        failing = result("user", "hash/linux", 2, (150.0, 140.0, 170.0), (13.4, 11.8, 14.2),
+                         flags=["writes_failed"])
+        failing.update(ok={"lookup": 0, "update": 0, "insert": 45, "delete": 45},
+                       fail={"lookup": 0, "update": 0, "insert": 55, "delete": 55})
         write(again, [
             host("vm", 2, "2026-01-03T00:00:00Z"),
             result("user", "hash/linux", 1, (150.0, 140.0, 170.0), (6.7, 5.9, 7.1)),
+            failing,
         ])
 
         run = subprocess.run([sys.executable, os.path.join(root, "harness", "results", "report.py"),
@@ -119,6 +124,10 @@ def main():
         check("wide spread note",
               "hash/linux, 1 thread: **wide spread**: Mops/s from 2.50 to 10.00 over 3 repeats "
               "(4.0×)." in md)
+        check("writes failed note",
+              "- vm, 2026-01-03T00:00:00Z, lookup=100, hash/linux, 2 threads: **writes failed**: "
+              "55 % of the insert, delete failed: the figure prices refusals more than the ops "
+              "asked." in md)
         check("nothing flagged on the big host", "- big," not in md)
 
         # The plots' data: three columns (median, min, max) per host and side.
