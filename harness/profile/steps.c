@@ -88,17 +88,23 @@ static const struct rule op_rules[] = {
 	{ "lookup_elem_raw", PROF_STEP_WALK },
 	{ "longest_prefix_match", PROF_STEP_COMPARE },
 	{ "trie_*_elem", PROF_STEP_WALK },
+	/* a lookup, by name, is the search: before the lock and RCU patterns
+	 * can claim one that runs under a seqlock or RCU (seqlock_lookup,
+	 * htab_lookup_rcu, cds_lfht_lookup) */
+	{ "*lookup*", PROF_STEP_WALK },
 	/* hashing */
 	{ "xxh*", PROF_STEP_HASH },
 	{ "XXH*", PROF_STEP_HASH },
 	{ "*_hash_key*", PROF_STEP_HASH },
 	{ "*hash_of*", PROF_STEP_HASH },
 	{ "fastkey_hash*", PROF_STEP_HASH },
+	{ "*_hash", PROF_STEP_HASH },
 	/* compares */
 	{ "memcmp", PROF_STEP_COMPARE },
 	{ "__memcmp*", PROF_STEP_COMPARE },
 	{ "bcmp", PROF_STEP_COMPARE },
 	{ "match_len", PROF_STEP_COMPARE },
+	{ "match", PROF_STEP_COMPARE },   /* hash/rculfhash's key callback */
 	{ "*_matches", PROF_STEP_COMPARE },
 	{ "*key_equal*", PROF_STEP_COMPARE },
 	{ "*keys_equal*", PROF_STEP_COMPARE },
@@ -125,9 +131,6 @@ static const struct rule op_rules[] = {
 	{ "clock_gettime", PROF_STEP_LOCK },
 	{ "__clock_gettime*", PROF_STEP_LOCK },
 	{ "__vdso_clock_gettime", PROF_STEP_LOCK },
-	/* the search, by name, before the RCU patterns can claim a lookup
-	 * that runs under RCU (htab_lookup_rcu) */
-	{ "*lookup*", PROF_STEP_WALK },
 	/* reclamation (before allocation: free_elem_rcu is a deferral) */
 	{ "call_rcu*", PROF_STEP_RECLAIM },
 	{ "*_rcu", PROF_STEP_RECLAIM },
@@ -238,6 +241,7 @@ static int lump_owner(const struct prof_frame *chain, unsigned n, unsigned from)
  * no names), by the file name of the module. */
 static const struct rule module_rules[] = {
 	{ "libjemalloc*", PROF_STEP_ALLOC },
+	{ "liburcu-cds*", PROF_STEP_WALK },   /* the lock-free hash table */
 	{ "liburcu*", PROF_STEP_RECLAIM },
 };
 
@@ -289,13 +293,16 @@ static int rule_step(const struct rule *rules, size_t n, const char *name)
 /* The step a rule names for frame f, or -1. */
 static int leaf_step(const struct prof_frame *f);
 
+/* A frame's step: the leaf rules, then its name's, then its library's (a
+ * named frame of liburcu-cds, cds_lfht_lookup, is a walk by its name; an
+ * unnamed one of liburcu-memb is reclamation by its library's). */
 static int frame_step(const struct prof_frame *f)
 {
 	int step = leaf_step(f);
 	if (step < 0)
-		step = module_step(f);
-	if (step < 0)
 		step = rule_step(op_rules, N_OF(op_rules), f->name);
+	if (step < 0)
+		step = module_step(f);
 	return step;
 }
 
@@ -455,7 +462,7 @@ struct prof_verdict prof_classify(const struct prof_scope *scope,
 			return irqs_off_verdict(v, chain, n, (unsigned)i);
 		if (step >= 0) {
 			v.step = (enum prof_step)step;
-			v.credited = chain[i].name ? i : first_named(chain, n);
+			v.credited = i; /* unnamed: listed by its library */
 			return v;
 		}
 	}

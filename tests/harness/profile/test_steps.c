@@ -180,6 +180,29 @@ Test(steps, user_harness_and_cut_chains)
 	cr_expect_eq(v.step, PROF_STEP_ALLOC);
 }
 
+Test(steps, names_before_libraries_and_lookups_before_locks)
+{
+	/* liburcu-cds's hash table: its lookup is a walk by its name; an
+	 * unnamed frame of liburcu-memb is reclamation, listed by library */
+	struct prof_frame lfht[] = { uf("cds_lfht_lookup", "liburcu-cds.so.8", 0x7f2000001000ull, 0x40),
+				     uf("lpm_update", "maplab", UPDATE_START, 0x10), LOOP };
+	struct prof_verdict v = prof_classify(&user_update, lfht, N(lfht));
+	cr_expect_eq(v.step, PROF_STEP_WALK);
+	struct prof_frame memb[] = { uf(NULL, "liburcu-memb.so.8", 0, 0x7f3000001234ull),
+				     uf("lpm_update", "maplab", UPDATE_START, 0x10), LOOP };
+	v = prof_classify(&user_update, memb, N(memb));
+	cr_expect_eq(v.step, PROF_STEP_RECLAIM);
+	cr_expect_eq(v.credited, 0, "credited to the library's frame, not to %s",
+		     v.credited >= 0 && memb[v.credited].name ? memb[v.credited].name : "-");
+	/* a seqlock reader's lookup is the search, not the lock */
+	struct prof_frame seq[] = { uf("seqlock_lookup", "maplab", 0x555500006000ull, 0x30),
+				    uf("lpm_update", "maplab", UPDATE_START, 0x10), LOOP };
+	cr_expect_eq(prof_classify(&user_update, seq, N(seq)).step, PROF_STEP_WALK);
+	struct prof_frame fh[] = { uf("flattab_hash", "maplab", 0x555500007000ull, 0x8),
+				   uf("lpm_update", "maplab", UPDATE_START, 0x10), LOOP };
+	cr_expect_eq(prof_classify(&user_update, fh, N(fh)).step, PROF_STEP_HASH);
+}
+
 Test(steps, a_page_fault_is_the_user_frame_that_caused_it)
 {
 	struct prof_frame c[] = { kf("clear_page_erms", 0xa000),
