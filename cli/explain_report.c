@@ -94,6 +94,12 @@ void explain_print_header(FILE *f, const struct explain_cli *c,
 		map_type_name(b->map_types[0]), explain_op_name(c->op), flags,
 		b->threads[0], b->threads[0] == 1 ? "" : "s");
 	measure_print_workload(f, b, false);
+	if (c->n_sizes > 1) {
+		fprintf(f, "sizes (max_entries, each in place of the entries above):");
+		for (unsigned i = 0; i < c->n_sizes; i++)
+			fprintf(f, "%s %u", i ? "," : "", c->sizes[i]);
+		fputc('\n', f);
+	}
 	fprintf(f, "host: %s, %s, %ld cpus, kernel %s, %s\n", host->hostname,
 		host->cpu_model, host->nproc, host->kernel, host->date);
 	print_mitigations(f, host);
