@@ -37,7 +37,8 @@ static const struct opt_spec opt_physical = { OPT_PHYSICAL, "physical",
 	"system's floor for a loop of lookups (docs/bench.md)" };
 const struct opt_spec opt_prefixes = { OPT_PREFIXES, "prefixes",
 	TAKES_TEXT, 0, 0, 0, 0, "S",
-	"LPM maps: the stored prefixes: random32, bgp or ipv6" };
+	"LPM maps: the stored prefixes: random32, bgp, ipv6, or\n"
+	"bpf_performance (its suite's table as its lpm.h reads it)" };
 const struct opt_spec opt_hit_ratio = { OPT_HIT_RATIO, "hit-ratio",
 	TAKES_TEXT, 0, 0, 0, 0, "P", "LPM maps: percent of the lookups meant to hit" };
 
@@ -166,7 +167,8 @@ static int apply_bench(void *ctx, enum opt_id id, const struct opt_value *v)
 		return 0;
 	case OPT_PREFIXES:
 		return prefix_set_parse(v->text, &c->w.prefixes)
-			? cli_error(c->cmd, "--prefixes wants random32, bgp or ipv6, "
+			? cli_error(c->cmd, "--prefixes wants random32, bgp, ipv6 or "
+				    "bpf_performance, "
 				    "got '%s'", parse_printable(v->text, err,
 								 sizeof(err)))
 			: 0;

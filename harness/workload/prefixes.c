@@ -33,11 +33,12 @@ static const struct {
 static const char *const set_names[] = {
 	[PREFIXES_NONE] = "none", [PREFIXES_RANDOM32] = "random32",
 	[PREFIXES_BGP] = "bgp", [PREFIXES_IPV6] = "ipv6",
+	[PREFIXES_BPF_PERFORMANCE] = "bpf_performance",
 };
 
 int prefix_set_parse(const char *text, enum prefix_set *out)
 {
-	for (int s = PREFIXES_RANDOM32; s <= PREFIXES_IPV6; s++)
+	for (int s = PREFIXES_RANDOM32; s < PREFIXES_COUNT; s++)
 		if (strcmp(text, set_names[s]) == 0) {
 			*out = (enum prefix_set)s;
 			return 0;
@@ -47,14 +48,15 @@ int prefix_set_parse(const char *text, enum prefix_set *out)
 
 const char *prefix_set_name(enum prefix_set s)
 {
-	return s <= PREFIXES_IPV6 ? set_names[s] : "none";
+	return s < PREFIXES_COUNT ? set_names[s] : "none";
 }
 
 uint32_t prefix_set_data_size(enum prefix_set s)
 {
 	switch (s) {
 	case PREFIXES_RANDOM32:
-	case PREFIXES_BGP: return 4;
+	case PREFIXES_BGP:
+	case PREFIXES_BPF_PERFORMANCE: return 4;
 	case PREFIXES_IPV6: return 16;
 	default: return 0;
 	}
@@ -87,6 +89,13 @@ uint64_t prefix_set_weight(enum prefix_set s, unsigned len)
 			return 0;
 		return bgp_cumulative[len - 1] -
 		       (len >= 2 ? bgp_cumulative[len - 2] : 0);
+	case PREFIXES_BPF_PERFORMANCE:
+		/* lpm.h's reading: length N for the indices from entry N - 1
+		 * to entry N, one length shorter than the table's */
+		if (len > 31)
+			return 0;
+		return bgp_cumulative[len] -
+		       (len >= 1 ? bgp_cumulative[len - 1] : 0);
 	case PREFIXES_IPV6:
 		for (size_t i = 0; i < sizeof(ipv6_mix) / sizeof(ipv6_mix[0]); i++)
 			if (ipv6_mix[i].len == len)
@@ -353,7 +362,7 @@ static struct rng rng_for(uint64_t seed, uint64_t purpose)
 
 static int check_spec(const struct prefix_spec *spec, char *err, size_t errlen)
 {
-	if (spec->set != PREFIXES_NONE && spec->set <= PREFIXES_IPV6 &&
+	if (spec->set != PREFIXES_NONE && spec->set < PREFIXES_COUNT &&
 	    spec->exact <= spec->prefixes && spec->hits <= spec->prefixes &&
 	    spec->prefixes < UINT32_MAX)
 		return 0;

@@ -12,7 +12,7 @@ l=("${b[@]}" --map lpm_trie/linux)
 
 # Bad input: exit 2, one line naming the option.
 check 'an unknown prefix set' one_line_error \
-    "^maplab bench: --prefixes wants random32, bgp or ipv6, got 'v4'$" "${l[@]}" --prefixes v4
+    "^maplab bench: --prefixes wants random32, bgp, ipv6 or bpf_performance, got 'v4'$" "${l[@]}" --prefixes v4
 check 'a hit ratio that is no percent' one_line_error \
     "^maplab bench: --hit-ratio wants a percent from 0 to 100, got '101'$" "${l[@]}" --hit-ratio 101
 check 'a hit ratio that is no number' one_line_error \

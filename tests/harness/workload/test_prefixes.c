@@ -79,10 +79,10 @@ static void expect_distinct_and_masked(const struct prefix_table *t)
 Test(prefixes, counts_are_the_mix_scaled_and_sum_to_n)
 {
 	const enum prefix_set sets[] = { PREFIXES_RANDOM32, PREFIXES_BGP,
-					 PREFIXES_IPV6 };
+					 PREFIXES_IPV6, PREFIXES_BPF_PERFORMANCE };
 	const uint64_t sizes[] = { 1, 1000, 1024, 65536, 1 << 20 };
 	uint64_t count[PREFIX_MAX_LEN + 1];
-	for (size_t s = 0; s < 3; s++)
+	for (size_t s = 0; s < 4; s++)
 		for (size_t z = 0; z < 5; z++) {
 			enum prefix_set set = sets[s];
 			uint64_t n = sizes[z], sum = 0;
@@ -262,6 +262,38 @@ Test(prefixes, sets_too_dense_to_draw_are_refused)
 				     sizeof(err)), 0, "%s", err);
 	cr_expect_eq(prefix_set_fits(PREFIXES_RANDOM32, (1u << 31) + 1, err,
 				     sizeof(err)), -1);
+}
+
+/* bpf_performance's lpm.h reads the same table one length shorter: the
+ * shares its suite's LPM tests run on (../shared research, section 1.3). */
+Test(prefixes, the_bpf_performance_mix_is_lpm_hs_reading)
+{
+	const enum prefix_set s = PREFIXES_BPF_PERFORMANCE;
+	const double total = (double)prefix_set_total_weight(s);
+	cr_expect_eq(prefix_set_total_weight(s), 895537);
+	double share[33];
+	for (unsigned len = 0; len <= 32; len++)
+		share[len] = prefix_set_weight(s, len) / total;
+	cr_expect(share[23] > 0.584 && share[23] < 0.586, "/23: %.4f", share[23]);
+	cr_expect(share[21] > 0.121 && share[21] < 0.123, "/21: %.4f", share[21]);
+	cr_expect(share[22] > 0.108 && share[22] < 0.110, "/22: %.4f", share[22]);
+	cr_expect(share[24] > 0.0015 && share[24] < 0.0017, "/24: %.5f", share[24]);
+	cr_expect_eq(prefix_set_weight(s, 32), 0, "no /32");
+	for (unsigned len = 0; len < 7; len++)
+		cr_expect_eq(prefix_set_weight(s, len), 0, "nothing shorter than /7");
+	cr_expect_gt(prefix_set_weight(s, 31), 0, "a /31");
+	/* each length is the bgp set's next one */
+	for (unsigned len = 0; len < 32; len++)
+		cr_expect_eq(prefix_set_weight(s, len),
+			     prefix_set_weight(PREFIXES_BGP, len + 1), "/%u", len);
+	enum prefix_set parsed = PREFIXES_NONE;
+	cr_expect_eq(prefix_set_parse("bpf_performance", &parsed), 0);
+	cr_expect_eq(parsed, s);
+	cr_expect_eq(prefix_set_data_size(s), 4);
+	struct prefix_table t = make(s, 4096, 0, 1000, 3);
+	for (uint64_t i = 0; i < t.prefixes; i++)
+		cr_expect(t.len[i] >= 7 && t.len[i] <= 31, "/%u", t.len[i]);
+	prefix_table_free(&t);
 }
 
 Test(prefixes, names_and_keys)
