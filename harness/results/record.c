@@ -613,10 +613,9 @@ int record_plot(const char *dir, char *note, size_t notelen)
 		snprintf(note, notelen, "no plots: out of memory");
 		return 1;
 	}
-	/* Its line of what it wrote is not ours to print: maplab's stdout
-	 * may be jsonl. */
-	posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null",
-					 O_WRONLY, 0);
+	/* Its line of what it wrote (the plots' paths) goes to stderr, with
+	 * maplab's other notes: maplab's stdout may be jsonl. */
+	posix_spawn_file_actions_adddup2(&actions, STDERR_FILENO, STDOUT_FILENO);
 	rc = posix_spawnp(&pid, "python3", &actions, NULL, argv, environ);
 	posix_spawn_file_actions_destroy(&actions);
 	if (rc) {

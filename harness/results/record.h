@@ -170,7 +170,8 @@ void record_write_csv_header(FILE *f, const struct record *r);
 /*
  * The one plotter (harness/results/report.py) run on dir, which holds a
  * results.jsonl: it draws every plot those records make (report.py's
- * top).  Its output goes nowhere; its complaints to stderr.  0; or 1 with
+ * top).  Its line of what it wrote (the plots' paths) and its complaints
+ * go to stderr.  0; or 1 with
  * one line in note where no plot could be drawn: python3 missing, the
  * plotter not where the build put it, or the plotter failing (gnuplot
  * missing: report.py says so itself, and exits 0).

@@ -150,7 +150,9 @@ if command -v gnuplot >/dev/null; then
     check "axes named" grep -q 'miss ratio' "$tmp/plots/mrc.svg"
     check "pareto: speed axis named" grep -q 'million requests per second, 2 threads' "$tmp/plots/pareto-50.svg"
     check "pareto: opt's bound in the key" grep -q 'opt (offline bound)' "$tmp/plots/pareto-50.svg"
-    check "no complaint from the plotter" test ! -s "$tmp/plot.err"
+    check "the plots' paths on stderr" grep -qE "^plots: .*$tmp/plots/mrc.png" "$tmp/plot.err"
+    check "the pareto plots' paths too" grep -qE "^plots: .*$tmp/plots/pareto-200.png" "$tmp/plot.err"
+    check "no complaint from the plotter" bash -c "! grep -v '^plots: ' '$tmp/plot.err' | grep -q ."
 fi
 python=$(python3 -c 'import sys; print(sys.executable)')
 mkdir "$tmp/bin" && ln -s "$python" "$tmp/bin/python3"
