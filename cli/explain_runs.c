@@ -265,16 +265,7 @@ static void refusing_sides(const struct bench_cli *b, const struct explain_point
 		if (s->kernel)
 			continue;
 		struct bench_config bc = side_config(b, s, 0);
-		struct map_attr attr = { .type = s->map_type, .key_size = bc.w.key_size,
-					 .value_size = bc.w.value_size,
-					 .max_entries = bc.w.entries,
-					 .flags = bc.map_flags };
-		struct map *m;
-		if (map_create(s->design, &attr, &m)) {
-			skip[i] = true;
-			continue;
-		}
-		map_destroy(m);
+		skip[i] = bench_design_accepts(&bc) != 0;
 	}
 }
 

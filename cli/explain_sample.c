@@ -203,7 +203,7 @@ int explain_sample_user(const struct bench_config *b,
 	struct observer_state o = { .hz = hz };
 	struct bench_observer obs = { on_timed_begin, on_timed_end, &o };
 	struct bench_config own = *b;
-	struct bench_result r;
+	struct bench_result r = { 0 };
 	struct prof_entry entries[8];
 	struct prof_scope scope = {
 		.kernel = false, .entries = entries,
@@ -227,7 +227,7 @@ int explain_sample_kernel(const struct kbench_config *kc,
 	struct observer_state o = { .hz = hz };
 	struct bench_observer obs = { on_timed_begin, on_timed_end, &o };
 	struct kbench_config own = *kc;
-	struct kbench_result r;
+	struct kbench_result r = { 0 };
 	struct prof_scope scope = {
 		.kernel = true, .program = t->program, .baseline = "kb_baseline",
 		.kernel_op = t->kernel_op,

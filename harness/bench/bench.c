@@ -342,6 +342,17 @@ static struct bench_config typed_config(const struct bench_config *c)
 	return own;
 }
 
+int bench_design_accepts(const struct bench_config *config)
+{
+	struct bench_config own = typed_config(config);
+	struct map_attr attr = attr_of(&own);
+	struct map *m;
+	int rc = map_create(own.design, &attr, &m);
+	if (!rc)
+		map_destroy(m);
+	return rc;
+}
+
 /* after - before, member by member. */
 static struct map_work work_since(struct map_work before,
 				  struct map_work after)

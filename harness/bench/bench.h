@@ -181,6 +181,10 @@ static inline uint32_t bench_map_flags(uint32_t type, uint32_t flags)
 	return flags | (type == MAP_TYPE_LPM_TRIE ? MAP_F_NO_PREALLOC : 0);
 }
 
+/* Whether c->design takes the map bench_run would create for c (its
+ * type, sizes, flags and cpu slots): 0, or the design's -errno. */
+int bench_design_accepts(const struct bench_config *c);
+
 struct team;
 /* Call o's timed_begin (begin: with the team's thread ids) or timed_end;
  * nothing where o is NULL.  For the drivers of a team (bench, kbench). */

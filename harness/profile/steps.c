@@ -265,26 +265,29 @@ static const char *bare_name(const char *name, char *buf, size_t len)
 	return buf;
 }
 
-static bool matches(const char *pattern, const char *name)
-{
-	char bare[160];
-	return fnmatch(pattern, bare_name(name, bare, sizeof(bare)), 0) == 0;
-}
-
 /* The rules match a name without the suffix of a compiler's clone
  * (longest_prefix_match.isra.0, free_htab_elem.part.0). */
+/* The patterns match the bare name, made once per frame and list. */
 static bool matches_any(const char *const *patterns, size_t n, const char *name)
 {
-	for (size_t i = 0; name && i < n; i++)
-		if (matches(patterns[i], name))
+	char bare[160];
+	if (!name)
+		return false;
+	bare_name(name, bare, sizeof(bare));
+	for (size_t i = 0; i < n; i++)
+		if (fnmatch(patterns[i], bare, 0) == 0)
 			return true;
 	return false;
 }
 
 static int rule_step(const struct rule *rules, size_t n, const char *name)
 {
-	for (size_t i = 0; name && i < n; i++)
-		if (matches(rules[i].pattern, name))
+	char bare[160];
+	if (!name)
+		return -1;
+	bare_name(name, bare, sizeof(bare));
+	for (size_t i = 0; i < n; i++)
+		if (fnmatch(rules[i].pattern, bare, 0) == 0)
 			return (int)rules[i].step;
 	return -1;
 }
