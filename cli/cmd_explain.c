@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #define EXPLAIN_DEFAULT_REPEAT 3
 #define EXPLAIN_DEFAULT_SECONDS 0.5
@@ -324,8 +325,23 @@ static int explain_sizes(struct explain_cli *c, FILE *out)
 
 /* The report's file and --chains's, open before anything runs, so that a
  * bad path fails at once.  0, or EXIT_USAGE (nothing left open). */
+/* --svg FILE's folder must take files: checked before the runs, which it
+ * would otherwise fail after.  0, or EXIT_USAGE after one line. */
+static int check_svg_folder(const char *svg)
+{
+	char dir[4096];
+	const char *slash = strrchr(svg, '/');
+	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - svg) + 1 : 1,
+		 slash ? svg : ".");
+	if (access(dir, W_OK) == 0)
+		return 0;
+	return cli_error("explain", "--svg %s: %s", svg, strerror(errno));
+}
+
 static int open_outputs(struct explain_cli *c, FILE **out)
 {
+	if (c->svg && check_svg_folder(c->svg))
+		return EXIT_USAGE;
 	if (!(*out = open_report(c)))
 		return EXIT_USAGE;
 	if (c->chains_path && !(c->chains = fopen(c->chains_path, "w"))) {

@@ -78,6 +78,9 @@ if has_kernel; then
     check '--out writes the flame graph' test -s "$tmp/dir/explain-hash-lookup-4096.svg"
     check '--chains writes one line per sample' \
         grep -qE $'^kernel_hash\tworker\t[0-9a-f]+ [0-9a-f]+ ' "$tmp/chains.txt"
+    check '--svg in a folder that is not there: one line, before any run' one_line_error \
+        '^maplab explain: --svg /nonexistent/x.svg: No such file or directory$' \
+        "$maplab" explain --map hash/linux --op lookup "${quick[@]}" --svg /nonexistent/x.svg
     expect 2 'explain: --chains /nonexistent/c.txt: No such file' \
         "$maplab" explain --map hash/linux --op lookup "${quick[@]}" --chains /nonexistent/c.txt
 fi
