@@ -33,6 +33,7 @@ int cmd_compare(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_sim(int argc, char **argv);
 int cmd_explain(int argc, char **argv);
+int cmd_reproduce(int argc, char **argv);
 
 struct trace;
 /* Parse the trace in file ("-": stdin) into t.  0, or EXIT_USAGE after

@@ -115,6 +115,8 @@ static const struct cmd_option options[] = {
 	{ &opt_dir, "write the report (explain.txt) and flame graphs into DIR" },
 	{ &opt_chains, "write every sample's symbolised call chain here, one a\n"
 		       "line (for other tools, and the tests' recordings)" },
+	{ &opt_save, "also append the figures to FILE as jsonl records (one\n"
+		     "per side and size)" },
 	{ &opt_quiet, NULL },
 	{ &opt_verbose, NULL },
 };
@@ -308,6 +310,8 @@ static int explain_sizes(struct explain_cli *c, FILE *out)
 		if ((rc = explain_size(c, c->sizes[n - 1], p)))
 			break;
 		explain_print_point(out, c, p);
+		if (c->save)
+			explain_write_records(c->save, c, p);
 		if (c->svg || c->dir) {
 			char path[4096];
 			svg_path(c, p, path, sizeof(path));
@@ -350,6 +354,14 @@ static int open_outputs(struct explain_cli *c, FILE **out)
 		return cli_error("explain", "--chains %s: %s", c->chains_path,
 				 strerror(errno));
 	}
+	if (c->b.save && !(c->save = fopen(c->b.save, "a"))) {
+		if (*out != stdout)
+			fclose(*out);
+		if (c->chains)
+			fclose(c->chains);
+		return cli_error("explain", "--save %s: %s", c->b.save,
+				 strerror(errno));
+	}
 	return 0;
 }
 
@@ -360,6 +372,8 @@ static int close_outputs(struct explain_cli *c, FILE *out, int rc)
 		rc = cli_error("explain", "writing the report failed");
 	if (c->chains && fclose(c->chains) && !rc)
 		rc = cli_error("explain", "writing %s failed", c->chains_path);
+	if (c->save && fclose(c->save) && !rc)
+		rc = cli_error("explain", "writing %s failed", c->b.save);
 	return rc;
 }
 
@@ -379,6 +393,12 @@ int cmd_explain(int argc, char **argv)
 		return rc;
 	host_record_read(&host);
 	explain_print_header(out, &c, &host);
+	if (c.save) {
+		struct record r;
+		host_record_build(&host, &r);
+		record_write(c.save, RECORD_JSONL, &r, 1, NULL, 0);
+		record_free(&r);
+	}
 	if (c.overhead_pairs) {
 		c.b.w.entries = c.sizes[0];
 		rc = explain_overhead(&c, out);

@@ -10,6 +10,7 @@
  *                      differential runs; --overhead's pairs
  *   explain_sample.c   one sampled run, tallied
  *   explain_report.c   the tables, the summary in words, the flame graph
+ *   explain_records.c  the figures as jsonl records (--save)
  *
  * Each side's ns/op covers what its samples cover: the kernel's is the
  * workload program's time per step (the map call, the program's own code
@@ -86,6 +87,7 @@ struct explain_cli {
 	const char *chains_path;  /* --chains FILE */
 	unsigned overhead_pairs;  /* --overhead N: measure sampling's cost */
 	FILE *chains;
+	FILE *save;        /* --save FILE: the records, appended */
 };
 
 /* Explain c's op at `entries` into p: every run, for every side.  0, or
@@ -112,6 +114,10 @@ void explain_print_sizes(FILE *f, const struct explain_cli *c,
 /* The header: what runs, the host, its mitigations, the sampling. */
 void explain_print_header(FILE *f, const struct explain_cli *c,
 			  const struct host_record *host);
+
+/* p's figures as jsonl records to f (explain_records.c says which). */
+void explain_write_records(FILE *f, const struct explain_cli *c,
+			   const struct explain_point *p);
 
 /* The side-by-side flame graph of p to path.  0, or EXIT_USAGE after one
  * line. */

@@ -31,6 +31,8 @@ static const struct cli_command commands[] = {
 	{ "sim", "cache traces through the designs: miss ratios, speed", cmd_sim },
 	{ "explain", "where one op's time goes: the kernel's map and designs, "
 	  "step by step", cmd_explain },
+	{ "reproduce", "the lab's findings re-derived: findings.md, tables, plots",
+	  cmd_reproduce },
 };
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
 

@@ -48,6 +48,8 @@ enum opt_id {
 	/* explain */
 	OPT_OP, OPT_SVG, OPT_HZ, OPT_SAMPLE_SECONDS, OPT_NO_DIFF, OPT_CHAINS,
 	OPT_OVERHEAD,
+	/* reproduce */
+	OPT_QUICK, OPT_ONLY, OPT_DRY_RUN,
 };
 
 enum opt_kind {

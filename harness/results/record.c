@@ -633,3 +633,54 @@ int record_plot(const char *dir, char *note, size_t notelen)
 	}
 	return 0;
 }
+
+/* python3 running script on dir: its stdout to ours, or (to_stderr) to our
+ * stderr.  0, or 1 with a note. */
+static int run_results_script(const char *script, const char *dir,
+			      bool to_stderr, char *note, size_t notelen)
+{
+	char *argv[] = { "python3", (char *)script, (char *)dir, NULL };
+	const char *python = access("/usr/bin/python3", X_OK) ? "python3"
+							      : "/usr/bin/python3";
+	posix_spawn_file_actions_t actions;
+	pid_t pid;
+	int status, rc;
+	char shown[512];
+
+	parse_printable(dir, shown, sizeof(shown));
+	note[0] = '\0';
+	if (access(script, R_OK)) {
+		snprintf(note, notelen, "%s is missing (this maplab was built from "
+			 "a source tree that has moved); the records are in "
+			 "%s/results.jsonl", script, shown);
+		return 1;
+	}
+	if (posix_spawn_file_actions_init(&actions)) {
+		snprintf(note, notelen, "out of memory");
+		return 1;
+	}
+	if (to_stderr)
+		posix_spawn_file_actions_adddup2(&actions, STDERR_FILENO,
+						 STDOUT_FILENO);
+	rc = posix_spawnp(&pid, python, &actions, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&actions);
+	if (rc) {
+		snprintf(note, notelen, "python3 is %s (%s); the records are in "
+			 "%s/results.jsonl: run python3 %s %s",
+			 rc == ENOENT ? "not installed" : "not runnable",
+			 map_errno_text(rc), shown, script, shown);
+		return 1;
+	}
+	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) ||
+	    WEXITSTATUS(status) != 0) {
+		snprintf(note, notelen, "%s failed (above); the records are in "
+			 "%s/results.jsonl", script, shown);
+		return 1;
+	}
+	return 0;
+}
+
+int record_findings(const char *dir, char *note, size_t notelen)
+{
+	return run_results_script(MAPLAB_FINDINGS, dir, false, note, notelen);
+}

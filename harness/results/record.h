@@ -178,4 +178,12 @@ void record_write_csv_header(FILE *f, const struct record *r);
  */
 int record_plot(const char *dir, char *note, size_t notelen);
 
+/*
+ * The findings writer (harness/results/findings.py) run on dir, which
+ * holds reproduce's results.jsonl: it writes findings.md and the
+ * findings' plots, and prints each finding's answer on stdout.  0, or 1
+ * with one line in note (python3 missing, the writer failing).
+ */
+int record_findings(const char *dir, char *note, size_t notelen);
+
 #endif /* MAPLAB_RECORD_H */

@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * reproduce.h: `maplab reproduce`, the lab's findings re-derived by one
+ * command.
+ *
+ *   reproduce_plan.c  what runs: each finding's experiments as maplab
+ *                     command lines (compare, sim, explain), full or quick
+ *   cmd_reproduce.c   the options; runs the plan step by step, each step a
+ *                     maplab command of its own, and gathers their records
+ *                     into DIR/results.jsonl; then findings.py writes
+ *                     findings.md and the plots from those records
+ *
+ * Why each step is a whole maplab command rather than a call into
+ * measure.h: the command a step runs is the command findings.md prints
+ * for re-running that experiment alone, so the two cannot disagree, and a
+ * step that fails (no BPF here, a design refusing a workload) is one
+ * failed command with its own message, not a half-finished run.  The
+ * interleaving bench does (the sides of a point run in turn within each
+ * repeat, docs/bench.md) happens inside each step: a step holds every
+ * side a finding's ratio is taken between.
+ *
+ * A step's records are tagged as they are gathered: each line of its
+ * output gets "step" (the step's id) and "finding" (its number) after
+ * {"record":...}, and a {"record":"step"} line says what ran: the id, the
+ * finding, the command, its exit status and its seconds.
+ */
+#ifndef MAPLAB_REPRODUCE_H
+#define MAPLAB_REPRODUCE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* The findings, by number (findings.md's sections), and the section that
+ * sets this machine's figures beside the published ones. */
+enum repro_finding {
+	FINDING_TRIE_VS_HASH = 1,
+	FINDING_LRU_CONSENSUS,
+	FINDING_PREALLOC,
+	FINDING_PERCPU_LRU,
+	FINDING_KERNEL_GAP,
+	FINDING_PUBLISHED, /* "suite" on the command line */
+	FINDING_LAST = FINDING_PUBLISHED,
+};
+
+#define REPRO_MAX_ARGS 48
+#define REPRO_MAX_STEPS 96
+
+/* One maplab command of the plan. */
+struct repro_step {
+	char id[48];           /* unique, a file name: "f1-update-64K" */
+	enum repro_finding finding;
+	char what[120];        /* progress line: what it measures */
+	unsigned argc;
+	char *argv[REPRO_MAX_ARGS]; /* argv[0] is the command (compare) */
+	/* Where its records go, added by the runner: raw/<id>.jsonl through
+	 * --format jsonl --out; an explain step's through --save, its report
+	 * and flame graphs into explain-<id>/ through --out. */
+	bool explain;
+	double estimate_s;     /* for the progress line's time left */
+};
+
+struct repro_plan {
+	bool quick;
+	struct repro_step steps[REPRO_MAX_STEPS];
+	unsigned n_steps;
+	/* What --quick cut, in words, for findings.md (empty when full). */
+	char cuts[512];
+};
+
+/* The plan for these findings (only[f] true: run finding f; every
+ * finding when none is set; finding 5 reads finding 1's steps), the
+ * traces of `examples` (the examples/ folder) in it.  0, or -1 when the
+ * plan does not fit (a programming error: REPRO_MAX_* too small). */
+int repro_plan_build(struct repro_plan *p, bool quick,
+		     const bool only[FINDING_LAST + 1], const char *examples);
+void repro_plan_free(struct repro_plan *p);
+
+/* The step's command as one shell line ("maplab compare --map ..."),
+ * without the output options reproduce adds. */
+void repro_step_command(const struct repro_step *s, char *buf, size_t len);
+
+/* "1".."5" or "suite" back to the finding: 0 or -1. */
+int repro_parse_finding(const char *text, enum repro_finding *out);
+const char *repro_finding_name(enum repro_finding f);
+
+#endif /* MAPLAB_REPRODUCE_H */

@@ -1,0 +1,401 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * reproduce_plan.c: what `maplab reproduce` runs, finding by finding
+ * (reproduce.h).  Each experiment is a maplab command; the full plan
+ * measures every size with bench's 5 interleaved repeats, the quick one
+ * cuts sizes, timed phases and repeats (struct repro_plan's cuts says
+ * which, in words, for findings.md).
+ *
+ * The experiments, and why each holds the sides it does (a ratio is only
+ * taken between sides of one step, which ran interleaved):
+ *
+ *   1  trie vs hash updates: one compare per size with the kernel's trie
+ *      and hash (inside BPF) and the trie and hash designs of each
+ *      platform on the same /32 addresses; explain on the kernel's and
+ *      the designs' trie and hash updates, for the why
+ *   2  the LRUs: one compare of every LRU design and the kernel's two LRU
+ *      modes on a zipf 0.99 stream over a range 4x the map (lookups that
+ *      insert on a miss, as a cache does), 1 and 2 threads; sim of every
+ *      LRU design on the same distribution and on examples/traces, for
+ *      miss ratios
+ *   3  prealloc against BPF_F_NO_PREALLOC: compare of hash/linux and the
+ *      kernel's hash, each way, per size (the two ways are adjacent
+ *      steps: a flag is the map's, so they cannot share a step)
+ *   4  common against per-CPU LRU: sim of the kernel's two LRUs and the
+ *      faithful designs with all the load on one cpu (1 thread) and
+ *      spread evenly (2 threads)
+ *   5  kernel against userspace, same algorithm: finding 1's compare and
+ *      explain runs, read again (no steps of its own)
+ *   suite  the bpf_performance tests the suite's way: 1024 entries, 4-byte
+ *      keys and values for hash and LRU; the LPM tests with the suite's
+ *      prefix table and 8-byte keys, BPF_F_NO_PREALLOC; 1 and 2 threads
+ */
+#include "cli/reproduce.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The sizes of findings 1 and 3, and the suite's LPM sizes. */
+static const unsigned full_sizes[] = { 1024, 16384, 65536, 262144, 1048576 };
+static const unsigned quick_sizes[] = { 1024, 65536 };
+static const unsigned suite_lpm_full[] = { 1024, 16384, 262144, 1048576 };
+static const unsigned suite_lpm_quick[] = { 1024, 16384 };
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Timed seconds, warm-up seconds and repeats of a compare step. */
+struct pace {
+	const char *duration, *warmup, *repeat;
+	unsigned repeats;
+	double seconds; /* duration + warm-up, as a number */
+};
+
+static const struct pace full_pace = { "0.5", "0.2", "5", 5, 0.7 };
+static const struct pace quick_pace = { "0.3", "0.1", "2", 2, 0.4 };
+
+static void size_name(unsigned n, char *buf, size_t len)
+{
+	if (n % 1048576 == 0)
+		snprintf(buf, len, "%uM", n / 1048576);
+	else if (n % 1024 == 0)
+		snprintf(buf, len, "%uK", n / 1024);
+	else
+		snprintf(buf, len, "%u", n);
+}
+
+static struct repro_step *new_step(struct repro_plan *p,
+				   enum repro_finding f, const char *id_fmt,
+				   ...) __attribute__((format(printf, 3, 4)));
+
+static struct repro_step *new_step(struct repro_plan *p, enum repro_finding f,
+				   const char *id_fmt, ...)
+{
+	if (p->n_steps == REPRO_MAX_STEPS)
+		return NULL;
+	struct repro_step *s = &p->steps[p->n_steps++];
+	memset(s, 0, sizeof(*s));
+	s->finding = f;
+	va_list ap;
+	va_start(ap, id_fmt);
+	vsnprintf(s->id, sizeof(s->id), id_fmt, ap);
+	va_end(ap);
+	return s;
+}
+
+/* Append the words of a space-separated line (none holds a space). */
+static int add_words(struct repro_step *s, const char *line)
+{
+	char *copy = strdup(line), *save = NULL;
+	if (!copy)
+		return -1;
+	for (char *w = strtok_r(copy, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
+		if (s->argc + 1 >= REPRO_MAX_ARGS || !(s->argv[s->argc] = strdup(w))) {
+			free(copy);
+			return -1;
+		}
+		s->argc++;
+	}
+	free(copy);
+	return 0;
+}
+
+static int add_fmt(struct repro_step *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static int add_fmt(struct repro_step *s, const char *fmt, ...)
+{
+	char line[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	return n < 0 || (size_t)n >= sizeof(line) ? -1 : add_words(s, line);
+}
+
+/* A compare step's timing options and its estimate: sides x thread
+ * counts x repeats x (duration + warm-up), and a second per million
+ * prefilled entries a side. */
+static int add_pace(struct repro_step *s, const struct pace *pc,
+		    unsigned sides, unsigned threads, unsigned entries)
+{
+	s->estimate_s = sides * threads * pc->repeats * pc->seconds +
+			sides * (0.3 + entries / 1e6) + 0.5;
+	return add_fmt(s, "--duration %s --warmup %s --repeat %s --quiet",
+		       pc->duration, pc->warmup, pc->repeat);
+}
+
+/* Finding 1 (and 5): the kernel's trie and hash in BPF, and the trie and
+ * hash designs of the kernel, of eBPF for Windows and of maplab, on
+ * updates of the same /32 addresses. */
+static int plan_trie_vs_hash(struct repro_plan *p, const unsigned *sizes,
+			     unsigned n, const struct pace *pc)
+{
+	for (unsigned i = 0; i < n; i++) {
+		char sz[16];
+		size_name(sizes[i], sz, sizeof(sz));
+		struct repro_step *s = new_step(p, FINDING_TRIE_VS_HASH,
+						"f1-update-%s", sz);
+		if (!s)
+			return -1;
+		snprintf(s->what, sizeof(s->what),
+			 "trie and hash updates at %s entries: kernel and 6 designs", sz);
+		if (add_fmt(s, "compare --map lpm_trie/linux,hash/linux,"
+			       "lpm_trie/prefix_hash,hash/cow,lpm_trie/multibit,"
+			       "hash/seqlock_buckets --prefixes random32 --mix update=100 "
+			       "--entries %u --threads 1 --no-syscall", sizes[i]) ||
+		    add_pace(s, pc, 8, 1, sizes[i]))
+			return -1;
+	}
+	return 0;
+}
+
+/* Finding 1's why and finding 5's split: explain on the tries' updates
+ * and the hashes' (one run each, read by both findings). */
+static int plan_explain(struct repro_plan *p, bool quick)
+{
+	static const char *const pairs[][2] = {
+		{ "trie", "lpm_trie/linux,lpm_trie/prefix_hash" },
+		{ "hash", "hash/linux,hash/cow" },
+	};
+	for (unsigned i = 0; i < N(pairs); i++) {
+		struct repro_step *s = new_step(p, FINDING_TRIE_VS_HASH,
+						"f1-explain-%s", pairs[i][0]);
+		if (!s)
+			return -1;
+		snprintf(s->what, sizeof(s->what),
+			 "explain: where a %s update's time goes (sampled and "
+			 "differential runs)", pairs[i][0]);
+		s->explain = true;
+		if (add_fmt(s, "explain --map %s --op update --prefixes random32 "
+			       "--sizes %s --quiet", pairs[i][1],
+			    quick ? "64K" : "1K,64K,1M") ||
+		    (quick && add_words(s, "--duration 0.3 --repeat 2 "
+					   "--sample-seconds 1")))
+			return -1;
+		s->estimate_s = quick ? 14 : 75;
+	}
+	return 0;
+}
+
+/* Finding 2: throughput of every LRU, and their miss ratios. */
+static const char lru_designs[] =
+	"lru/linux_common,lru/linux_percpu,lru/global,lru/clock,lru/fifo,"
+	"lru/s3fifo,lru/sampled,lru/sieve,lru/sieve_percpu,lru/assoc,"
+	"lru/partitioned";
+#define LRU_DESIGNS 11
+#define LRU_ENTRIES 65536
+
+static int plan_lru(struct repro_plan *p, bool quick, const struct pace *pc,
+		    const char *examples)
+{
+	struct repro_step *s = new_step(p, FINDING_LRU_CONSENSUS, "f2-throughput");
+	if (!s)
+		return -1;
+	snprintf(s->what, sizeof(s->what),
+		 "every LRU at 1 and 2 threads on a zipf 0.99 stream that evicts");
+	if (add_fmt(s, "compare --map %s --entries %u --key-range 400%% "
+		       "--dist zipf:0.99 --mix lookup_write=100 --threads 1,2 "
+		       "--no-syscall", lru_designs, LRU_ENTRIES) ||
+	    add_pace(s, pc, LRU_DESIGNS + 2, 2, LRU_ENTRIES))
+		return -1;
+
+	s = new_step(p, FINDING_LRU_CONSENSUS, "f2-miss-zipf");
+	if (!s)
+		return -1;
+	snprintf(s->what, sizeof(s->what),
+		 "miss ratios of every LRU on zipf 0.99 over 4x the cache");
+	if (add_fmt(s, "sim --trace zipf:alpha=0.99,keys=%u,requests=%u,seed=1 "
+		       "--policy all --sizes %u --no-stray --quiet",
+		    4 * LRU_ENTRIES, quick ? 1000000u : 4000000u, LRU_ENTRIES))
+		return -1;
+	s->estimate_s = quick ? 8 : 30;
+
+	s = new_step(p, FINDING_LRU_CONSENSUS, "f2-miss-hotset");
+	if (!s)
+		return -1;
+	snprintf(s->what, sizeof(s->what),
+		 "miss ratios of every LRU on examples/traces/hotset.txt");
+	if (add_fmt(s, "sim --trace %s/traces/hotset.txt --policy all "
+		       "--sizes 0.05,0.2 --quiet", examples))
+		return -1;
+	s->estimate_s = 3;
+	return 0;
+}
+
+/* Finding 3: hash/linux and the kernel's hash, preallocated and not. */
+static int plan_prealloc(struct repro_plan *p, const unsigned *sizes,
+			 unsigned n, const struct pace *pc)
+{
+	for (unsigned i = 0; i < n; i++) {
+		char sz[16];
+		size_name(sizes[i], sz, sizeof(sz));
+		for (int np = 0; np < 2; np++) {
+			struct repro_step *s = new_step(p, FINDING_PREALLOC,
+				"f3-%s-%s", np ? "no_prealloc" : "prealloc", sz);
+			if (!s)
+				return -1;
+			snprintf(s->what, sizeof(s->what),
+				 "hash updates at %s entries, %s", sz,
+				 np ? "BPF_F_NO_PREALLOC" : "preallocated");
+			if (add_fmt(s, "compare --map hash/linux --mix update=100 "
+				       "--entries %u --threads 1 --no-syscall%s",
+				    sizes[i], np ? " --flags no_prealloc" : "") ||
+			    add_pace(s, pc, 2, 1, sizes[i]))
+				return -1;
+		}
+	}
+	return 0;
+}
+
+/* Finding 4: the kernel's two LRUs and the faithful designs, the load on
+ * one cpu and then on both. */
+static int plan_percpu(struct repro_plan *p, bool quick)
+{
+	struct repro_step *s = new_step(p, FINDING_PERCPU_LRU, "f4-skew");
+	if (!s)
+		return -1;
+	snprintf(s->what, sizeof(s->what),
+		 "common and per-CPU LRU, the load on one cpu and on two");
+	if (add_fmt(s, "sim --trace zipf:alpha=0.99,keys=200000,requests=%u,seed=1 "
+		       "--policy lru/linux_common,lru/linux_percpu,kernel,"
+		       "kernel:no_common_lru --sizes 4096,16384 --threads 1,2 "
+		       "--split rr --no-stray --quiet",
+		    quick ? 1000000u : 2000000u))
+		return -1;
+	s->estimate_s = quick ? 10 : 20;
+	return 0;
+}
+
+/* The suite's tests: hash and LRU at 1024 entries, 4-byte keys and
+ * values; read = lookup, update = upsert (BPF_ANY on a present key),
+ * replace = delete then re-insert; rolling update = lookup_write in a
+ * range of 10% of 8192 entries; LPM at its sizes with its prefix table. */
+static int plan_suite(struct repro_plan *p, bool quick, const struct pace *pc)
+{
+	static const char *const ops[] = { "lookup", "upsert", "replace" };
+	static const struct {
+		const char *id, *maps;
+		unsigned sides;
+	} small[] = {
+		{ "hash", "hash/linux,hash/cow", 3 },
+		{ "lru", "lru/linux_common,lru/linux_percpu,lru/partitioned", 5 },
+	};
+	for (unsigned m = 0; m < N(small); m++)
+		for (unsigned o = 0; o < N(ops); o++) {
+			struct repro_step *s = new_step(p, FINDING_PUBLISHED,
+				"suite-%s-%s", small[m].id, ops[o]);
+			if (!s)
+				return -1;
+			snprintf(s->what, sizeof(s->what), "the suite's %s %s",
+				 small[m].id, ops[o]);
+			if (add_fmt(s, "compare --map %s --entries 1024 --key-size 4 "
+				       "--value-size 4 --mix %s=100 --threads 1,2 "
+				       "--no-syscall", small[m].maps, ops[o]) ||
+			    add_pace(s, pc, small[m].sides, 2, 1024))
+				return -1;
+		}
+	struct repro_step *s = new_step(p, FINDING_PUBLISHED, "suite-lru-rolling");
+	if (!s)
+		return -1;
+	snprintf(s->what, sizeof(s->what), "the suite's LRU rolling update");
+	if (add_words(s, "compare --map lru/linux_common,lru/partitioned "
+			 "--entries 8192 --key-size 4 --value-size 4 --key-range 10% "
+			 "--mix lookup_write=100 --threads 1,2 --no-syscall") ||
+	    add_pace(s, pc, 3, 2, 8192))
+		return -1;
+
+	const unsigned *sizes = quick ? suite_lpm_quick : suite_lpm_full;
+	unsigned n = quick ? N(suite_lpm_quick) : N(suite_lpm_full);
+	static const char *const lpm_ops[] = { "lookup", "upsert", "replace" };
+	for (unsigned i = 0; i < n; i++)
+		for (unsigned o = 0; o < N(lpm_ops); o++) {
+			char sz[16];
+			size_name(sizes[i], sz, sizeof(sz));
+			s = new_step(p, FINDING_PUBLISHED, "suite-lpm-%s-%s",
+				     lpm_ops[o], sz);
+			if (!s)
+				return -1;
+			snprintf(s->what, sizeof(s->what), "the suite's LPM %s at %s",
+				 lpm_ops[o], sz);
+			if (add_fmt(s, "compare --map lpm_trie/linux,lpm_trie/prefix_hash "
+				       "--prefixes bpf_performance --flags no_prealloc "
+				       "--entries %u --mix %s=100 --threads 1,2 "
+				       "--no-syscall", sizes[i], lpm_ops[o]) ||
+			    add_pace(s, pc, 3, 2, sizes[i]))
+				return -1;
+		}
+	return 0;
+}
+
+int repro_plan_build(struct repro_plan *p, bool quick,
+		     const bool only[FINDING_LAST + 1], const char *examples)
+{
+	bool any = false, want[FINDING_LAST + 1];
+	for (int f = 1; f <= FINDING_LAST; f++)
+		any |= only[f];
+	for (int f = 1; f <= FINDING_LAST; f++)
+		want[f] = !any || only[f];
+
+	memset(p, 0, sizeof(*p));
+	p->quick = quick;
+	const unsigned *sizes = quick ? quick_sizes : full_sizes;
+	unsigned n = quick ? N(quick_sizes) : N(full_sizes);
+	const struct pace *pc = quick ? &quick_pace : &full_pace;
+	if (quick)
+		snprintf(p->cuts, sizeof(p->cuts),
+			 "--quick: sizes 1K and 64K only (the full run: 1K, 16K, 64K, "
+			 "256K, 1M; the suite's LPM tests at 1K and 16K of its four), "
+			 "0.3 s timed phases and 2 repeats (full: 0.5 s, 5), explain at "
+			 "64K with 1 s sampled runs (full: 1K, 64K and 1M, 2 s), "
+			 "shorter sim traces");
+
+	/* Finding 5 reads finding 1's steps. */
+	bool trie = want[FINDING_TRIE_VS_HASH] || want[FINDING_KERNEL_GAP];
+	if ((trie && (plan_trie_vs_hash(p, sizes, n, pc) || plan_explain(p, quick))) ||
+	    (want[FINDING_LRU_CONSENSUS] && plan_lru(p, quick, pc, examples)) ||
+	    (want[FINDING_PREALLOC] && plan_prealloc(p, sizes, n, pc)) ||
+	    (want[FINDING_PERCPU_LRU] && plan_percpu(p, quick)) ||
+	    (want[FINDING_PUBLISHED] && plan_suite(p, quick, pc))) {
+		repro_plan_free(p);
+		return -1;
+	}
+	return 0;
+}
+
+void repro_plan_free(struct repro_plan *p)
+{
+	for (unsigned i = 0; i < p->n_steps; i++)
+		for (unsigned a = 0; a < p->steps[i].argc; a++)
+			free(p->steps[i].argv[a]);
+	p->n_steps = 0;
+}
+
+void repro_step_command(const struct repro_step *s, char *buf, size_t len)
+{
+	size_t used = (size_t)snprintf(buf, len, "maplab");
+	for (unsigned a = 0; a < s->argc && used < len; a++)
+		used += (size_t)snprintf(buf + used, len - used, " %s", s->argv[a]);
+}
+
+static const char *const finding_names[FINDING_LAST + 1] = {
+	[FINDING_TRIE_VS_HASH] = "1", [FINDING_LRU_CONSENSUS] = "2",
+	[FINDING_PREALLOC] = "3", [FINDING_PERCPU_LRU] = "4",
+	[FINDING_KERNEL_GAP] = "5", [FINDING_PUBLISHED] = "suite",
+};
+
+int repro_parse_finding(const char *text, enum repro_finding *out)
+{
+	for (int f = 1; f <= FINDING_LAST; f++)
+		if (!strcmp(text, finding_names[f])) {
+			*out = (enum repro_finding)f;
+			return 0;
+		}
+	return -1;
+}
+
+const char *repro_finding_name(enum repro_finding f)
+{
+	return f >= 1 && f <= FINDING_LAST ? finding_names[f] : "?";
+}
