@@ -23,9 +23,12 @@
 #include <math.h>
 #include <stdio.h>
 
-static const char *const diff_names[DIFF_COUNT] = {
-	[DIFF_SIZE] = "size", [DIFF_VALUE] = "value", [DIFF_KEY] = "key",
-	[DIFF_PREALLOC] = "prealloc",
+/* Field names are not copied by record.h: they are these. */
+static const char *const diff_fields[DIFF_COUNT][2] = {
+	[DIFF_SIZE] = { "diff_size_ns", "diff_size_base_ns" },
+	[DIFF_VALUE] = { "diff_value_ns", "diff_value_base_ns" },
+	[DIFF_KEY] = { "diff_key_ns", "diff_key_base_ns" },
+	[DIFF_PREALLOC] = { "diff_prealloc_ns", "diff_prealloc_base_ns" },
 };
 
 static void add_steps(struct record *r, const struct explain_side *s,
@@ -53,14 +56,11 @@ static void add_steps(struct record *r, const struct explain_side *s,
 static void add_diffs(struct record *r, const struct explain_point *p,
 		      const struct explain_side *s)
 {
-	char name[48];
 	for (int d = 0; d < DIFF_COUNT; d++) {
 		if (!p->diff_run[d])
 			continue;
-		snprintf(name, sizeof(name), "diff_%s_ns", diff_names[d]);
-		record_figure(r, name, "%.2f", s->diff_ns[d]);
-		snprintf(name, sizeof(name), "diff_%s_base_ns", diff_names[d]);
-		record_figure(r, name, "%.2f", s->diff_base_ns[d]);
+		record_figure(r, diff_fields[d][0], "%.2f", s->diff_ns[d]);
+		record_figure(r, diff_fields[d][1], "%.2f", s->diff_base_ns[d]);
 	}
 }
 

@@ -155,9 +155,11 @@ static int plan_trie_vs_hash(struct repro_plan *p, const unsigned *sizes,
  * and the hashes' (one run each, read by both findings). */
 static int plan_explain(struct repro_plan *p, bool quick)
 {
-	static const char *const pairs[][2] = {
-		{ "trie", "lpm_trie/linux,lpm_trie/prefix_hash" },
-		{ "hash", "hash/linux,hash/cow" },
+	/* explain takes one map type: the hashes' keys are 4-byte keys, as
+	 * the /32 addresses are in finding 1's compare. */
+	static const char *const pairs[][3] = {
+		{ "trie", "lpm_trie/linux,lpm_trie/prefix_hash", " --prefixes random32" },
+		{ "hash", "hash/linux,hash/cow", "" },
 	};
 	for (unsigned i = 0; i < N(pairs); i++) {
 		struct repro_step *s = new_step(p, FINDING_TRIE_VS_HASH,
@@ -168,8 +170,8 @@ static int plan_explain(struct repro_plan *p, bool quick)
 			 "explain: where a %s update's time goes (sampled and "
 			 "differential runs)", pairs[i][0]);
 		s->explain = true;
-		if (add_fmt(s, "explain --map %s --op update --prefixes random32 "
-			       "--sizes %s --quiet", pairs[i][1],
+		if (add_fmt(s, "explain --map %s --op update%s --sizes %s --quiet",
+			    pairs[i][1], pairs[i][2],
 			    quick ? "64K" : "1K,64K,1M") ||
 		    (quick && add_words(s, "--duration 0.3 --repeat 2 "
 					   "--sample-seconds 1")))
