@@ -9,6 +9,7 @@
  * the plots, and prints each finding's answer.
  */
 #include "cli/cli.h"
+#include "cli/measure.h"
 #include "cli/options.h"
 #include "cli/reproduce.h"
 #include "harness/common/clock.h"
@@ -147,7 +148,8 @@ static void print_plan(FILE *f, const struct repro_plan *p)
 			p->steps[i].estimate_s, cmd);
 		total += p->steps[i].estimate_s;
 	}
-	fprintf(f, "# %u steps, about %.0f minutes here\n", p->n_steps, total / 60);
+	fprintf(f, "# %u step%s, about %d:%02d here\n", p->n_steps,
+		p->n_steps == 1 ? "" : "s", (int)total / 60, (int)total % 60);
 }
 
 /* Run one step: this binary with the step's words and its output
@@ -334,7 +336,8 @@ int cmd_reproduce(int argc, char **argv)
 				 "findings.md, results.jsonl and the plots go");
 
 	struct repro_plan plan;
-	if (repro_plan_build(&plan, c.quick, c.only, examples_dir()))
+	bool kernel = measure_kernel_ready("reproduce", false);
+	if (repro_plan_build(&plan, c.quick, c.only, examples_dir(), kernel))
 		return cli_error("reproduce", "the plan does not fit (a bug)");
 	if (c.dry_run) {
 		print_plan(stdout, &plan);

@@ -69,10 +69,13 @@ struct repro_plan {
 
 /* The plan for these findings (only[f] true: run finding f; every
  * finding when none is set; finding 5 reads finding 1's steps), the
- * traces of `examples` (the examples/ folder) in it.  0, or -1 when the
+ * traces of `examples` (the examples/ folder) in it; `kernel`: whether
+ * the kernel side can run here (reproduce_plan.c says what runs without
+ * it).  0, or -1 when the
  * plan does not fit (a programming error: REPRO_MAX_* too small). */
 int repro_plan_build(struct repro_plan *p, bool quick,
-		     const bool only[FINDING_LAST + 1], const char *examples);
+		     const bool only[FINDING_LAST + 1], const char *examples,
+		     bool kernel);
 void repro_plan_free(struct repro_plan *p);
 
 /* The step's command as one shell line ("maplab compare --map ..."),

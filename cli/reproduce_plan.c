@@ -24,6 +24,11 @@
  *   4  common against per-CPU LRU: sim of the kernel's two LRUs and the
  *      faithful designs with all the load on one cpu (1 thread) and
  *      spread evenly (2 threads)
+ *
+ * Without the kernel side here (not root, no BPF, built without it) the
+ * compare steps run their designs alone (compare's own rule), and the
+ * steps that need the kernel (explain; sim's kernel policies) are left
+ * out: findings.md then says what is missing.
  *   5  kernel against userspace, same algorithm: finding 1's compare and
  *      explain runs, read again (no steps of its own)
  *   suite  the bpf_performance tests the suite's way: 1024 entries, 4-byte
@@ -253,7 +258,7 @@ static int plan_prealloc(struct repro_plan *p, const unsigned *sizes,
 
 /* Finding 4: the kernel's two LRUs and the faithful designs, the load on
  * one cpu and then on both. */
-static int plan_percpu(struct repro_plan *p, bool quick)
+static int plan_percpu(struct repro_plan *p, bool quick, bool kernel)
 {
 	struct repro_step *s = new_step(p, FINDING_PERCPU_LRU, "f4-skew");
 	if (!s)
@@ -261,10 +266,10 @@ static int plan_percpu(struct repro_plan *p, bool quick)
 	snprintf(s->what, sizeof(s->what),
 		 "common and per-CPU LRU, the load on one cpu and on two");
 	if (add_fmt(s, "sim --trace zipf:alpha=0.99,keys=200000,requests=%u,seed=1 "
-		       "--policy lru/linux_common,lru/linux_percpu,kernel,"
-		       "kernel:no_common_lru --sizes 4096,16384 --threads 1,2 "
-		       "--split rr --no-stray --quiet",
-		    quick ? 1000000u : 2000000u))
+		       "--policy lru/linux_common,lru/linux_percpu%s --sizes 4096,16384 "
+		       "--threads 1,2 --split rr --no-stray --quiet",
+		    quick ? 1000000u : 2000000u,
+		    kernel ? ",kernel,kernel:no_common_lru" : ""))
 		return -1;
 	s->estimate_s = quick ? 10 : 20;
 	return 0;
@@ -332,7 +337,8 @@ static int plan_suite(struct repro_plan *p, bool quick, const struct pace *pc)
 }
 
 int repro_plan_build(struct repro_plan *p, bool quick,
-		     const bool only[FINDING_LAST + 1], const char *examples)
+		     const bool only[FINDING_LAST + 1], const char *examples,
+		     bool kernel)
 {
 	bool any = false, want[FINDING_LAST + 1];
 	for (int f = 1; f <= FINDING_LAST; f++)
@@ -355,10 +361,11 @@ int repro_plan_build(struct repro_plan *p, bool quick,
 
 	/* Finding 5 reads finding 1's steps. */
 	bool trie = want[FINDING_TRIE_VS_HASH] || want[FINDING_KERNEL_GAP];
-	if ((trie && (plan_trie_vs_hash(p, sizes, n, pc) || plan_explain(p, quick))) ||
+	if ((trie && (plan_trie_vs_hash(p, sizes, n, pc) ||
+		      (kernel && plan_explain(p, quick)))) ||
 	    (want[FINDING_LRU_CONSENSUS] && plan_lru(p, quick, pc, examples)) ||
 	    (want[FINDING_PREALLOC] && plan_prealloc(p, sizes, n, pc)) ||
-	    (want[FINDING_PERCPU_LRU] && plan_percpu(p, quick)) ||
+	    (want[FINDING_PERCPU_LRU] && plan_percpu(p, quick, kernel)) ||
 	    (want[FINDING_PUBLISHED] && plan_suite(p, quick, pc))) {
 		repro_plan_free(p);
 		return -1;

@@ -319,6 +319,10 @@ static void report_record(const struct report_point *p, struct record *r)
 	record_figures(r, "mops_runs", fields[RF_MOPS].format, runs,
 		       n_runs)->flags = RECORD_NO_CSV;
 	for (unsigned i = 0; i < n_runs; i++)
+		runs[i] = p->run[i].v[RF_NS_PER_OP];
+	record_figures(r, "ns_per_op_runs", fields[RF_NS_PER_OP].format, runs,
+		       n_runs)->flags = RECORD_NO_CSV;
+	for (unsigned i = 0; i < n_runs; i++)
 		runs[i] = p->run[i].v[RF_PROBE_NS];
 	record_figures(r, "probe_ns_runs", fields[RF_PROBE_NS].format, runs,
 		       n_runs)->flags = RECORD_NO_CSV;

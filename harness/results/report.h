@@ -28,8 +28,10 @@
  * where the bytes came from: "design" (map_ops.memory), "allocator"
  * (jemalloc's count) or "kernel" (the kernel map's memlock); buffer_bytes,
  * the size of the loads side's buffer; probe_ns) as F, F_min and F_max,
- * then speedup_over_threads (where there is a speedup), mops_runs and
- * probe_ns_runs (every repeat's value, in order), flags, and the ok and
+ * then speedup_over_threads (where there is a speedup), mops_runs,
+ * ns_per_op_runs and probe_ns_runs (every repeat's value, in order: a
+ * ratio between two sides of one run is taken repeat by repeat from
+ * them), flags, and the ok and
  * fail counts of every op summed over the repeats.  csv has the same
  * fields but speedup_over_threads and the two lists, each figure as F,
  * F_min, F_max, the counts as lookup_ok, lookup_fail, ...; a field not

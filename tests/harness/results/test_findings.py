@@ -1,0 +1,121 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""findings.py on records made up here, whose answers are known: each
+finding's first sentence must carry the ratios these records hold, a
+finding whose step failed must say it is not answered, one whose steps
+did not run must be absent, and bad input must exit 2.
+
+usage: test_findings.py SOURCE_ROOT"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+root = sys.argv[1]
+script = os.path.join(root, "harness", "results", "findings.py")
+failures = 0
+
+
+def check(name, ok, detail=""):
+    global failures
+    if not ok:
+        failures += 1
+        print(f"FAIL: {name}" + (f"\n    {detail}" if detail else ""))
+
+
+def result(step, side, m, ns_runs, entries, threads=1, **extra):
+    runs = sorted(ns_runs)
+    r = {"record": "result", "step": step, "finding": step[1] if step[0] == "f" else "suite",
+         "side": side, "map": m, "label": m if side == "user" else f"kernel BPF {m}",
+         "threads": threads, "entries": entries, "map_flags": 0, "runs": len(ns_runs),
+         "ns_per_op": runs[len(runs) // 2], "ns_per_op_min": runs[0],
+         "ns_per_op_max": runs[-1], "ns_per_op_runs": ns_runs,
+         "mops": 1000 / runs[len(runs) // 2], "flags": []}
+    r.update(extra)
+    return r
+
+
+def step(sid, finding, status=0):
+    return {"record": "step", "step": sid, "finding": finding, "what": sid,
+            "command": f"maplab compare --made-up {sid}", "status": status,
+            "seconds": 1.0, "records": 1}
+
+
+host = {"record": "host", "host": {"cpu_model": "Test CPU", "nproc": 2,
+                                   "possible_cpus": 2, "kernel": "6.18.0",
+                                   "date": "2026-12-05T00:00:00Z"}}
+meta = {"record": "reproduce", "quick": True, "cuts": "made up", "steps": 9}
+recs = [host, meta]
+for entries in (1024, 65536):
+    sid = f"f1-update-{entries // 1024}K"
+    recs += [
+        result(sid, "kernel", "lpm_trie", [800, 810, 790], entries),
+        result(sid, "kernel", "hash", [100, 100, 100], entries),
+        result(sid, "user", "lpm_trie/linux", [600, 600, 600], entries),
+        result(sid, "user", "hash/linux", [60, 60, 60], entries),
+        result(sid, "user", "lpm_trie/prefix_hash", [500, 500, 500], entries),
+        result(sid, "user", "hash/cow", [480, 480, 480], entries),
+        step(sid, "1"),
+    ]
+recs += [{"record": "explain", "step": "f1-explain-trie", "finding": "1", "side": "kernel lpm_trie",
+          "kernel": True, "map": "lpm_trie", "op": "update", "entries": 65536,
+          "ns_per_op": 800, "steps": {"irqs off": "500", "alloc": "250", "program": "10"},
+          "shares": {}},
+         step("f1-explain-trie", "1")]
+for threads in (1, 2):
+    for pol, eff in (("kernel", 0.98), ("kernel:no_common_lru", 0.5 if threads == 1 else 0.99)):
+        recs.append({"record": "sim", "step": "f4-skew", "finding": "4", "policy": pol,
+                     "entries": 4096, "threads": threads, "miss_ratio": 0.4 if eff < 0.9 else 0.3,
+                     "effective_capacity": eff})
+recs.append(step("f4-skew", "4"))
+recs.append(step("f3-prealloc-1K", "3", status=2))
+recs += [result("suite-hash-upsert", "kernel", "hash", [95, 100, 105], 1024, threads=2,
+                program_ns_per_op=100),
+         step("suite-hash-upsert", "suite"),
+         result("suite-lpm-upsert-1K", "kernel", "lpm_trie", [240, 250, 260], 1024, threads=2,
+                program_ns_per_op=250),
+         step("suite-lpm-upsert-1K", "suite")]
+
+with tempfile.TemporaryDirectory() as d:
+    with open(os.path.join(d, "results.jsonl"), "w") as f:
+        for r in recs:
+            f.write(json.dumps(r) + "\n")
+    res = subprocess.run([sys.executable, script, d], capture_output=True, text=True)
+    check("exit 0", res.returncode == 0, res.stderr[-800:])
+    md = open(os.path.join(d, "findings.md")).read() if res.returncode == 0 else ""
+    summary = [line for line in md.splitlines() if line.startswith("- **")]
+    s = {line[4:line.index(".")]: line for line in summary}
+    check("finding 1: the kernel's ratio within each repeat (8.0x)",
+          "kernel's trie update costs 8.0× its hash update at 64K" in s.get("1", ""), s.get("1"))
+    check("finding 1: Windows' designs about the same (500 against 480)",
+          "about the same as a hash update (500 against 480 ns" in s.get("1", ""), s.get("1"))
+    check("finding 1: the why from explain", "spends 500 ns with interrupts off" in md)
+    check("finding 3: its step failed, not answered",
+          s.get("3", "").endswith("Not answered: its compare steps did not run."), s.get("3"))
+    check("finding 2: its steps did not run, absent", "2" not in s, s.get("2"))
+    check("finding 4: the per-CPU LRU's capacity on one cpu",
+          "uses 0.50 of its 4096 entries" in s.get("4", ""), s.get("4"))
+    check("finding 5: read from finding 1's steps (the kernel 1.7x hash/linux)",
+          "costs the kernel 1.7× what it costs userspace for the hash" in s.get("5", ""),
+          s.get("5"))
+    check("suite: the LPM update over the hash update, the suite's way (2.5x)",
+          "costs 2.5× a hash update (250 against 100 ns" in s.get("suite", ""), s.get("suite"))
+    check("suite: the published figures beside", "| hash update | 171 / 169 | 1069 / 1075 | 100 |"
+          in md)
+    check("the commands to re-run a finding", "maplab compare --made-up f1-update-64K" in md)
+    check("the answers printed", "1. Trie against hash updates: LPM-trie updates" in res.stdout,
+          res.stdout[:300])
+
+    os.remove(os.path.join(d, "results.jsonl"))
+    res = subprocess.run([sys.executable, script, d], capture_output=True, text=True)
+    check("no results.jsonl: exit 2, one line",
+          res.returncode == 2 and len(res.stderr.strip().splitlines()) == 1, res.stderr)
+    with open(os.path.join(d, "results.jsonl"), "w") as f:
+        f.write(json.dumps(host) + "\n")
+    res = subprocess.run([sys.executable, script, d], capture_output=True, text=True)
+    check("not reproduce's records: exit 2", res.returncode == 2 and
+          "not maplab reproduce's records" in res.stderr, res.stderr)
+
+print(f"test_findings: {'ok' if not failures else f'{failures} failed'}")
+sys.exit(1 if failures else 0)
