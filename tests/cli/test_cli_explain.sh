@@ -10,7 +10,7 @@ maplab=$1 root=$2 pinfail=$3
 
 expect 0 'usage: maplab explain --map' "$maplab" explain --help
 expect 2 'explain: --op is required' "$maplab" explain --map hash/linux
-expect 2 "explain: --op wants lookup, update, insert or delete, got 'scan'" \
+expect 2 "explain: --op wants lookup, update, insert, delete, upsert, replace or lookup_write, got 'scan'" \
     "$maplab" explain --map hash/linux --op scan
 expect 2 'hash/linux and lru/global are of different map types' \
     "$maplab" explain --map hash/linux,lru/global --op lookup
@@ -59,6 +59,19 @@ if has_kernel; then
             [ "$rc" -eq 0 ] || sed 's/^/    /' <<<"$out" | head -20
         done
     done
+
+    # The suite's ops (docs/bench.md) each run their own program: replace's
+    # steps hold both of its calls on both sides.
+    for op in upsert replace lookup_write; do
+        out=$("$maplab" explain --map hash/linux --op "$op" "${quick[@]}" 2>&1)
+        check "explain hash/linux $op: exit 0, the op's workload" \
+            grep -q "^workload: $op=100," <<<"$out"
+        check "explain hash/linux $op: ns per step on both sides" \
+            grep -qE '^  total +[0-9.]+ +[0-9.]+$' <<<"$out"
+    done
+    out=$("$maplab" explain --map hash/linux --op replace "${quick[@]}" 2>&1)
+    check 'explain replace: the kernel delete and update under one step' \
+        grep -qE '^    kernel hash +.*htab_map_delete_elem.*htab_map_update_elem|^    kernel hash +.*htab_map_update_elem.*htab_map_delete_elem' <<<"$out"
 
     # The trie update: the kernel's time in trie_update_elem (interrupts off)
     # and the allocator; the design's in its own match_len.
