@@ -60,8 +60,7 @@ if has_kernel; then
         done
     done
 
-    # The suite's ops (docs/bench.md) each run their own program: replace's
-    # steps hold both of its calls on both sides.
+    # The suite's ops (docs/bench.md), each alone in its workload.
     for op in upsert replace lookup_write; do
         out=$("$maplab" explain --map hash/linux --op "$op" "${quick[@]}" 2>&1)
         check "explain hash/linux $op: exit 0, the op's workload" \
@@ -69,9 +68,6 @@ if has_kernel; then
         check "explain hash/linux $op: ns per step on both sides" \
             grep -qE '^  total +[0-9.]+ +[0-9.]+$' <<<"$out"
     done
-    out=$("$maplab" explain --map hash/linux --op replace "${quick[@]}" 2>&1)
-    check 'explain replace: the kernel delete and update under one step' \
-        grep -qE '^    kernel hash +.*htab_map_delete_elem.*htab_map_update_elem|^    kernel hash +.*htab_map_update_elem.*htab_map_delete_elem' <<<"$out"
 
     # The trie update: the kernel's time in trie_update_elem (interrupts off)
     # and the allocator; the design's in its own match_len.
