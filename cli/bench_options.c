@@ -19,8 +19,9 @@
 /* --- the options bench's family alone takes -------------------------------- */
 
 static const struct opt_spec opt_mix = { OPT_MIX, "mix", TAKES_TEXT, 0, 0, 0, 0,
-	"op=P,...", "lookup, update (existing keys), insert (new keys), delete;\n"
-	"percents summing to 100" };
+	"op=P,...", "lookup, update (existing keys), insert (new keys), delete,\n"
+	"upsert (BPF_ANY), replace (delete, then BPF_ANY), lookup_write\n"
+	"(write in place, else insert); percents summing to 100" };
 const struct opt_spec opt_dist = { OPT_DIST, "dist", TAKES_TEXT, 0, 0, 0,
 	0, "D", "uniform | zipf:S | hotset:P,F (P % of ops on F % of the keys)" };
 static const struct opt_spec opt_warmup = { OPT_WARMUP, "warmup", TAKES_SECONDS,
@@ -64,8 +65,11 @@ const struct cmd_option bench_options[] = {
 	{ &opt_hit_ratio, "LPM maps: percent of the lookups that ask for an\n"
 			  "address inside a stored prefix; the others ask for\n"
 			  "one no prefix covers (100)" },
-	{ &opt_mix, "lookup, update (existing keys), insert (new keys), delete;\n"
-		    "percents summing to 100 (" WORKLOAD_DEFAULT_MIX ")" },
+	{ &opt_mix, "lookup, update (existing keys), insert (new keys), delete,\n"
+		    "upsert (update BPF_ANY), replace (delete, then update\n"
+		    "BPF_ANY, the same key), lookup_write (lookup; write the\n"
+		    "value in place, or insert the key); percents summing to\n"
+		    "100 (" WORKLOAD_DEFAULT_MIX ")" },
 	{ &opt_dist, "uniform | zipf:S | hotset:P,F (P % of ops on F % of the\n"
 		     "keys) (" WORKLOAD_DEFAULT_DIST ")" },
 	{ &opt_flags, NULL },
@@ -467,6 +471,19 @@ static bool some_map_refuses_when_full(const struct bench_cli *c)
 	return false;
 }
 
+/* "lookup=45,insert=55": the ops the streams hold, rounded (none left
+ * out that is there at all). */
+static void format_shares(const double share[OP_COUNT], char *buf, size_t len)
+{
+	size_t off = 0;
+	buf[0] = '\0';
+	for (int op = 0; op < OP_COUNT && off < len; op++)
+		if (share[op] > 0)
+			off += (size_t)snprintf(buf + off, len - off, "%s%s=%.0f",
+						off ? "," : "", bench_op_names[op],
+						share[op]);
+}
+
 /*
  * The pool model's streams (workload.h) hold back deletes with nothing to
  * delete and inserts with the whole pool in: refuse a mix that cannot run
@@ -487,31 +504,38 @@ static int check_pool_mix(struct bench_cli *c)
 	workload_format_mix(mix, asked, sizeof(asked));
 	for (int op = 0; op < OP_COUNT; op++)
 		if (share[op] < mix[op] - 1.0 || share[op] > mix[op] + 1.0) {
-			warn(c, "the streams hold lookup=%.0f,update=%.0f,insert="
-			     "%.0f,delete=%.0f, not %s: each worker deletes only "
-			     "keys it inserted, and inserts only while its pool of "
-			     "%d keys is not all in the map", share[OP_LOOKUP],
-			     share[OP_UPDATE], share[OP_INSERT], share[OP_DELETE],
-			     asked, WORKLOAD_POOL);
+			char held[160];
+			format_shares(share, held, sizeof(held));
+			warn(c, "the streams hold %s, not %s: each worker deletes "
+			     "only keys it inserted, and inserts only while its "
+			     "pool of %d keys is not all in the map", held, asked,
+			     WORKLOAD_POOL);
 			break;
 		}
 	return 0;
 }
 
-/* Inserts that a map which does not evict (a hash, a trie) must refuse. */
+/* Inserts that a map which does not evict (a hash, a trie) must refuse:
+ * insert's, and in the range model the new keys of upsert and
+ * lookup_write (and replace's re-insert of a key that was not there). */
 static void warn_inserts_refused(const struct bench_cli *c)
 {
 	const struct workload *w = &c->w;
-	if (!w->mix[OP_INSERT] || !some_map_refuses_when_full(c))
+	bool range_inserts = w->key_range > w->entries &&
+			     (w->mix[OP_UPSERT] || w->mix[OP_REPLACE] ||
+			      w->mix[OP_LOOKUP_WRITE]);
+	if (!(w->mix[OP_INSERT] || range_inserts) ||
+	    !some_map_refuses_when_full(c))
 		return;
-	if (!w->key_range && w->prefill_pct == 100)
+	if (w->mix[OP_INSERT] && !w->key_range && w->prefill_pct == 100)
 		warn(c, "the map is full (--prefill 100) and inserts add new keys: "
 		     "every insert will fail (E2BIG; ENOSPC in an LPM trie), and so "
 		     "will the deletes of their keys; lower --prefill to leave room");
 	else if (w->key_range > w->entries)
 		warn(c, "the key range (%u keys) is larger than the map (%u "
 		     "entries), and only an LRU map evicts: once the others are "
-		     "full, every insert of a key not in them fails (E2BIG)",
+		     "full, every insert of a key not in them fails (E2BIG; "
+		     "upserts, replaces and lookup_writes too)",
 		     w->key_range, w->entries);
 }
 
@@ -528,7 +552,7 @@ static int check_mix_runs_as_asked(struct bench_cli *c)
 	if (rc)
 		return rc;
 	warn_inserts_refused(c);
-	if (w->miss_ppm && !w->mix[OP_LOOKUP])
+	if (w->miss_ppm && !w->mix[OP_LOOKUP] && !w->mix[OP_LOOKUP_WRITE])
 		warn(c, "--hit-ratio is a share of the lookups, and the mix has "
 		     "none");
 	/* In the range model, inserts put in keys that updates can find. */

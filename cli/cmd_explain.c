@@ -77,7 +77,9 @@ static const char usage[] =
 	"delete (insert=50,delete=50 pairs, prefill " STR(EXPLAIN_INSERT_PREFILL)
 	"% so inserts find room; an LRU\n"
 	"insert: insert=100 over a key range of 400% of the entries, so each\n"
-	"insert of a new key evicts).  docs/explain.md teaches the output.\n";
+	"insert of a new key evicts), upsert, replace or lookup_write (upsert=100\n"
+	"and so on: docs/bench.md; replace's and lookup_write's steps count both\n"
+	"of their map calls).  docs/explain.md teaches the output.\n";
 static const char after[] =
 	"examples:\n"
 	"  maplab explain --map lpm_trie/linux --op update\n"
@@ -86,7 +88,8 @@ static const char after[] =
 
 static const struct cmd_option options[] = {
 	{ &opt_map, "designs (maplab list), all of one map type" },
-	{ &opt_op, "lookup, update, insert or delete" },
+	{ &opt_op, "lookup, update, insert, delete, upsert, replace or\n"
+		   "lookup_write" },
 	{ &opt_key_size, NULL },
 	{ &opt_value_size, NULL },
 	{ &opt_entries, NULL },
@@ -172,8 +175,8 @@ static int apply_explain(void *ctx, enum opt_id id, const struct opt_value *v)
 				c->op_given = true;
 				return 0;
 			}
-		return cli_error("explain", "--op wants lookup, update, insert or "
-				 "delete, got '%s'",
+		return cli_error("explain", "--op wants lookup, update, insert, "
+				 "delete, upsert, replace or lookup_write, got '%s'",
 				 parse_printable(v->text, shown, sizeof(shown)));
 	case OPT_SIZES: return parse_sizes(c, v->text);
 	case OPT_SVG: c->svg = v->text; return 0;
@@ -202,7 +205,7 @@ static int settle(struct bench_cli *b, void *ctx)
 	struct explain_cli *c = ctx;
 	if (!c->op_given)
 		return cli_error("explain", "--op is required: lookup, update, "
-				 "insert or delete");
+				 "insert, delete, upsert, replace or lookup_write");
 	c->dir = b->out;
 	for (unsigned m = 1; m < b->n_maps; m++)
 		if (b->map_types[m] != b->map_types[0])
@@ -211,7 +214,8 @@ static int settle(struct bench_cli *b, void *ctx)
 					 b->maps[0]->name, b->maps[m]->name);
 	memset(b->w.mix, 0, sizeof(b->w.mix));
 	bool lru_insert = c->op == OP_INSERT && all_lru(b);
-	if (c->op == OP_LOOKUP || c->op == OP_UPDATE || lru_insert) {
+	bool pairs = c->op == OP_DELETE || (c->op == OP_INSERT && !lru_insert);
+	if (!pairs) { /* one op alone: its own program on the kernel's side */
 		b->w.mix[c->op] = 100;
 	} else {
 		b->w.mix[OP_INSERT] = b->w.mix[OP_DELETE] = 50;

@@ -21,9 +21,7 @@
 
 const char *explain_op_name(enum bench_op op)
 {
-	static const char *const names[OP_COUNT] = { "lookup", "update", "insert",
-						     "delete" };
-	return op < OP_COUNT ? names[op] : "?";
+	return op < OP_COUNT ? bench_op_names[op] : "?";
 }
 
 /* A step counted per op of any kind (the program's own code, the bench

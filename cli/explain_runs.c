@@ -139,10 +139,14 @@ static struct bench_config side_config(const struct bench_cli *b,
 
 static struct explain_target target_of(const struct bench_cli *b, enum bench_op op)
 {
-	static const char *const programs[OP_COUNT] = { "kb_lookup", "kb_update",
-							"kb_insert", "kb_delete" };
-	static const char *const words[OP_COUNT] = { "lookup", "update", "update",
-						     "delete" };
+	static const char *const programs[OP_COUNT] = {
+		"kb_lookup", "kb_update", "kb_insert", "kb_delete", "kb_upsert",
+		"kb_replace", "kb_lookup_write" };
+	/* The map function's word; NULL where the op makes two kinds of
+	 * call (replace: delete and update; lookup_write: lookup, and update
+	 * on a miss), so every map call of the program is the op's. */
+	static const char *const words[OP_COUNT] = {
+		"lookup", "update", "update", "delete", "update", NULL, NULL };
 	bool one_op = b->w.mix[op] == 100;
 	return (struct explain_target){ .op = op,
 					.program = one_op ? programs[op] : "kb_mix",
@@ -218,7 +222,9 @@ static bool diff_workload(const struct explain_cli *c, enum explain_diff d,
 			  struct explain_point *p, struct bench_cli *b)
 {
 	uint32_t type = c->b.map_types[0];
-	bool writes = c->op == OP_UPDATE || c->op == OP_INSERT;
+	bool writes = c->op == OP_UPDATE || c->op == OP_INSERT ||
+		      c->op == OP_UPSERT || c->op == OP_REPLACE ||
+		      c->op == OP_LOOKUP_WRITE;
 	bool prefixes = b->w.prefixes != PREFIXES_NONE;
 	char *label = p->diff_label[d];
 	size_t len = sizeof(p->diff_label[d]);

@@ -86,10 +86,12 @@ static unsigned user_entries(const struct map_ops *ops, enum bench_op op,
 			     struct prof_entry *out)
 {
 	struct { void *fn; bool wanted; } fns[] = {
-		{ (void *)ops->lookup, op == OP_LOOKUP },
+		{ (void *)ops->lookup, op == OP_LOOKUP || op == OP_LOOKUP_WRITE },
 		{ (void *)ops->lookup_copy, op == OP_LOOKUP },
-		{ (void *)ops->update, op == OP_UPDATE || op == OP_INSERT },
-		{ (void *)ops->delete, op == OP_DELETE },
+		{ (void *)ops->update, op == OP_UPDATE || op == OP_INSERT ||
+				       op == OP_UPSERT || op == OP_REPLACE ||
+				       op == OP_LOOKUP_WRITE },
+		{ (void *)ops->delete, op == OP_DELETE || op == OP_REPLACE },
 	};
 	unsigned n = 0;
 	for (size_t i = 0; i < sizeof(fns) / sizeof(fns[0]); i++)

@@ -42,7 +42,10 @@
 /* The streams are copied into the BPF arrays as they are. */
 _Static_assert(KB_OP_LOOKUP == OP_LOOKUP && KB_OP_UPDATE == OP_UPDATE &&
 	       KB_OP_INSERT == OP_INSERT && KB_OP_DELETE == OP_DELETE &&
-	       OP_COUNT == 4, "bpf/kbench.h's KB_OP_* are enum bench_op's");
+	       KB_OP_UPSERT == OP_UPSERT && KB_OP_REPLACE == OP_REPLACE &&
+	       KB_OP_LOOKUP_WRITE == OP_LOOKUP_WRITE &&
+	       KB_OP_COUNT == OP_COUNT && OP_COUNT == 7,
+	       "bpf/kbench.h's KB_OP_* are enum bench_op's");
 _Static_assert(sizeof(struct kb_op) == sizeof(struct stream_op) &&
 	       offsetof(struct kb_op, key) == offsetof(struct stream_op, key) &&
 	       offsetof(struct kb_op, op) == offsetof(struct stream_op, op),
@@ -88,6 +91,9 @@ static struct bpf_program *pick_program(struct kbench *skel,
 	case OP_UPDATE: return skel->progs.kb_update;
 	case OP_INSERT: return skel->progs.kb_insert;
 	case OP_DELETE: return skel->progs.kb_delete;
+	case OP_UPSERT: return skel->progs.kb_upsert;
+	case OP_REPLACE: return skel->progs.kb_replace;
+	case OP_LOOKUP_WRITE: return skel->progs.kb_lookup_write;
 	default: return skel->progs.kb_mix;
 	}
 }
@@ -120,6 +126,8 @@ static int configure(struct prog_run *p)
 		bad |= bpf_program__set_autoload(prog, prog == p->prog ||
 						 prog == skel->progs.kb_baseline);
 	skel->data->ops_per_run = c->ops_per_run;
+	skel->rodata->lookup_write_bytes = w->value_size < LOOKUP_WRITE_BYTES
+					   ? w->value_size : LOOKUP_WRITE_BYTES;
 	return bad ? -EINVAL : 0;
 }
 

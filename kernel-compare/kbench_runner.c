@@ -242,11 +242,22 @@ static int count_for_evictions(struct kb_runner *k, const struct kb_team_plan *p
 	return rc;
 }
 
+/* Whether the counts say how many keys the ops put in: not where an op
+ * may or may not add one (an upsert, a replace of a key not there, a
+ * lookup_write's insert: each counts as one ok or fail either way). */
+static bool additions_known(const struct bench_result *r)
+{
+	for (int op = OP_UPSERT; op < OP_COUNT; op++)
+		if (r->ok[op] || r->fail[op])
+			return false;
+	return true;
+}
+
 void kb_runner_evictions(const struct kb_runner *k, struct bench_result *r)
 {
 	int64_t kept = (int64_t)k->keys_after - (int64_t)k->keys_before;
 	int64_t added = (int64_t)r->ok[OP_INSERT] - (int64_t)r->ok[OP_DELETE];
-	if (!k->keys_counted || added < kept)
+	if (!k->keys_counted || !additions_known(r) || added < kept)
 		return; /* not counted (or not a count to trust) */
 	r->has_evictions = true;
 	r->work.evictions = (uint64_t)(added - kept);

@@ -26,7 +26,10 @@
  *               - (keys at the end - keys at the start)
  *
  * (an update, successful or not, can evict too: the kernel takes a free
- * element before it looks the key up, as the userspace designs do).  The
+ * element before it looks the key up, as the userspace designs do).  An
+ * upsert, a replace or a lookup_write may or may not add a key, and its
+ * count does not say which: a run with any of them has no eviction count.
+ * The
  * keys are counted while every worker waits at the team's gate, by
  * BPF_MAP_LOOKUP_BATCH walks (about 17 ms for 64K keys here).
  *

@@ -8,8 +8,12 @@
  *   (kbench_runner.c); start the team
  *   warm-up phase (single calls) ──────►  replay stream i, one call per op,
  *                                         uncounted, until told
- *   timed phase ───────────────────────►  SYSCALL_SINGLE: one call per op,
- *   (--duration, or until every quota)      every BENCH_SAMPLE_EVERY-th timed
+ *   timed phase ───────────────────────►  SYSCALL_SINGLE: one call per op
+ *   (--duration, or until every quota)      (two for a replace, a delete and
+ *                                           an update; a lookup_write's
+ *                                           lookup and then its write back
+ *                                           or its insert),
+ *                                           every BENCH_SAMPLE_EVERY-th timed
  *                                         SYSCALL_BATCH: 256 elements a call
  *                                           (LOOKUP_BATCH walks the map;
  *                                           UPDATE_BATCH of stream i's keys),
@@ -31,6 +35,7 @@
 
 struct sc_worker {
 	uint8_t *value;                 /* what updates and inserts write */
+	uint8_t *read;                  /* lookup_write's copy of a value */
 	size_t pos;                     /* next op of the stream: kept across
 					   phases, so no key is inserted twice */
 	int err;                        /* a batch call that failed: -errno */
@@ -45,17 +50,44 @@ struct syscall_run {
 	struct sc_worker *workers;
 };
 
-static int syscall_op(int fd, uint32_t op, const void *key, void *value)
+/* lookup_write through bpf(2): a lookup syscall copies the value out;
+ * found, its first LOOKUP_WRITE_BYTES bytes are zeroed (as the program
+ * writes them in place) and written back with BPF_EXIST; absent, the key
+ * is put in (BPF_NOEXIST).  0, or the failed call's -errno. */
+static int syscall_lookup_write(int fd, const void *key, struct sc_worker *w,
+				uint32_t value_size)
+{
+	if (bpf_map_lookup_elem(fd, key, w->read))
+		return bpf_map_update_elem(fd, key, w->value, BPF_NOEXIST);
+	memset(w->read, 0, value_size < LOOKUP_WRITE_BYTES ? value_size
+							  : LOOKUP_WRITE_BYTES);
+	return bpf_map_update_elem(fd, key, w->read, BPF_EXIST);
+}
+
+/* One op of workload.h's table as syscalls: 0, or -errno (a replace's
+ * delete's, where its update went through). */
+static int syscall_op(int fd, uint32_t op, const void *key, struct sc_worker *w,
+		      uint32_t value_size)
 {
 	switch (op) {
 	case OP_LOOKUP:
-		return bpf_map_lookup_elem(fd, key, value);
+		return bpf_map_lookup_elem(fd, key, w->read);
 	case OP_UPDATE:
-		return bpf_map_update_elem(fd, key, value, BPF_EXIST);
+		return bpf_map_update_elem(fd, key, w->value, BPF_EXIST);
 	case OP_INSERT:
-		return bpf_map_update_elem(fd, key, value, BPF_NOEXIST);
-	default:
+		return bpf_map_update_elem(fd, key, w->value, BPF_NOEXIST);
+	case OP_DELETE:
 		return bpf_map_delete_elem(fd, key);
+	case OP_UPSERT:
+		return bpf_map_update_elem(fd, key, w->value, BPF_ANY);
+	case OP_REPLACE: {
+		/* both calls, always, as the program makes them */
+		int deleted = bpf_map_delete_elem(fd, key);
+		int updated = bpf_map_update_elem(fd, key, w->value, BPF_ANY);
+		return updated ? updated : deleted;
+	}
+	default:
+		return syscall_lookup_write(fd, key, w, value_size);
 	}
 }
 
@@ -67,6 +99,7 @@ static void single_calls(const struct syscall_run *s, unsigned worker,
 	struct sc_worker *w = &s->workers[worker];
 	const struct kb_runner *k = s->k;
 	const uint32_t key_size = k->c->b.w.key_size;
+	const uint32_t value_size = k->c->b.w.value_size;
 	const struct stream *st = &k->streams[worker];
 	const uint64_t quota = timed ? k->quota : 0;
 
@@ -78,11 +111,11 @@ static void single_calls(const struct syscall_run *s, unsigned worker,
 		const uint8_t *key = k->keys + (size_t)op->key * key_size;
 		w->pos = (w->pos + 1) % st->len;
 		if (!timed) {
-			syscall_op(k->target_fd, op->op, key, w->value);
+			syscall_op(k->target_fd, op->op, key, w, value_size);
 			continue;
 		}
 		uint64_t t0 = n % BENCH_SAMPLE_EVERY == 0 ? clock_now_ns() : 0;
-		int rc = syscall_op(k->target_fd, op->op, key, w->value);
+		int rc = syscall_op(k->target_fd, op->op, key, w, value_size);
 		if (t0)
 			hist_add(&w->latency, clock_now_ns() - t0);
 		(rc ? w->fail : w->ok)[op->op]++;
@@ -188,11 +221,13 @@ static int make_workers(struct syscall_run *s, char *err, size_t errlen)
 		memset(s->workers, 0, sizeof(*s->workers) * b->threads);
 	for (unsigned t = 0; s->workers && t < b->threads; t++) {
 		s->workers[t].value = calloc(1, b->w.value_size);
-		if (!s->workers[t].value)
+		s->workers[t].read = calloc(1, b->w.value_size);
+		if (!s->workers[t].value || !s->workers[t].read)
 			break;
 		workload_fill_value(s->workers[t].value, b->w.value_size, t + 1);
 	}
-	if (s->workers && s->workers[b->threads - 1].value)
+	if (s->workers && s->workers[b->threads - 1].value &&
+	    s->workers[b->threads - 1].read)
 		return 0;
 	snprintf(err, errlen, "out of memory for %u workers", b->threads);
 	return -ENOMEM;
@@ -200,8 +235,10 @@ static int make_workers(struct syscall_run *s, char *err, size_t errlen)
 
 static void free_workers(struct syscall_run *s)
 {
-	for (unsigned t = 0; s->workers && t < s->k->c->b.threads; t++)
+	for (unsigned t = 0; s->workers && t < s->k->c->b.threads; t++) {
 		free(s->workers[t].value);
+		free(s->workers[t].read);
+	}
 	free(s->workers);
 }
 
@@ -241,6 +278,9 @@ int kbench_syscall_run(const struct kbench_config *c, enum syscall_mode mode,
 	memset(r, 0, sizeof(*r));
 	if (mode == SYSCALL_BATCH && wl->mix[OP_LOOKUP] != 100 &&
 	    wl->mix[OP_UPDATE] != 100) {
+		/* Mixes, and upsert, replace and lookup_write alone: a batch
+		 * call cannot make a replace's two calls per key, or write a
+		 * value only where a lookup found it. */
 		snprintf(err, errlen, "batch syscalls are measured for lookup=100 "
 			 "and update=100 workloads only");
 		return -EOPNOTSUPP;

@@ -42,7 +42,29 @@ struct bench_shared {
 
 enum { PHASE_WARMUP, PHASE_TIMED };
 
-/* One op; true if it succeeded. */
+/* A value's new bytes for the worker's next write. */
+static inline const uint8_t *next_value(struct bench_worker *w)
+{
+	w->value[0] = (uint8_t)++w->writes;
+	return w->value;
+}
+
+/* lookup_write: a program's lookup, then a write into the value where it
+ * points, zeroing its first LOOKUP_WRITE_BYTES bytes as the suite's
+ * rolling_lru writes 0 into its int (and kbench's program does); an
+ * absent key is put in. */
+static inline bool lookup_write(struct bench_worker *w, struct map *m,
+				const uint8_t *key)
+{
+	uint8_t *v = map_lookup(m, key);
+	if (!v)
+		return map_update(m, key, next_value(w), MAP_NOEXIST) == 0;
+	uint32_t n = w->shared->c->w.value_size;
+	memset(v, 0, n < LOOKUP_WRITE_BYTES ? n : LOOKUP_WRITE_BYTES);
+	return true;
+}
+
+/* One op (workload.h's table); true if it succeeded. */
 static inline bool do_op(struct bench_worker *w, struct map *m,
 			 const struct stream_op *op, const uint8_t *key)
 {
@@ -55,13 +77,20 @@ static inline bool do_op(struct bench_worker *w, struct map *m,
 		return true;
 	}
 	case OP_UPDATE:
-		w->value[0] = (uint8_t)++w->writes;
-		return map_update(m, key, w->value, MAP_EXIST) == 0;
+		return map_update(m, key, next_value(w), MAP_EXIST) == 0;
 	case OP_INSERT:
-		w->value[0] = (uint8_t)++w->writes;
-		return map_update(m, key, w->value, MAP_NOEXIST) == 0;
-	default:
+		return map_update(m, key, next_value(w), MAP_NOEXIST) == 0;
+	case OP_DELETE:
 		return map_delete(m, key) == 0;
+	case OP_UPSERT:
+		return map_update(m, key, next_value(w), MAP_ANY) == 0;
+	case OP_REPLACE: {
+		/* both calls, always: the op's cost is two map calls */
+		bool deleted = map_delete(m, key) == 0;
+		return (map_update(m, key, next_value(w), MAP_ANY) == 0) && deleted;
+	}
+	default:
+		return lookup_write(w, m, key);
 	}
 }
 

@@ -212,7 +212,9 @@ double report_write_fail_share(const uint64_t ok[OP_COUNT],
 			       const uint64_t fail[OP_COUNT])
 {
 	uint64_t all = 0, failed = 0;
-	for (int op = OP_UPDATE; op < OP_COUNT; op++) {
+	for (int op = 0; op < OP_COUNT; op++) {
+		if (op == OP_LOOKUP) /* a miss is the workload's choice */
+			continue;
 		all += ok[op] + fail[op];
 		failed += fail[op];
 	}

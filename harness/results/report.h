@@ -122,8 +122,8 @@ enum {
 	 * baseline it is measured against (program - baseline <= 0), so its
 	 * ns/op says nothing. */
 	REPORT_BELOW_BASELINE = 1 << 2,
-	/* More than REPORT_FAIL_LIMIT of its writes (updates, inserts,
-	 * deletes) failed: its ns/op is mostly refusals' (a full map refusing
+	/* More than REPORT_FAIL_LIMIT of its writes (every op but lookup:
+	 * updates, inserts, deletes, upserts, replaces, lookup_writes) failed: its ns/op is mostly refusals' (a full map refusing
 	 * inserts, updates of keys evicted meanwhile), not the ops asked.
 	 * Lookups that miss are left out: a miss is a workload's choice
 	 * (--hit-ratio, a key range). */
@@ -133,8 +133,9 @@ enum {
 /* The share of a point's writes that may fail before it is flagged. */
 #define REPORT_FAIL_LIMIT 0.5
 
-/* The share of the writes (updates, inserts, deletes) in ok and fail that
- * failed; NaN where there were none. */
+/* The share of the writes (every op but lookup: a lookup_write fails only
+ * when its insert does) in ok and fail that failed; NaN where there were
+ * none. */
 double report_write_fail_share(const uint64_t ok[OP_COUNT],
 			       const uint64_t fail[OP_COUNT]);
 

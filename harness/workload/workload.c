@@ -13,8 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *const bench_op_names[OP_COUNT] = { "lookup", "update", "insert",
-					       "delete" };
+const char *const bench_op_names[OP_COUNT] = {
+	[OP_LOOKUP] = "lookup",   [OP_UPDATE] = "update",
+	[OP_INSERT] = "insert",   [OP_DELETE] = "delete",
+	[OP_UPSERT] = "upsert",   [OP_REPLACE] = "replace",
+	[OP_LOOKUP_WRITE] = "lookup_write",
+};
 
 struct key_sampler {
 	const struct workload *w;
@@ -45,7 +49,8 @@ static int parse_mix_item(const char *item, unsigned mix[OP_COUNT],
 			break;
 	if (op == OP_COUNT) {
 		snprintf(err, len, "--mix: unknown op '%.*s' (lookup, update, "
-			 "insert, delete)", (int)name_len,
+			 "insert, delete, upsert, replace, lookup_write)",
+			 (int)name_len,
 			 parse_printable(item, shown, sizeof(shown)));
 		return -1;
 	}
@@ -200,7 +205,8 @@ void workload_layout(const struct workload *w, unsigned threads,
 	at += addresses ? sample_space(w) : 0;
 	out->miss_base = at;
 	out->misses = w->prefixes != PREFIXES_NONE && w->miss_ppm &&
-		      w->mix[OP_LOOKUP] ? sample_space(w) : 0;
+		      (w->mix[OP_LOOKUP] || w->mix[OP_LOOKUP_WRITE])
+		      ? sample_space(w) : 0;
 	at += out->misses;
 	out->pool_base = at;
 	out->total = at + (w->key_range ? 0 : (uint64_t)threads * WORKLOAD_POOL);
@@ -406,10 +412,12 @@ static uint32_t lookup_key(const struct key_sampler *s, struct rng *r)
 	return (uint32_t)(l->hit_base + sample_key(s, r));
 }
 
-/* The key of a lookup or an update (a stored key, replaced). */
+/* The key of an op not on a pool: a lookup's (lookup_write's too), or a
+ * stored key for the writes (update, upsert, replace). */
 static uint32_t drawn_key(const struct key_sampler *s, int op, struct rng *r)
 {
-	return op == OP_LOOKUP ? lookup_key(s, r) : sample_key(s, r);
+	return op == OP_LOOKUP || op == OP_LOOKUP_WRITE ? lookup_key(s, r)
+							: sample_key(s, r);
 }
 
 static int pick_op(const struct workload *w, struct rng *r)

@@ -8,8 +8,8 @@
  * are inserted before timing.  Two models choose the keys of the ops:
  *
  * The pool model (no key range).  0..entries-1 are the map's keys: lookups
- * and updates draw from all of them (so prefill < 100 gives lookup
- * misses).  Each worker also owns a private pool of fresh keys above
+ * and updates (and upserts, replaces, lookup_writes) draw from all of them
+ * (so prefill < 100 gives lookup misses).  Each worker also owns a private pool of fresh keys above
  * entries: its inserts take the next pool key and its deletes remove the
  * oldest key it inserted, so insert + delete pairs keep the map's size
  * steady, and every stream ends with as many deletes as inserts, so it can
@@ -24,11 +24,29 @@
  * and a lookup misses as often as its key was evicted.  Streams need no
  * closing deletes: they loop as they are.
  *
- *   op        map call                        counts as ok when
- *   lookup    lookup (program-style, in RCU)  the key is found
- *   update    update(key, value, BPF_EXIST)   the key was there and is replaced
- *   insert    update(key, value, BPF_NOEXIST) a new key went in
- *   delete    delete(key)                     a key went out
+ *   op            map call                          counts as ok when
+ *   lookup        lookup (program-style, in RCU)    the key is found
+ *   update        update(key, value, BPF_EXIST)     the key was there and is
+ *                                                   replaced
+ *   insert        update(key, value, BPF_NOEXIST)   a new key went in
+ *   delete        delete(key)                       a key went out
+ *   upsert        update(key, value, BPF_ANY)       the update returned 0 (the
+ *                                                   key replaced, or put in)
+ *   replace       delete(key), then                 both calls returned 0 (the
+ *                 update(key, value, BPF_ANY)       key was there, and is back)
+ *   lookup_write  lookup (program-style); found:    found and written, or put
+ *                 write the value's first           in (a failed insert fails)
+ *                 min(4, value_size) bytes in
+ *                 place; absent: update(key, value,
+ *                 BPF_NOEXIST)
+ *
+ * upsert, replace and lookup_write are microsoft/bpf_performance's
+ * "update", "replace" and rolling_lru tests (docs/bench.md).  Their keys
+ * are drawn as update's (lookup_write's as lookup's), from the map's keys
+ * or the range, never from a worker's pool: a pool's 64 keys stay in the
+ * cache and would make a replace look cheaper than the suite's.  A
+ * replace always makes both calls, so a replace of an absent key (the
+ * range model) puts the key in and still fails.
  *
  * A prefix workload (prefixes != PREFIXES_NONE: an LPM trie's, or a hash's
  * on the same addresses) takes its keys from a prefix table
@@ -57,7 +75,20 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum bench_op { OP_LOOKUP, OP_UPDATE, OP_INSERT, OP_DELETE, OP_COUNT };
+/* The numbers are kbench's too (kernel-compare/bpf/kbench.h): append only. */
+enum bench_op {
+	OP_LOOKUP,
+	OP_UPDATE,
+	OP_INSERT,
+	OP_DELETE,
+	OP_UPSERT,
+	OP_REPLACE,
+	OP_LOOKUP_WRITE,
+	OP_COUNT
+};
+
+/* The bytes of a value lookup_write writes in place (the suite's int). */
+#define LOOKUP_WRITE_BYTES 4
 
 extern const char *const bench_op_names[OP_COUNT];
 
@@ -145,8 +176,9 @@ struct stream {
 size_t workload_stream_len(const struct workload *w);
 
 /*
- * Parse "lookup=90,update=10" (names: lookup, update, insert, delete; any
- * left out are 0; they must sum to 100).  0, or -1 with a message in err.
+ * Parse "lookup=90,update=10" (names: bench_op_names, lookup, update,
+ * insert, delete, upsert, replace, lookup_write; any left out are 0; they
+ * must sum to 100).  0, or -1 with a message in err.
  */
 int workload_parse_mix(const char *text, unsigned mix[OP_COUNT], char *err,
 		       size_t len);

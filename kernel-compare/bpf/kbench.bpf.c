@@ -9,11 +9,17 @@
  *
  *   step: op  = stream[cpu.base + cpu.pos]      (array lookup, inlined)
  *         key = keys[op.key]                    (array lookup, inlined)
- *         the map call on `target`              (absent in kb_baseline)
+ *         the map call on `target`              (absent in kb_baseline;
+ *                                                two for kb_replace, a
+ *                                                delete and an update; a
+ *                                                lookup and a store or an
+ *                                                insert for kb_lookup_write)
  *         count ok / fail, advance pos
  *
- * kb_baseline does every step but the map call, so (prog - baseline) / ops
- * is the map call's own cost.  The counts let userspace check that the calls
+ * One program per op of harness/workload/workload.h (kb_lookup ...
+ * kb_lookup_write), for a stream of that op alone, and kb_mix for a mixed
+ * stream.  kb_baseline does every step but the map call, so (prog -
+ * baseline) / ops is the map call's own cost.  The counts let userspace check that the calls
  * really happened and found what they should (a lookup of a prefilled key
  * must hit), so the figure is neither inflated nor optimised away.  A run
  * that cannot do all its steps (no stream for this CPU, a step outside the
@@ -78,12 +84,37 @@ struct {
 /* Steps in one run: set by userspace, read at run time (see above). */
 __u32 ops_per_run = 1024;
 
+/* lookup_write's bytes written in place: min(4, the target's value_size),
+ * set by userspace before load.  Read-only, so the verifier knows it and
+ * checks only the stores it allows (a 2-byte value takes 2). */
+const volatile __u32 lookup_write_bytes = 4;
+
 struct loop_ctx {
 	struct kb_cpu *cpu;
 	void *value;
 	__u32 sink;
 };
 
+/* A program's lookup, then a write into the value where the lookup
+ * points, as bpf_performance's rolling_lru writes 0 into its int; an
+ * absent key is put in (BPF_NOEXIST, as bench's lookup_write). */
+static __always_inline int lookup_write(void *key, void *value)
+{
+	__u8 *v = bpf_map_lookup_elem(&target, key);
+	if (!v)
+		return bpf_map_update_elem(&target, key, value, BPF_NOEXIST) == 0;
+	if (lookup_write_bytes >= 4) {
+		*(__u32 *)v = 0;
+	} else {
+		for (int i = 0; i < 3; i++)
+			if (i < lookup_write_bytes)
+				v[i] = 0;
+	}
+	return 1;
+}
+
+/* One op of workload.h's table: 1 if it succeeded (a replace: both of its
+ * calls), else 0. */
 static __always_inline int map_call(int op, void *key, void *value)
 {
 	switch (op) {
@@ -93,8 +124,17 @@ static __always_inline int map_call(int op, void *key, void *value)
 		return bpf_map_update_elem(&target, key, value, BPF_EXIST) == 0;
 	case KB_OP_INSERT:
 		return bpf_map_update_elem(&target, key, value, BPF_NOEXIST) == 0;
-	default:
+	case KB_OP_DELETE:
 		return bpf_map_delete_elem(&target, key) == 0;
+	case KB_OP_UPSERT:
+		return bpf_map_update_elem(&target, key, value, BPF_ANY) == 0;
+	case KB_OP_REPLACE: {
+		int deleted = bpf_map_delete_elem(&target, key) == 0;
+		return (bpf_map_update_elem(&target, key, value, BPF_ANY) == 0) &
+		       deleted;
+	}
+	default:
+		return lookup_write(key, value);
 	}
 }
 
@@ -116,12 +156,14 @@ static __always_inline long step(struct loop_ctx *c, int with_map_call,
 	void *key = bpf_map_lookup_elem(&keys, &k);
 	if (!key)
 		return 1;
-	int kind = only_op >= 0 ? only_op : (int)(op->op & 3);
+	__u32 kind = only_op >= 0 ? (__u32)only_op : op->op;
+	if (kind >= KB_OP_COUNT)
+		return 1; /* not an op: the run aborts */
 	if (with_map_call) {
 		if (map_call(kind, key, c->value))
-			cpu->ok[kind & 3]++;
+			cpu->ok[kind]++;
 		else
-			cpu->fail[kind & 3]++;
+			cpu->fail[kind]++;
 	} else {
 		c->sink += kind + *(volatile __u8 *)key; /* touch what a step reads */
 	}
@@ -136,6 +178,12 @@ static long step_lookup(__u32 i, void *c) { return step(c, 1, KB_OP_LOOKUP); }
 static long step_update(__u32 i, void *c) { return step(c, 1, KB_OP_UPDATE); }
 static long step_insert(__u32 i, void *c) { return step(c, 1, KB_OP_INSERT); }
 static long step_delete(__u32 i, void *c) { return step(c, 1, KB_OP_DELETE); }
+static long step_upsert(__u32 i, void *c) { return step(c, 1, KB_OP_UPSERT); }
+static long step_replace(__u32 i, void *c) { return step(c, 1, KB_OP_REPLACE); }
+static long step_lookup_write(__u32 i, void *c)
+{
+	return step(c, 1, KB_OP_LOOKUP_WRITE);
+}
 
 static __always_inline int run(long (*step_fn)(__u32, void *), int baseline)
 {
@@ -163,3 +211,9 @@ SEC("xdp") int kb_lookup(struct xdp_md *ctx) { return run(step_lookup, 0); }
 SEC("xdp") int kb_update(struct xdp_md *ctx) { return run(step_update, 0); }
 SEC("xdp") int kb_insert(struct xdp_md *ctx) { return run(step_insert, 0); }
 SEC("xdp") int kb_delete(struct xdp_md *ctx) { return run(step_delete, 0); }
+SEC("xdp") int kb_upsert(struct xdp_md *ctx) { return run(step_upsert, 0); }
+SEC("xdp") int kb_replace(struct xdp_md *ctx) { return run(step_replace, 0); }
+SEC("xdp") int kb_lookup_write(struct xdp_md *ctx)
+{
+	return run(step_lookup_write, 0);
+}

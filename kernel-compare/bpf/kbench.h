@@ -14,6 +14,10 @@
 #define KB_OP_UPDATE 1
 #define KB_OP_INSERT 2
 #define KB_OP_DELETE 3
+#define KB_OP_UPSERT 4
+#define KB_OP_REPLACE 5
+#define KB_OP_LOOKUP_WRITE 6
+#define KB_OP_COUNT 7 /* OP_COUNT */
 
 /* One step of a worker's stream: harness/workload/workload.h's struct
  * stream_op, same layout. */
@@ -34,7 +38,7 @@ struct kb_cpu {
 	unsigned int pos;    /* next op (kept across runs) */
 	unsigned int sink;   /* the baseline's sum of what it read (kept so
 				the compiler keeps those loads) */
-	unsigned long long ok[4], fail[4];
+	unsigned long long ok[KB_OP_COUNT], fail[KB_OP_COUNT];
 };
 
 #endif /* MAPLAB_KBENCH_SHARED_H */

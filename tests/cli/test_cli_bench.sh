@@ -22,6 +22,25 @@ expect 2 'duration wants seconds' "${b[@]}" --duration -1
 expect 2 'cannot write' "${b[@]}" --out /nonexistent/dir/x
 # ... and good ones give the fields docs/design.md promises.
 expect 0 '^hash/linux +1 ' "${b[@]}" --mix lookup=90,update=10
+# The suite's ops (docs/bench.md), alone and mixed, by bench and compare;
+# an op no one knows is still one line and exit 2, naming the ops there are.
+for op in upsert replace lookup_write; do
+    expect 0 "^hash/linux +1 .* $op 100%" "${b[@]}" --mix $op=100
+    expect 0 "^workload: $op=100, " "$maplab" compare --quiet --duration 0.05 \
+        --warmup 0 --entries 1024 --map hash/linux --no-syscall --mix $op=100
+done
+expect 0 'lookup 100%, upsert 100%, replace 100%, lookup_write 100%' \
+    "${b[@]}" --threads 1 --mix lookup=40,upsert=20,replace=20,lookup_write=20
+expect 0 '"ok":\{"lookup":0,"update":0,"insert":0,"delete":0,"upsert":0,"replace":[1-9][0-9]*,"lookup_write":0\}' \
+    "${b[@]}" --threads 1 --mix replace=100 --format jsonl
+for cmd in bench compare; do
+    check "$cmd --mix frobnicate=100: one line, exit 2" one_line_error \
+        "unknown op 'frobnicate' \(lookup, update, insert, delete, upsert, replace, lookup_write\)" \
+        "$maplab" $cmd --mix frobnicate=100
+    expect 0 'upsert \(update BPF_ANY\), replace \(delete' "$maplab" $cmd --help
+    expect 0 'lookup_write \(lookup; write the' "$maplab" $cmd --help
+done
+expect 0 'upserts, replaces and lookup_writes too' "${b[@]}" --key-range 400% --mix upsert=100
 expect 0 'ops that succeeded' "${b[@]}" --map noop --threads 1,2
 "${b[@]}" --map hash/linux,hash/rculfhash --threads 1,2 --mix lookup=50,insert=25,delete=25 \
     --prefill 50 --dist zipf:0.9 --format jsonl --out "$tmp/b.jsonl"

@@ -10,7 +10,7 @@ maplab=$1 root=$2 pinfail=$3
 
 expect 0 'usage: maplab explain --map' "$maplab" explain --help
 expect 2 'explain: --op is required' "$maplab" explain --map hash/linux
-expect 2 "explain: --op wants lookup, update, insert or delete, got 'scan'" \
+expect 2 "explain: --op wants lookup, update, insert, delete, upsert, replace or lookup_write, got 'scan'" \
     "$maplab" explain --map hash/linux --op scan
 expect 2 'hash/linux and lru/global are of different map types' \
     "$maplab" explain --map hash/linux,lru/global --op lookup
@@ -58,6 +58,15 @@ if has_kernel; then
                 python3 -c 'import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])' "$svg"
             [ "$rc" -eq 0 ] || sed 's/^/    /' <<<"$out" | head -20
         done
+    done
+
+    # The suite's ops (docs/bench.md), each alone in its workload.
+    for op in upsert replace lookup_write; do
+        out=$("$maplab" explain --map hash/linux --op "$op" "${quick[@]}" 2>&1)
+        check "explain hash/linux $op: exit 0, the op's workload" \
+            grep -q "^workload: $op=100," <<<"$out"
+        check "explain hash/linux $op: ns per step on both sides" \
+            grep -qE '^  total +[0-9.]+ +[0-9.]+$' <<<"$out"
     done
 
     # The trie update: the kernel's time in trie_update_elem (interrupts off)

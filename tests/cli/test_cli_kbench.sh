@@ -21,6 +21,19 @@ if has_kernel; then
     expect 0 '^hash kernel +1 .*lookup 100%' "${k[@]}" --map hash --run-ops 8388608 \
         --run-repeat 1 --no-syscall
 
+    # The suite's ops run their own programs, which load at the top of the
+    # range too, and as a mix (kb_mix); compare runs them on both sides.
+    for op in upsert replace lookup_write; do
+        expect 0 "^hash kernel +1 .*$op 100%" "${k[@]}" --map hash --mix $op=100 \
+            --run-ops 8388608 --run-repeat 1 --no-syscall
+        expect 0 "^hash syscall +1 .*$op 100%" "${k[@]}" --map hash --mix $op=100
+    done
+    expect 0 '^lru_hash kernel +1 .*upsert 100%, replace .*lookup_write 100%' "${k[@]}" \
+        --map lru_hash --mix upsert=40,replace=30,lookup_write=30 --run-ops 8388608 \
+        --run-repeat 1 --no-syscall
+    expect 0 'kernel BPF .*hash/linux' "$maplab" compare --quiet --duration 0.05 --warmup 0 \
+        --entries 1024 --map hash/linux --run-ops 64 --run-repeat 4 --mix replace=100
+
     # A load the kernel refuses (programs may not write this map): exit 2, one
     # line, no libbpf warnings or verifier log without --verbose.
     check 'a refused load says one line' one_line_error \

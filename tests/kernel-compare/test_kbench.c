@@ -23,10 +23,17 @@
  *    on random32 addresses, for a hash; in BPF it finds exactly the
  *    lookups its stream means to hit, on the trie (bgp) and the hash;
  *  - what this machine cannot run is -EOPNOTSUPP, what the kernel refuses
- *    is its own errno.
+ *    is its own errno;
+ *  - upsert, replace and lookup_write (bpf_performance's update, replace
+ *    and rolling_lru) count as workload.h says, in BPF and through bpf(2):
+ *    on a full hash every one succeeds, a replace leaves the map full and
+ *    a lookup_write zeroes the value's first bytes in place; over a range
+ *    4x the map a hash refuses new keys (E2BIG) where an LRU evicts.
  * No timing threshold is asserted beyond orderings the hardware guarantees.
  */
+#include <bpf/bpf.h>
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -366,4 +373,202 @@ Test(kbench, more_threads_than_cpus_cannot_run_here)
 	cr_expect(strstr(err, "one worker per CPU") != NULL, "%s", err);
 	cr_expect_eq(kbench_syscall_run(&c, SYSCALL_SINGLE, &br, err,
 					sizeof(err)), -EOPNOTSUPP);
+}
+
+/* --- the suite's ops: upsert, replace, lookup_write ------------------------ */
+
+/*
+ * The target map, seen when the timed phase ends (the run's observer, on
+ * the main thread while the workers wait): this process's map named
+ * "maplab" (kbench_runner's), its keys counted and the values whose first
+ * LOOKUP_WRITE_BYTES bytes are zero (a prefilled value's are not).
+ */
+struct target_seen {
+	bool found;
+	uint64_t keys, zeroed;
+};
+
+static void walk_target(int fd, struct target_seen *t)
+{
+	uint32_t key, next;
+	uint8_t value[8], zero[LOOKUP_WRITE_BYTES] = { 0 };
+	for (int rc = bpf_map_get_next_key(fd, NULL, &next); !rc;
+	     rc = bpf_map_get_next_key(fd, &key, &next)) {
+		key = next;
+		t->keys++;
+		if (bpf_map_lookup_elem(fd, &key, value) == 0)
+			t->zeroed += memcmp(value, zero, sizeof(zero)) == 0;
+	}
+}
+
+static void see_target(void *arg)
+{
+	struct target_seen *t = arg;
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	while (d && (e = readdir(d))) {
+		int fd = atoi(e->d_name);
+		struct bpf_map_info info = { 0 };
+		uint32_t len = sizeof(info);
+		if (fd <= 2 || fd == dirfd(d) ||
+		    bpf_obj_get_info_by_fd(fd, &info, &len) ||
+		    strcmp(info.name, "maplab") != 0)
+			continue;
+		t->found = true;
+		walk_target(fd, t);
+		break;
+	}
+	if (d)
+		closedir(d);
+}
+
+static void no_workers(void *arg, const pid_t *workers, unsigned n)
+{
+	(void)arg, (void)workers, (void)n;
+}
+
+/* mix alone on a full map of 4096 (type), keys from a range of `range`
+ * (0: the map's keys), in BPF or by syscall; what the map held after. */
+static struct bench_result suite_op(uint32_t type, const char *mix,
+				    uint32_t range, bool in_bpf,
+				    struct target_seen *seen)
+{
+	struct kbench_config c = config(mix, 4096, 100, 40000);
+	struct bench_observer watch = { no_workers, see_target, seen };
+	char err[512];
+	*seen = (struct target_seen){ 0 };
+	c.map_type = type;
+	c.b.w.key_range = range;
+	c.b.observer = &watch;
+	if (in_bpf)
+		return run_counted(&c).r;
+	struct bench_result r;
+	cr_assert_eq(kbench_syscall_run(&c, SYSCALL_SINGLE, &r, err, sizeof(err)),
+		     0, "%s", err);
+	cr_assert_geq(r.ops, 40000);
+	return r;
+}
+
+static const char *side_name(bool in_bpf)
+{
+	return in_bpf ? "BPF" : "syscall";
+}
+
+/* On a full hash, of the map's own keys, every op succeeds on both sides;
+ * the map stays full; lookup_writes zero the first bytes of the values
+ * (prefilled with workload_fill_value's, which are not zero). */
+Test(kbench, suite_ops_on_a_full_hash_all_succeed, .timeout = 120)
+{
+	need_kernel();
+	static const char *const mixes[] = { "upsert=100", "replace=100",
+					     "lookup_write=100" };
+	for (int bpf = 0; bpf < 2; bpf++)
+		for (int i = 0; i < 3; i++) {
+			enum bench_op op = (enum bench_op)(OP_UPSERT + i);
+			struct target_seen seen;
+			struct bench_result r = suite_op(MAP_TYPE_HASH, mixes[i], 0,
+							 bpf, &seen);
+			const char *where = side_name(bpf);
+			cr_expect_eq(r.fail[op], 0, "%s, %s: %lu of %lu failed",
+				     mixes[i], where, r.fail[op], r.ops);
+			cr_expect_eq(r.ok[op], r.ops, "%s, %s: other ops counted",
+				     mixes[i], where);
+			cr_assert(seen.found, "the target map not found");
+			cr_expect_eq(seen.keys, 4096, "%s, %s: %lu keys after",
+				     mixes[i], where, seen.keys);
+			if (op == OP_LOOKUP_WRITE)
+				cr_expect_gt(seen.zeroed, 4000, "%s: %lu of 4096 "
+					     "values written", where, seen.zeroed);
+		}
+}
+
+/*
+ * On the kernel's LRU hash, full of the map's own keys, the same ops all
+ * succeed but where the LRU's own early eviction shows: an update takes a
+ * free element before it looks its key up, and the element it frees
+ * waits in a CPU's free list, so the map holds a little less than
+ * max_entries and some keys are evicted.  A replace of such a key fails
+ * (its delete), and a lookup_write through bpf(2) fails where its write
+ * back (BPF_EXIST) evicted the very key it found.
+ */
+Test(kbench, suite_ops_on_a_full_lru_succeed_but_for_early_evictions,
+     .timeout = 120)
+{
+	need_kernel();
+	for (int bpf = 0; bpf < 2; bpf++) {
+		const char *where = side_name(bpf);
+		struct target_seen seen;
+		struct bench_result r = suite_op(MAP_TYPE_LRU_HASH, "upsert=100", 0,
+						 bpf, &seen);
+		cr_expect_eq(r.ok[OP_UPSERT], r.ops, "upsert, %s: %lu of %lu failed",
+			     where, r.fail[OP_UPSERT], r.ops);
+		cr_expect(seen.keys <= 4096 && seen.keys > 3 * 4096 / 4,
+			  "upsert, %s: %lu keys after", where, seen.keys);
+		r = suite_op(MAP_TYPE_LRU_HASH, "replace=100", 0, bpf, &seen);
+		cr_expect(r.ok[OP_REPLACE] + r.fail[OP_REPLACE] == r.ops &&
+			  r.fail[OP_REPLACE] < r.ops / 4, "replace, %s: %lu ok, "
+			  "%lu failed", where, r.ok[OP_REPLACE], r.fail[OP_REPLACE]);
+		cr_expect(seen.keys <= 4096 && seen.keys > 3 * 4096 / 4,
+			  "replace, %s: %lu keys after", where, seen.keys);
+		r = suite_op(MAP_TYPE_LRU_HASH, "lookup_write=100", 0, bpf, &seen);
+		cr_expect(r.ok[OP_LOOKUP_WRITE] + r.fail[OP_LOOKUP_WRITE] == r.ops &&
+			  r.fail[OP_LOOKUP_WRITE] <= (bpf ? 0 : r.ops / 100),
+			  "lookup_write, %s: %lu ok, %lu failed", where,
+			  r.ok[OP_LOOKUP_WRITE], r.fail[OP_LOOKUP_WRITE]);
+		cr_expect_gt(seen.zeroed, 3 * 4096 / 4, "lookup_write, %s: %lu of "
+			     "%lu values written", where, seen.zeroed, seen.keys);
+	}
+}
+
+/* Over a range 4x the map: a full hash refuses absent keys (E2BIG), an
+ * LRU evicts for them; a replace of an absent key fails (its delete) on
+ * both, and leaves the map no fuller than its entries. */
+Test(kbench, suite_ops_beyond_the_map_fail_on_a_hash_not_an_lru,
+     .timeout = 120)
+{
+	need_kernel();
+	for (int bpf = 0; bpf < 2; bpf++) {
+		const char *where = side_name(bpf);
+		struct target_seen seen;
+		struct bench_result r = suite_op(MAP_TYPE_HASH, "upsert=100",
+						 4 * 4096, bpf, &seen);
+		cr_expect_gt(r.fail[OP_UPSERT], r.ops / 2, "hash, %s: %lu of %lu "
+			     "upserts failed", where, r.fail[OP_UPSERT], r.ops);
+		cr_expect_gt(r.ok[OP_UPSERT], 0, "hash, %s", where);
+		r = suite_op(MAP_TYPE_LRU_HASH, "upsert=100", 4 * 4096, bpf, &seen);
+		cr_expect_eq(r.fail[OP_UPSERT], 0, "lru_hash, %s: %lu upserts "
+			     "failed", where, r.fail[OP_UPSERT]);
+		/* In BPF the write is in place; through bpf(2) its write back
+		 * may evict the key it found (above). */
+		r = suite_op(MAP_TYPE_LRU_HASH, "lookup_write=100", 4 * 4096, bpf,
+			     &seen);
+		cr_expect_leq(r.fail[OP_LOOKUP_WRITE], bpf ? 0 : r.ops / 100,
+			      "lru_hash, %s: %lu lookup_writes failed", where,
+			      r.fail[OP_LOOKUP_WRITE]);
+		r = suite_op(MAP_TYPE_LRU_HASH, "replace=100", 4 * 4096, bpf, &seen);
+		cr_expect(r.ok[OP_REPLACE] > 0 && r.fail[OP_REPLACE] > r.ops / 2,
+			  "lru_hash, %s: %lu replaces ok, %lu failed", where,
+			  r.ok[OP_REPLACE], r.fail[OP_REPLACE]);
+		cr_expect_leq(seen.keys, 4096, "lru_hash, %s: %lu keys", where,
+			      seen.keys);
+	}
+}
+
+/* Their own programs load at bpf_loop's most steps, and as a mix: the
+ * loop is verified once whatever --run-ops is (kbench.bpf.c). */
+Test(kbench, suite_op_programs_load_at_the_most_run_ops, .timeout = 120)
+{
+	need_kernel();
+	const char *mixes[] = { "upsert=100", "replace=100", "lookup_write=100",
+				"lookup=40,upsert=20,replace=20,lookup_write=20" };
+	for (int i = 0; i < 4; i++) {
+		struct kbench_config c = config(mixes[i], 1024, 100, 1);
+		c.ops_per_run = KBENCH_MAX_RUN_OPS;
+		c.run_repeat = 1;
+		c.b.w.value_size = 2; /* lookup_write stores 2 bytes, not 4 */
+		struct kbench_result r = run_counted(&c);
+		cr_expect_eq(r.r.ok[OP_LOOKUP] + r.r.ok[OP_UPSERT] +
+			     r.r.ok[OP_REPLACE] + r.r.ok[OP_LOOKUP_WRITE], r.r.ops,
+			     "%s: %lu calls, not all ok", mixes[i], r.r.ops);
+	}
 }

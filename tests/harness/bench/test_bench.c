@@ -306,3 +306,112 @@ Test(bench, a_design_without_work_counts_reports_none, .timeout = 60)
 	struct bench_result r = run(map_find("hash/linux"), "lookup=100", 100, 1);
 	cr_expect_not(r.has_work || r.has_evictions);
 }
+
+/* --- the suite's ops: upsert, replace, lookup_write ---------------------- */
+
+/*
+ * hash/linux, its map seen as it is destroyed: the ops of a counting copy
+ * of its map_ops are its own but for destroy, which first counts the keys
+ * and the values whose first LOOKUP_WRITE_BYTES bytes a lookup_write
+ * zeroed (a prefilled value's are not zero: workload_fill_value).
+ */
+static struct map_ops counting_ops;
+static uint64_t keys_at_end, zeroed_at_end;
+
+static void counting_destroy(struct map *m)
+{
+	uint8_t key[4], value[8], zero[LOOKUP_WRITE_BYTES] = { 0 };
+	int err;
+	keys_at_end = zeroed_at_end = 0;
+	for (err = map_get_next_key(m, NULL, key); !err;
+	     err = map_get_next_key(m, key, key)) {
+		cr_assert_leq(++keys_at_end, m->attr.max_entries, "the walk loops");
+		cr_assert_eq(map_lookup_copy(m, key, value), 0);
+		zeroed_at_end += memcmp(value, zero, sizeof(zero)) == 0;
+	}
+	map_find("hash/linux")->destroy(m);
+}
+
+static int counting_create(const struct map_attr *attr, struct map **out)
+{
+	int rc = map_find("hash/linux")->create(attr, out);
+	if (!rc)
+		(*out)->ops = &counting_ops;
+	return rc;
+}
+
+static const struct map_ops *counting_hash(void)
+{
+	counting_ops = *map_find("hash/linux");
+	counting_ops.create = counting_create;
+	counting_ops.destroy = counting_destroy;
+	return &counting_ops;
+}
+
+/* One thread on a full hash/linux of 4096 8-byte values: `mix` over the
+ * map's keys (the pool model).  One thread, so no other replace of the
+ * same key can come between a replace's delete and its update. */
+static struct bench_result run_full(const struct map_ops *ops, const char *mix)
+{
+	struct bench_config c = config("hash/linux", 8, 4096, 1);
+	char err[256];
+	struct bench_result r;
+	c.design = ops;
+	cr_assert_eq(workload_parse_mix(mix, c.w.mix, err, sizeof(err)), 0);
+	cr_assert_eq(bench_run(&c, &r, err, sizeof(err)), 0, "%s", err);
+	cr_assert_gt(r.ops, 0, "%s did nothing", mix);
+	return r;
+}
+
+Test(bench, upserts_of_a_full_maps_keys_all_succeed, .timeout = 60)
+{
+	struct bench_result r = run_full(counting_hash(), "upsert=100");
+	cr_expect_eq(r.ok[OP_UPSERT], r.ops, "%lu of %lu upserts", r.ok[OP_UPSERT],
+		     r.ops);
+	cr_expect_eq(keys_at_end, 4096);
+}
+
+/* A replace deletes a present key and puts it back: every one succeeds,
+ * the map stays full, and no other op is counted. */
+Test(bench, replaces_succeed_and_keep_the_maps_size, .timeout = 60)
+{
+	struct bench_result r = run_full(counting_hash(), "replace=100");
+	cr_expect_eq(r.ok[OP_REPLACE], r.ops, "%lu of %lu replaces (%lu failed)",
+		     r.ok[OP_REPLACE], r.ops, r.fail[OP_REPLACE]);
+	cr_expect_eq(r.ok[OP_UPDATE] + r.ok[OP_DELETE] + r.ok[OP_INSERT], 0);
+	cr_expect_eq(keys_at_end, 4096, "%lu keys after the replaces",
+		     keys_at_end);
+}
+
+/* On a full map every lookup_write finds its key (an insert would fail
+ * E2BIG, and count) and zeroes the value's first bytes in place: after
+ * some million of them over 4096 keys, every value's. */
+Test(bench, lookup_writes_on_a_full_map_all_hit_and_write, .timeout = 60)
+{
+	struct bench_result r = run_full(counting_hash(), "lookup_write=100");
+	cr_expect_eq(r.fail[OP_LOOKUP_WRITE], 0, "%lu lookup_writes failed",
+		     r.fail[OP_LOOKUP_WRITE]);
+	cr_expect_eq(r.ok[OP_LOOKUP_WRITE], r.ops);
+	cr_expect_eq(keys_at_end, 4096);
+	cr_expect_gt(r.ops, 100000, "too few ops to meet every key: %lu", r.ops);
+	cr_expect_eq(zeroed_at_end, 4096, "%lu of 4096 values written",
+		     zeroed_at_end);
+}
+
+/* Upserts over a range 4x the map: a full hash refuses the absent keys
+ * (E2BIG), an LRU evicts for them and refuses none. */
+Test(bench, upserts_beyond_a_full_hash_fail_and_an_lru_evicts, .timeout = 60)
+{
+	struct bench_result hash = run_range(map_find("hash/linux"), "upsert=100", 1);
+	cr_expect_gt(hash.fail[OP_UPSERT], hash.ops / 2,
+		     "hash/linux: %lu of %lu upserts failed", hash.fail[OP_UPSERT],
+		     hash.ops);
+	cr_expect_gt(hash.ok[OP_UPSERT], 0, "no upsert of a present key");
+	struct bench_result lru = run_range(map_find("lru/linux_common"),
+					    "upsert=100", 1);
+	cr_expect_eq(lru.fail[OP_UPSERT], 0, "lru/linux_common: %lu upserts failed",
+		     lru.fail[OP_UPSERT]);
+	cr_expect_eq(lru.ok[OP_UPSERT], lru.ops);
+	cr_expect(lru.has_evictions && lru.work.evictions > 4096,
+		  "lru/linux_common: %lu evictions", lru.work.evictions);
+}

@@ -9,6 +9,7 @@
 
 #include "harness/bench/histogram.h"
 #include "harness/workload/workload.h"
+#include "maps/base/map.h"
 
 Test(workload, mix_parses_and_must_sum_to_100)
 {
@@ -31,6 +32,116 @@ Test(workload, mix_parses_and_must_sum_to_100)
 	workload_parse_mix("insert=25,delete=25,lookup=50", mix, err, sizeof(err));
 	workload_format_mix(mix, text, sizeof(text));
 	cr_expect_str_eq(text, "lookup=50,insert=25,delete=25");
+}
+
+/* The suite's ops (bpf_performance's update, replace, rolling_lru) by
+ * their names, beside the others, and back in enum order. */
+Test(workload, mix_parses_upsert_replace_and_lookup_write)
+{
+	unsigned mix[OP_COUNT];
+	char err[160], text[96];
+	cr_assert_eq(workload_parse_mix("lookup_write=40,lookup=10,replace=30,"
+					"upsert=20", mix, err, sizeof(err)), 0,
+		     "%s", err);
+	cr_expect_eq(mix[OP_UPSERT], 20);
+	cr_expect_eq(mix[OP_REPLACE], 30);
+	cr_expect_eq(mix[OP_LOOKUP_WRITE], 40);
+	cr_expect_eq(mix[OP_LOOKUP], 10);
+	cr_expect_eq(mix[OP_UPDATE] + mix[OP_INSERT] + mix[OP_DELETE], 0);
+	workload_format_mix(mix, text, sizeof(text));
+	cr_expect_str_eq(text, "lookup=10,upsert=20,replace=30,lookup_write=40");
+	const char *alone[] = { "upsert=100", "replace=100", "lookup_write=100" };
+	for (int i = 0; i < 3; i++) {
+		cr_expect_eq(workload_parse_mix(alone[i], mix, err, sizeof(err)), 0,
+			     "%s: %s", alone[i], err);
+		cr_expect_eq(mix[OP_UPSERT + i], 100, "%s", alone[i]);
+	}
+	/* Names match whole: neither a prefix nor a longer word. */
+	cr_expect_eq(workload_parse_mix("lookup_writes=100", mix, err,
+					sizeof(err)), -1);
+	cr_expect(strstr(err, "unknown op 'lookup_writes'") &&
+		  strstr(err, "upsert, replace, lookup_write"), "%s", err);
+	cr_expect_eq(workload_parse_mix("lookup_=100", mix, err, sizeof(err)), -1);
+	cr_expect_eq(workload_parse_mix("replace=50,replace=50", mix, err,
+					sizeof(err)), -1);
+	cr_expect(strstr(err, "names replace twice"), "%s", err);
+	cr_expect_str_eq(bench_op_names[OP_LOOKUP_WRITE], "lookup_write");
+}
+
+/*
+ * Pool model: upsert, replace and lookup_write draw from the map's keys
+ * (0..entries-1, spread over them), never from the worker's pool, whose
+ * few keys stay in the cache; inserts and deletes keep to the pool, and
+ * the streams make the mix as asked.
+ */
+Test(workload, suite_ops_draw_the_maps_keys_not_the_pool)
+{
+	struct workload w = { .key_size = 4, .value_size = 8, .entries = 1000,
+			      .prefill_pct = 100, .dist = DIST_UNIFORM, .seed = 5 };
+	char err[64];
+	cr_assert_eq(workload_parse_mix("upsert=30,replace=30,lookup_write=20,"
+					"insert=10,delete=10", w.mix, err,
+					sizeof(err)), 0, "%s", err);
+	struct key_sampler *s = workload_sampler_new(&w);
+	struct stream st;
+	cr_assert_eq(workload_make_stream(&w, s, 1, 20000, &st), 0);
+	uint8_t seen[OP_COUNT][1000] = { { 0 } };
+	unsigned distinct[OP_COUNT] = { 0 };
+	uint32_t pool = w.entries + WORKLOAD_POOL; /* worker 1's */
+	for (size_t i = 0; i < st.len; i++) {
+		const struct stream_op *op = &st.ops[i];
+		if (op->op == OP_INSERT || op->op == OP_DELETE) {
+			cr_assert(op->key >= pool && op->key < pool + WORKLOAD_POOL,
+				  "%s of key %u, not of the pool",
+				  bench_op_names[op->op], op->key);
+			continue;
+		}
+		cr_assert_lt(op->key, w.entries, "%s of key %u, not a map key",
+			     bench_op_names[op->op], op->key);
+		distinct[op->op] += !seen[op->op][op->key]++;
+	}
+	for (int op = OP_UPSERT; op <= OP_LOOKUP_WRITE; op++)
+		cr_expect_gt(distinct[op], 900, "%s met %u of 1000 keys",
+			     bench_op_names[op], distinct[op]);
+	double share[OP_COUNT];
+	cr_assert_eq(workload_stream_mix(&w, share), 0);
+	for (int op = 0; op < OP_COUNT; op++)
+		cr_expect(share[op] > w.mix[op] - 1.5 && share[op] < w.mix[op] + 1.5,
+			  "%s: %.1f%%, asked %u%%", bench_op_names[op], share[op],
+			  w.mix[op]);
+	workload_stream_free(&st);
+	workload_sampler_free(s);
+}
+
+/* In a prefix workload lookup_write asks for an address, as a lookup
+ * does; upsert and replace name a stored prefix, as an update does. */
+Test(workload, lookup_write_asks_for_addresses_and_replace_for_prefixes)
+{
+	struct workload w = { .type = MAP_TYPE_LPM_TRIE, .key_size = 8,
+			      .value_size = 8, .entries = 512, .prefill_pct = 100,
+			      .dist = DIST_UNIFORM, .seed = 5,
+			      .prefixes = PREFIXES_BGP };
+	char err[64];
+	cr_assert_eq(workload_parse_mix("lookup_write=50,replace=25,upsert=25",
+					w.mix, err, sizeof(err)), 0, "%s", err);
+	struct workload_layout l;
+	workload_layout(&w, 1, &l);
+	cr_assert_eq(l.hit_base, l.stored, "addresses follow the prefixes");
+	struct key_sampler *s = workload_sampler_new(&w);
+	struct stream st;
+	cr_assert_eq(workload_make_stream(&w, s, 0, 4096, &st), 0);
+	for (size_t i = 0; i < st.len; i++) {
+		const struct stream_op *op = &st.ops[i];
+		if (op->op == OP_LOOKUP_WRITE)
+			cr_assert(op->key >= l.hit_base &&
+				  op->key < l.hit_base + w.entries,
+				  "lookup_write of key %u, not an address", op->key);
+		else
+			cr_assert_lt(op->key, l.stored, "%s of key %u, not a prefix",
+				     bench_op_names[op->op], op->key);
+	}
+	workload_stream_free(&st);
+	workload_sampler_free(s);
 }
 
 Test(workload, dist_parses)
@@ -172,8 +283,9 @@ static struct workload range_workload(uint32_t entries, uint32_t range,
 Test(workload, range_streams_draw_every_op_from_the_range)
 {
 	struct workload w = range_workload(1000, 4000,
-					   "lookup=40,update=20,insert=30,"
-					   "delete=10");
+					   "lookup=20,update=10,insert=20,"
+					   "delete=10,upsert=15,replace=15,"
+					   "lookup_write=10");
 	struct key_sampler *s = workload_sampler_new(&w);
 	struct stream st;
 	cr_assert_eq(workload_make_stream(&w, s, 1, 20000, &st), 0);
