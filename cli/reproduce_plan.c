@@ -308,7 +308,7 @@ static int plan_suite(struct repro_plan *p, bool quick, const struct pace *pc)
 		return -1;
 	snprintf(s->what, sizeof(s->what), "the suite's LRU rolling update");
 	if (add_words(s, "compare --map lru/linux_common,lru/partitioned "
-			 "--entries 8192 --key-size 4 --value-size 4 --key-range 10% "
+			 "--entries 8192 --key-size 4 --value-size 4 --prefill 10 --key-range 10% "
 			 "--mix lookup_write=100 --threads 1,2 --no-syscall") ||
 	    add_pace(s, pc, 3, 2, 8192))
 		return -1;
