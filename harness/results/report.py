@@ -15,9 +15,19 @@ the record; docs/bench.md and docs/sim.md its fields).
 Why this is the one plotter, and Python: a plot is drawn from records
 already written, so it reads the jsonl every command writes, merges runs
 of several hosts and files, which C would do with a JSON parser of its own,
-and keeps gnuplot's scripts as text beside the data.  The C side writes
-records (record.h) and runs this file (`maplab sim --plot`); nothing in C
-draws.
+and draws with matplotlib (plotting.py beside it holds the pieces every
+figure shares).  The C side writes records (record.h) and runs this file
+(`maplab sim --plot`, record_plot: with /usr/bin/python3 where it exists);
+nothing in C draws.
+
+Every figure is small multiples, 1200 px wide, two panels across and as
+many rows as needed; a panel holds at most 8 series (a workload with more
+sides is split, "(1 of 2)", the kernel's BPF sides repeated in each part as
+the reference); with several hosts each host gets its own panel of each,
+side by side on the same scale.  A series keeps its colour, marker and
+line in every figure of the run (the kernel's: greys, open markers,
+dashed); one legend, below the panels.  Each figure is written as .png and
+.svg; the printed line names the PNGs.
 
 compare's records ({"record":"result"}): a workload is a mix with its map
 (entries, sizes, prefill, key distribution) and, for eviction workloads,
@@ -33,29 +43,39 @@ design's name).  Writes into RESULTS_DIR:
                             repeat), the work per op where it was counted
                             (evictions, list nodes scanned, locks, evictions
                             per refill), flagged figures
-  ns_per_op.{png,svg}       ns/op per workload at the fewest threads, min-max
-                            as error bars
-  ratio.{png,svg}           each side's ns/op over the kernel's in BPF, per
-                            workload, at the fewest threads, min-max as error bars
-  mops_vs_threads.{png,svg} Mops/s against threads, a panel per workload,
-                            min-max as error bars, flagged points ringed
+  ns_per_op.{png,svg}       ns/op at the fewest threads, a panel per workload
+                            (and part, and host): a row per side, named, its
+                            median a marker with min-max whiskers; a log
+                            scale where the sides span a decade
+  ratio.{png,svg}           each side's ns/op over the kernel's in BPF of its
+                            mode, taken within each repeat, at the fewest
+                            threads, drawn as ns_per_op, a dashed line at 1
+  mops_vs_threads.{png,svg} Mops/s against threads (integer ticks, nothing
+                            offset), a panel per workload (and part, and
+                            host): a line per side through the medians,
+                            min-max error bars, each repeat a dot, flagged
+                            points ringed red; a log scale where a panel
+                            spans 20x
 
 sim's records ({"record":"sim"}), per trace (a later record of the same
-policy, size and threads replaces an earlier one):
+policy, size and threads replaces an earlier one; one run a point, so no
+spread to draw):
   pareto-<entries>.{png,svg} miss ratio against Mreq/s at the highest thread
-                            count, one per size, a point per policy (the
-                            kernel's open, designs' filled), opt as a dashed
-                            line: the offline bound, whose speed is a heap's
-  mrc.{png,svg}             miss ratio against entries (log scale), a line per
-                            policy at the fewest threads (the kernel's dashed)
+                            count, one per size, a point per policy, named
+                            beside it (the kernel's open), opt as a dashed
+                            line: the offline bound, whose speed is a heap's;
+                            every panel on the same axes
+  mrc.{png,svg}             miss ratio against entries (log2 axis, ticked at
+                            the sizes), a line per policy at the fewest
+                            threads (the kernel's dashed, open markers, over
+                            the design it matches), opt dashed black in every
+                            panel
   with several traces in the files, each trace's names get its own prefix
   (mrc-<trace>.png, pareto-<trace>-<entries>.png).
-A policy keeps its colour and marker in every sim plot.
 
-Each plot's data (*.dat) and gnuplot script (*-png.gp, *-svg.gp) stay beside
-it.  Plots need gnuplot; without it this says so on stderr, keeps the data
-files and scripts (and report.md), and exits 0.  Exit 2: no records, or a
-file that is not jsonl.
+Plots need matplotlib (python3-matplotlib); without it this says so in one
+line on stderr, still writes report.md, and exits 0.  Exit 2: no records,
+or a file that is not jsonl.
 """
 import json
 import math
@@ -454,6 +474,22 @@ def figure_host_line(hosts):
     return " | ".join(plotting.host_line(info["host"]) for info in hosts.values())
 
 
+def same_limits(axes, keys, axis):
+    """Panels of one key (a workload's group, drawn for several hosts) on
+    the same scale: hosts compared by eye."""
+    by = {}
+    for ax, k in zip(axes, keys):
+        by.setdefault(k, []).append(ax)
+    for group_axes in by.values():
+        if len(group_axes) < 2 or len({getattr(ax, f"get_{axis}scale")()
+                                       for ax in group_axes}) > 1:
+            continue
+        lims = [getattr(ax, f"get_{axis}lim")() for ax in group_axes]
+        lo, hi = min(l[0] for l in lims), max(l[1] for l in lims)
+        for ax in group_axes:
+            getattr(ax, f"set_{axis}lim")(lo, hi)
+
+
 def dot_rows(ax, rows, styles, xlabel, reference=None):
     """A dot plot: a row per series (top to bottom), its median as the
     series' marker with min-max whiskers; rows with no figure left empty
@@ -506,6 +542,8 @@ def compare_dot_figure(outdir, base, groups, hosts, styles, field, heading, xlab
     for ax, (mix, host, part, parts, rows, threads) in zip(axes, plan):
         dot_rows(ax, rows, styles, xlabel, reference)
         ax.set_title(panel_title(mix, host, part, parts, several, threads))
+    if several:
+        same_limits(axes, [(p[0], p[2]) for p in plan], "x")
     plotting.title(f, heading, figure_host_line(hosts))
     return plotting.save(f, outdir, base)
 
@@ -546,6 +584,8 @@ def mops_figure(outdir, groups, hosts, styles):
             ax.set_ylim(0, max(values + [0]) * 1.1 or 1)
             ax.set_ylabel("Mops/s, all threads")
         ax.set_title(panel_title(mix, host, part, parts, several))
+    if several:
+        same_limits(axes, [(p[0], p[3]) for p in plan], "y")
     plotting.legend(f, axes, ncol=4)
     plotting.title(f, "Throughput against threads: the median of the repeats, bars from the "
                    "least to the greatest, each repeat a dot"
