@@ -180,8 +180,9 @@ static int add_loads_side(const struct bench_cli *cli, struct measurement *m)
 				 "bytes: %s", d->name, mem.bytes,
 				 map_errno_text(-rc));
 	format_bytes(limit_buffer_bytes(&s.buffer), size, sizeof(size));
-	/* No quote in a label: harness/results/report.py hands labels to
-	 * gnuplot between single quotes. */
+	/* The label names the series in report.md and the plots (report.py
+	 * draws with matplotlib, which takes any text; no quote in it, as
+	 * when gnuplot drew). */
 	snprintf(s.label, sizeof(s.label), "random loads (%s, %s)", d->name,
 		 size);
 	if ((rc = measure_add_side(m, cli->cmd, &s)))

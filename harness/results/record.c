@@ -592,10 +592,28 @@ void record_write(FILE *f, enum record_format format,
 
 /* --- the plotter --------------------------------------------------------------------- */
 
+/*
+ * The python that runs the plotter: $MAPLAB_PYTHON where set (a venv's,
+ * one with matplotlib); else Debian's /usr/bin/python3, where the distro's
+ * python3-matplotlib is (a python3 earlier on PATH, pyenv's say, may lack
+ * it); else python3 from PATH.
+ */
+static const char *plot_python(void)
+{
+	const char *chosen = getenv("MAPLAB_PYTHON");
+
+	if (chosen && chosen[0])
+		return chosen;
+	if (access("/usr/bin/python3", X_OK) == 0)
+		return "/usr/bin/python3";
+	return "python3";
+}
+
 int record_plot(const char *dir, char *note, size_t notelen)
 {
 	static const char plotter[] = MAPLAB_PLOTTER;
-	char *argv[] = { "python3", (char *)plotter, (char *)dir, NULL };
+	const char *python = plot_python();
+	char *argv[] = { (char *)python, (char *)plotter, (char *)dir, NULL };
 	posix_spawn_file_actions_t actions;
 	pid_t pid;
 	int status, rc;
@@ -616,12 +634,12 @@ int record_plot(const char *dir, char *note, size_t notelen)
 	/* Its line of what it wrote (the plots' paths) goes to stderr, with
 	 * maplab's other notes: maplab's stdout may be jsonl. */
 	posix_spawn_file_actions_adddup2(&actions, STDERR_FILENO, STDOUT_FILENO);
-	rc = posix_spawnp(&pid, "python3", &actions, NULL, argv, environ);
+	rc = posix_spawnp(&pid, python, &actions, NULL, argv, environ);
 	posix_spawn_file_actions_destroy(&actions);
 	if (rc) {
-		snprintf(note, notelen, "no plots: python3 is %s (%s); the records "
+		snprintf(note, notelen, "no plots: %s is %s (%s); the records "
 			 "are in %s/results.jsonl: draw them with python3 %s %s",
-			 rc == ENOENT ? "not installed" : "not runnable",
+			 python, rc == ENOENT ? "not installed" : "not runnable",
 			 map_errno_text(rc), shown, plotter, shown);
 		return 1;
 	}

@@ -170,11 +170,13 @@ void record_write_csv_header(FILE *f, const struct record *r);
 /*
  * The one plotter (harness/results/report.py) run on dir, which holds a
  * results.jsonl: it draws every plot those records make (report.py's
- * top).  Its line of what it wrote (the plots' paths) and its complaints
- * go to stderr.  0; or 1 with
- * one line in note where no plot could be drawn: python3 missing, the
- * plotter not where the build put it, or the plotter failing (gnuplot
- * missing: report.py says so itself, and exits 0).
+ * top).  The python that runs it: $MAPLAB_PYTHON where set, else
+ * /usr/bin/python3 where it exists (Debian's, with python3-matplotlib),
+ * else python3 from PATH.  Its line of what it wrote (the plots' paths)
+ * and its complaints go to stderr.  0; or 1 with one line in note where
+ * no plot could be drawn: python missing, the plotter not where the build
+ * put it, or the plotter failing (matplotlib missing: report.py says so
+ * itself, and exits 0).
  */
 int record_plot(const char *dir, char *note, size_t notelen);
 

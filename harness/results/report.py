@@ -15,9 +15,19 @@ the record; docs/bench.md and docs/sim.md its fields).
 Why this is the one plotter, and Python: a plot is drawn from records
 already written, so it reads the jsonl every command writes, merges runs
 of several hosts and files, which C would do with a JSON parser of its own,
-and keeps gnuplot's scripts as text beside the data.  The C side writes
-records (record.h) and runs this file (`maplab sim --plot`); nothing in C
-draws.
+and draws with matplotlib (plotting.py beside it holds the pieces every
+figure shares).  The C side writes records (record.h) and runs this file
+(`maplab sim --plot`, record_plot: with /usr/bin/python3 where it exists);
+nothing in C draws.
+
+Every figure is small multiples, 1200 px wide, two panels across and as
+many rows as needed; a panel holds at most 8 series (a workload with more
+sides is split, "(1 of 2)", the kernel's BPF sides repeated in each part as
+the reference); with several hosts each host gets its own panel of each,
+side by side on the same scale.  A series keeps its colour, marker and
+line in every figure of the run (the kernel's: greys, open markers,
+dashed); one legend, below the panels.  Each figure is written as .png and
+.svg; the printed line names the PNGs.
 
 compare's records ({"record":"result"}): a workload is a mix with its map
 (entries, sizes, prefill, key distribution) and, for eviction workloads,
@@ -33,37 +43,48 @@ design's name).  Writes into RESULTS_DIR:
                             repeat), the work per op where it was counted
                             (evictions, list nodes scanned, locks, evictions
                             per refill), flagged figures
-  ns_per_op.{png,svg}       ns/op per workload at the fewest threads, min-max
-                            as error bars
-  ratio.{png,svg}           each side's ns/op over the kernel's in BPF, per
-                            workload, at the fewest threads, min-max as error bars
-  mops_vs_threads.{png,svg} Mops/s against threads, a panel per workload,
-                            min-max as error bars, flagged points ringed
+  ns_per_op.{png,svg}       ns/op at the fewest threads, a panel per workload
+                            (and part, and host): a row per side, named, its
+                            median a marker with min-max whiskers; a log
+                            scale where the sides span a decade
+  ratio.{png,svg}           each side's ns/op over the kernel's in BPF of its
+                            mode, taken within each repeat, at the fewest
+                            threads, drawn as ns_per_op, a dashed line at 1
+  mops_vs_threads.{png,svg} Mops/s against threads (integer ticks, nothing
+                            offset), a panel per workload (and part, and
+                            host): a line per side through the medians,
+                            min-max error bars, each repeat a dot, flagged
+                            points ringed red; a log scale where a panel
+                            spans 20x
 
 sim's records ({"record":"sim"}), per trace (a later record of the same
-policy, size and threads replaces an earlier one):
+policy, size and threads replaces an earlier one; one run a point, so no
+spread to draw):
   pareto-<entries>.{png,svg} miss ratio against Mreq/s at the highest thread
-                            count, one per size, a point per policy (the
-                            kernel's open, designs' filled), opt as a dashed
-                            line: the offline bound, whose speed is a heap's
-  mrc.{png,svg}             miss ratio against entries (log scale), a line per
-                            policy at the fewest threads (the kernel's dashed)
+                            count, one per size, a point per policy, named
+                            beside it (the kernel's open), opt as a dashed
+                            line: the offline bound, whose speed is a heap's;
+                            every panel on the same axes
+  mrc.{png,svg}             miss ratio against entries (log2 axis, ticked at
+                            the sizes), a line per policy at the fewest
+                            threads (the kernel's dashed, open markers, over
+                            the design it matches), opt dashed black in every
+                            panel
   with several traces in the files, each trace's names get its own prefix
   (mrc-<trace>.png, pareto-<trace>-<entries>.png).
-A policy keeps its colour and marker in every sim plot.
 
-Each plot's data (*.dat) and gnuplot script (*-png.gp, *-svg.gp) stay beside
-it.  Plots need gnuplot; without it this says so on stderr, keeps the data
-files and scripts (and report.md), and exits 0.  Exit 2: no records, or a
-file that is not jsonl.
+Plots need matplotlib (python3-matplotlib); without it this says so in one
+line on stderr, still writes report.md, and exits 0.  Exit 2: no records,
+or a file that is not jsonl.
 """
 import json
 import math
 import os
 import re
-import shutil
-import subprocess
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import plotting  # noqa: E402  (beside this file)
 
 WARN = "⚠"
 
@@ -405,205 +426,191 @@ def markdown(hosts, groups, rows, problem, ratios):
 
 
 # --- the plots ---------------------------------------------------------------------------
+#
+# Drawn with harness/results/plotting.py (small multiples, one style per
+# series in every figure, the legend below the panels).  A panel is one
+# workload's (or trace's) group of at most PER_PANEL series on one host:
+# a workload with more sides is split, the kernel's BPF sides (the
+# references) repeated in each part; with several hosts each host has its
+# own panel of each group, side by side.
 
-def series_keys(groups):
-    """Every (host, series) plotted, kernel first, hosts in order."""
-    hosts = list(dict.fromkeys(h for g in groups.values() for h in g))
-    names = ordered({n for g in groups.values() for by in g.values() for n in by})
-    return [(h, n) for h in hosts for n in names
-            if any(n in g.get(h, {}) for g in groups.values())]
-
-
-def key_title(key, several_hosts):
-    host, name = key
-    return f"{name} ({host})" if several_hosts else name
+PER_PANEL = 8
 
 
 def fewest_threads(by_threads):
     return by_threads[min(by_threads)] if by_threads else None
 
 
-def triple(r, field):
-    f = fig(r, field) if r else None
-    return " ".join(f"{v:.4g}" for v in f) if f else "NaN NaN NaN"
+def log_wanted(values, span=10):
+    """A log scale where the values span a decade or more."""
+    v = [x for x in values if x is not None and x > 0]
+    return bool(v) and max(v) / min(v) >= span
 
 
-def write_data(outdir, groups, keys):
-    """The .dat files gnuplot reads; returns, per file, which series have a
-    value in it (gnuplot refuses to draw a series with none)."""
-    mixes, present = list(groups), {}
-    with open(os.path.join(outdir, "ns_per_op.dat"), "w") as ns, \
-            open(os.path.join(outdir, "ratio.dat"), "w") as ratio:
-        for f in (ns, ratio):
-            f.write("# workload, then per series: median min max\n")
-        for mix in mixes:
-            rs = [fewest_threads(groups[mix].get(h, {}).get(n, {})) for h, n in keys]
-            ns.write(f'"{mix}" ' + " ".join(triple(r, "ns_per_op") for r in rs) + "\n")
-            ratio.write(f'"{mix}" ' + " ".join(triple(r, "kernel_ratio") for r in rs) + "\n")
-            for name, field in (("ns_per_op", "ns_per_op"), ("ratio", "kernel_ratio")):
-                seen = present.setdefault(name, [False] * len(keys))
-                for j, r in enumerate(rs):
-                    seen[j] = seen[j] or bool(r and field in r)
-    for i, mix in enumerate(mixes):
-        seen = present.setdefault(f"mops_{i}", [False] * len(keys))
-        with open(os.path.join(outdir, f"mops_{i}.dat"), "w") as f:
-            threads = sorted({t for by in groups[mix].values() for s in by.values() for t in s})
-            f.write("# threads, then per series: median min max flagged-median\n")
-            for t in threads:
-                cols = []
-                for j, (h, n) in enumerate(keys):
-                    r = groups[mix].get(h, {}).get(n, {}).get(t)
-                    seen[j] = seen[j] or r is not None
-                    cols.append(triple(r, "mops") + " " +
-                                (f"{r['mops']:.4g}" if r and r.get("flags") else "NaN"))
-                f.write(f"{t} " + " ".join(cols) + "\n")
-    return mixes, present
+def compare_panels(groups):
+    """[(workload, host, [series], part, parts)]: every panel of compare's
+    figures, in order: per workload its split groups, per group each host
+    that ran any of its series."""
+    out = []
+    for mix, by_host in groups.items():
+        names = ordered({n for by in by_host.values() for n in by})
+        keep = [n for n in names if n.startswith("kernel BPF")]
+        split = plotting.split_series(names, PER_PANEL, keep=keep)
+        for part, names_in in enumerate(split, 1):
+            for host, by_series in by_host.items():
+                if any(n in by_series for n in names_in):
+                    out.append((mix, host, names_in, part, len(split)))
+    return out
 
 
-def styles(keys):
-    """Per plotted series: its colour (one per side, the same in every plot)
-    and its host's fill and dash (solid for the first host)."""
-    names = ordered({n for _, n in keys})
-    hosts = list(dict.fromkeys(h for h, _ in keys))
-    return [{"lc": names.index(n) + 1, "host": hosts.index(h)} for h, n in keys]
+def panel_title(mix, host, part, parts, several, threads=None):
+    text = mix + (f" ({part} of {parts})" if parts > 1 else "")
+    if threads is not None:
+        text += f", {plotting.plural(threads, 'thread')}"
+    return plotting.wrap(text) + (f"\n{host}" if several else "")
 
 
-def bars(outdir, name, keys, several, present):
-    plots = []
-    for i, (k, st) in enumerate(zip(keys, styles(keys))):
-        if not present[name][i]:
+def figure_host_line(hosts):
+    return " | ".join(plotting.host_line(info["host"]) for info in hosts.values())
+
+
+def same_limits(axes, keys, axis):
+    """Panels of one key (a workload's group, drawn for several hosts) on
+    the same scale: hosts compared by eye."""
+    by = {}
+    for ax, k in zip(axes, keys):
+        by.setdefault(k, []).append(ax)
+    for group_axes in by.values():
+        if len(group_axes) < 2 or len({getattr(ax, f"get_{axis}scale")()
+                                       for ax in group_axes}) > 1:
             continue
-        fill = "fs solid 0.8" if st["host"] == 0 else f"fs pattern {st['host'] + 3}"
-        plots.append(f"'{outdir}/{name}.dat' using {3 * i + 2}:{3 * i + 3}:{3 * i + 4}:xtic(1) "
-                     f"{fill} lc {st['lc']} title '{key_title(k, several)}'")
-    return "plot " + ", ".join(plots)
+        lims = [getattr(ax, f"get_{axis}lim")() for ax in group_axes]
+        lo, hi = min(l[0] for l in lims), max(l[1] for l in lims)
+        for ax in group_axes:
+            getattr(ax, f"set_{axis}lim")(lo, hi)
 
 
-def lines(outdir, i, keys, several, present):
-    """Mops/s against threads for each series, nudged sideways so that
-    error bars at one thread count do not hide each other."""
-    plots = []
-    for j, (k, st) in enumerate(zip(keys, styles(keys))):
-        if not present[f"mops_{i}"][j]:
+def dot_rows(ax, rows, styles, xlabel, reference=None):
+    """A dot plot: a row per series (top to bottom), its median as the
+    series' marker with min-max whiskers; rows with no figure left empty
+    and named "(none)"."""
+    names = [n for n, _ in rows]
+    values = []
+    for y, (name, f) in enumerate(rows):
+        if not f:
             continue
-        c, dx = 4 * j + 2, 0.04 * (j - (len(keys) - 1) / 2)
-        plots.append(f"'{outdir}/mops_{i}.dat' using ($1+{dx:.3f}):{c}:{c + 1}:{c + 2} "
-                     f"with yerrorlines lw 2 pt {7 + 2 * st['host']} dt {st['host'] + 1} "
-                     f"lc {st['lc']} title '{key_title(k, several)}'")
-        plots.append(f"'{outdir}/mops_{i}.dat' using ($1+{dx:.3f}):{c + 3} with points "
-                     f"pt 6 ps 3 lw 2 lc rgb 'red' notitle")
-    return "plot " + ", ".join(plots)
+        med, lo, hi = f
+        values += [lo, hi]
+        st = styles.get(name)
+        ax.errorbar([med], [y], xerr=[[med - lo], [hi - med]], capsize=4, elinewidth=1.4,
+                    color=st["color"], marker=st["marker"], fillstyle=st["fillstyle"],
+                    markersize=8, markeredgewidth=1.5, linestyle="none", label=name)
+    ax.set_yticks(range(len(names)))
+    ax.set_yticklabels([n if f else f"{n} (none)" for n, f in rows])
+    ax.set_ylim(len(names) - 0.5, -0.5)
+    ax.grid(axis="y", alpha=0.15)
+    if reference is not None:
+        values.append(reference)
+        ax.axvline(reference, color="black", linestyle="--", linewidth=1.2, zorder=1)
+    if log_wanted(values):
+        plotting.log_scale(ax, "x")
+        xlabel += " (log scale)"
+    elif values:
+        ax.set_xlim(0, max(values) * 1.08)
+    ax.set_xlabel(xlabel)
 
 
-def gnuplot_script(outdir, mixes, keys, hosts, term, ext, present):
+def compare_dot_figure(outdir, base, groups, hosts, styles, field, heading, xlabel,
+                       reference=None):
+    """ns_per_op or ratio: a dot plot per panel at the fewest threads."""
     several = len(hosts) > 1
-    h0 = next(iter(hosts.values()))["host"]
-    subtitle = ("hosts: " + "; ".join(hosts) if several else
-                f"{h0.get('cpu_model', '?')}, {h0.get('nproc', '?')} CPUs, Linux {h0.get('kernel', '?')}")
-    common = ["set style data histograms", "set style histogram errorbars gap 1 lw 1",
-              "set style fill solid 0.8 border -1", "set bars front",
-              "set key outside right top vertical noenhanced", "set grid ytics",
-              "set xtics rotate by -15 noenhanced", "set logscale y"]
-    s = [f"set terminal {term}", f"set output '{outdir}/ns_per_op.{ext}'",
-         f'set title "Cost of one map operation, at the fewest threads (bars: min to max of '
-         f'the repeats)\\n{subtitle}" noenhanced',
-         "set ylabel 'ns per operation (log scale)'", "set xlabel 'workload (op mix)'",
-         *common, "set yrange [1:*]", bars(outdir, "ns_per_op", keys, several, present)]
-    if any(present["ratio"]):
-        s += ["reset", f"set terminal {term}", f"set output '{outdir}/ratio.{ext}'",
-              f'set title "ns/op over the kernel\'s in BPF, taken within each repeat, at the '
-              f'fewest threads (bars: min to max)\\n{subtitle}" noenhanced',
-              "set ylabel 'ratio to kernel BPF (log scale; below 1: faster)'",
-              "set xlabel 'workload (op mix)'", *common,
-              "set arrow from graph 0, first 1 to graph 1, first 1 nohead dt 2 lw 2 front",
-              bars(outdir, "ratio", keys, several, present)]
-    s += ["reset", f"set terminal {term}", f"set output '{outdir}/mops_vs_threads.{ext}'",
-          f'set multiplot layout 1,{len(mixes)} title "Throughput against threads (bars: min to '
-          f'max of the repeats; ringed: flagged)\\n{subtitle}" noenhanced']
-    for i, mix in enumerate(mixes):
-        s += [f"set title '{mix}' noenhanced", "set xlabel 'threads'",
-              "set ylabel 'Mops/s, all threads'", "set grid", "set key below noenhanced",
-              "set xtics 1", "set yrange [0:*]", "set offsets 0.3, 0.3, 0, 0",
-              lines(outdir, i, keys, several, present)]
-    s.append("unset multiplot")
-    return "\n".join(s) + "\n"
+    plan = []
+    for mix, host, names, part, parts in compare_panels(groups):
+        by_series = groups[mix][host]
+        rows = []
+        for n in names:
+            if field == "kernel_ratio" and n.startswith("kernel BPF"):
+                continue  # the reference itself: 1 by definition
+            r = fewest_threads(by_series.get(n, {}))
+            rows.append((n, fig(r, field) if r else None))
+        if any(f for _, f in rows):
+            threads = min(t for s in by_series.values() for t in s)
+            plan.append((mix, host, part, parts, rows, threads))
+    if not plan:
+        return []
+    f, axes = plotting.panels(len(plan), ncols=2)
+    for ax, (mix, host, part, parts, rows, threads) in zip(axes, plan):
+        dot_rows(ax, rows, styles, xlabel, reference)
+        ax.set_title(panel_title(mix, host, part, parts, several, threads))
+    if several:
+        same_limits(axes, [(p[0], p[2]) for p in plan], "x")
+    plotting.title(f, heading, figure_host_line(hosts))
+    return plotting.save(f, outdir, base)
 
 
-def plot(outdir, mixes, keys, hosts, present):
-    if not shutil.which("gnuplot"):
-        return "gnuplot is not installed: the data files (*.dat) are here, no plots."
-    width = max(1000, 440 * len(mixes))
-    height = 560 + (20 * len(keys) if len(hosts) > 1 else 0)  # room for the keys
-    for term, ext in ((f"pngcairo size {width},{height} font 'sans,10'", "png"),
-                      (f"svg size {width},{height} dynamic font 'sans,10'", "svg")):
-        script = gnuplot_script(outdir, mixes, keys, hosts, term, ext, present)
-        with open(os.path.join(outdir, f"plots-{ext}.gp"), "w") as f:
-            f.write(script)
-        res = subprocess.run(["gnuplot"], input=script, text=True, capture_output=True)
-        if res.returncode != 0:
-            return f"gnuplot failed: {res.stderr.strip()}"
-    return None
+def mops_figure(outdir, groups, hosts, styles):
+    """Mops/s against threads: a panel per workload group and host."""
+    several = len(hosts) > 1
+    plan = compare_panels(groups)
+    f, axes = plotting.panels(len(plan), ncols=2)
+    flagged_any = False
+    for ax, (mix, host, names, part, parts) in zip(axes, plan):
+        by_series = groups[mix][host]
+        threads = sorted({t for n in names for t in by_series.get(n, {})})
+        values = []
+        for n in names:
+            pts = by_series.get(n)
+            if not pts:
+                continue
+            st = styles.get(n)
+            ts = sorted(pts)
+            figs = [fig(pts[t], "mops") for t in ts]
+            plotting.draw(ax, ts, [m for m, _, _ in figs], [lo for _, lo, _ in figs],
+                          [hi for _, _, hi in figs], style=st, label=n)
+            runs = [pts[t].get("mops_runs") for t in ts]
+            plotting.dots(ax, ts, runs, st)
+            values += [v for f3 in figs for v in f3] + [v for rs in runs for v in rs or ()]
+            flagged = [(t, pts[t]["mops"]) for t in ts if pts[t].get("flags")]
+            if flagged:
+                flagged_any = True
+                ax.scatter([t for t, _ in flagged], [m for _, m in flagged], s=260,
+                           facecolors="none", edgecolors="red", linewidths=1.6, zorder=4,
+                           label="flagged (report.md says why)")
+        plotting.thread_axis(ax, threads)
+        if log_wanted(values, 20):
+            plotting.log_scale(ax, "y")
+            ax.set_ylabel("Mops/s, all threads (log scale)")
+        else:
+            ax.set_ylim(0, max(values + [0]) * 1.1 or 1)
+            ax.set_ylabel("Mops/s, all threads")
+        ax.set_title(panel_title(mix, host, part, parts, several))
+    if several:
+        same_limits(axes, [(p[0], p[3]) for p in plan], "y")
+    plotting.legend(f, axes, ncol=4)
+    plotting.title(f, "Throughput against threads: the median of the repeats, bars from the "
+                   "least to the greatest, each repeat a dot"
+                   + ("; ringed: flagged" if flagged_any else ""), figure_host_line(hosts))
+    return plotting.save(f, outdir, "mops_vs_threads")
+
+
+def compare_plots(outdir, groups, hosts):
+    """compare's three figures: the PNGs written."""
+    styles = plotting.Styles()
+    styles.place(names for _, _, names, _, _ in compare_panels(groups))
+    pngs = compare_dot_figure(
+        outdir, "ns_per_op", groups, hosts, styles, "ns_per_op",
+        "Cost of one map operation at the fewest threads: the median of the repeats, "
+        "bars from the least to the greatest", "ns per operation, per thread")[:1]
+    pngs += compare_dot_figure(
+        outdir, "ratio", groups, hosts, styles, "kernel_ratio",
+        "ns/op over the kernel's in BPF (dashed: 1), taken within each repeat, at the fewest "
+        "threads:\nleft of the line is faster than the kernel",
+        "ratio to kernel BPF of the side's mode", reference=1.0)[:1]
+    pngs += mops_figure(outdir, groups, hosts, styles)[:1]
+    return pngs
 
 
 # --- sim's plots -------------------------------------------------------------------------
-
-# Colours a reader tells apart (a policy keeps its own in every plot), and
-# filled markers for the designs; the kernel's policies get the open marker of
-# the same shape and a dashed line, so that a kernel drawn over the design it
-# matches still shows.
-PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b",
-           "#e377c2", "#7f7f7f", "#9c9c1c", "#17becf", "#393b79", "#b8860b",
-           "#637939", "#843c39", "#7b4173", "#006d6d")
-FILLED = (7, 5, 9, 11, 13, 15)     # circle, square, triangles, diamond, pentagon
-OPEN = (6, 4, 8, 10, 12, 14)       # the same shapes, open
-
-
-def gp_text(text):
-    """text as a gnuplot string, in double quotes: its line breaks kept."""
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
-
-
-def gp_path(path):
-    """A path as a gnuplot string in single quotes (nothing is escaped in
-    them but the quote itself, doubled)."""
-    return "'" + path.replace("'", "''") + "'"
-
-
-def plural(n, word):
-    return f"{n} {word}{'' if n == 1 else 's'}"
-
-
-def host_line(hosts):
-    """The machine the speeds are from (several: their labels)."""
-    if len(hosts) > 1:
-        return "hosts: " + "; ".join(hosts)
-    h = next(iter(hosts.values()))["host"]
-    return (f"{h.get('cpu_model', '?')}, {plural(h.get('nproc', 0), 'CPU')}, "
-            f"Linux {h.get('kernel', '?')}")
-
-
-class SimStyle:
-    """Each series' colour, marker and dash, by its policy's first appearance."""
-
-    def __init__(self, policies):
-        self.index = {}
-        for p in policies:
-            if p != "opt" and p not in self.index:
-                self.index[p] = len(self.index)
-
-    def of(self, policy, lines):
-        if policy == "opt":
-            return "lc rgb 'black' dt 2 lw 2.5 pt 1 ps 1.4" if lines else "lc rgb 'black'"
-        i = self.index[policy]
-        kernel = policy.startswith("kernel")
-        shape = (OPEN if kernel else FILLED)[i % len(FILLED)]
-        style = f"lc rgb '{PALETTE[i % len(PALETTE)]}' pt {shape} ps {1.3 if lines else 2.0}"
-        if lines:
-            style += f" lw 2 dt {2 if kernel else 1}"
-        elif kernel:
-            style += " lw 2"
-        return style
-
 
 def sim_traces(runs):
     """{trace: {(host, policy, entries, threads): record}}: a later record of
@@ -621,102 +628,115 @@ def slug(trace):
     return re.sub(r"[^A-Za-z0-9.=_-]+", "_", os.path.basename(trace)).strip("_") or "trace"
 
 
-def series_title(host, policy, several_hosts):
-    return f"{policy} ({host})" if several_hosts else policy
-
-
-def sim_script(outdir, base, ext, term, title, xlabel, settings, plots):
-    return "\n".join([
-        "reset", f"set terminal {term}",
-        f"set output {gp_path(os.path.join(outdir, f'{base}.{ext}'))}",
-        f"set title {gp_text(title)} noenhanced", f"set xlabel {gp_text(xlabel)} noenhanced",
-        "set ylabel 'miss ratio (lower: fewer misses)'", "set grid",
-        "set key outside right top vertical Left reverse noenhanced spacing 1.2",
-        *settings, "plot " + ", \\\n     ".join(plots), ""])
-
-
-def write_blocks(path, header, blocks):
-    """A .dat file: a block per series (gnuplot's index), two blank lines
-    between blocks."""
-    with open(path, "w") as f:
-        f.write(f"# {header}, a block per series\n")
-        for i, (name, points) in enumerate(blocks):
-            f.write(("\n\n" if i else "") + f"# {name}\n")
-            for x, y in points:
-                f.write(f"{x:.6g} {y:.6g}\n")
-
-
 def miss_ratio(rec):
-    r = rec.get("miss_ratio")
-    return r if r is not None else math.nan
+    return rec.get("miss_ratio")
 
 
-def pareto_figure(outdir, base, trace, entries, recs, style, hosts, several):
-    """The Pareto plot of one size: its .dat and the plot commands."""
-    threads = max((r["threads"] for r in recs if r["policy"] != "opt"), default=1)
-    blocks, plots = [], []
-    for r in recs:
-        if r["policy"] == "opt" or r["threads"] != threads:
-            continue
-        blocks.append((series_title(r["_host"], r["policy"], several),
-                       [(r.get("mreq_per_s") or math.nan, miss_ratio(r))]))
-        plots.append(f"{gp_path(os.path.join(outdir, base + '.dat'))} index {len(blocks) - 1} "
-                     "using 1:2 with points "
-                     f"{style.of(r['policy'], False)} title {gp_text(blocks[-1][0])}")
-    write_blocks(os.path.join(outdir, f"{base}.dat"),
-                 f"mreq_per_s miss_ratio ({plural(threads, 'thread')}, {entries} entries)",
-                 blocks)
-    # opt across the whole width, with its entry in the key.
-    opt = [miss_ratio(r) for r in recs if r["policy"] == "opt"]
-    # From 0, both: distances to the axes read as speeds and miss ratios;
-    # room at the top and right so that no point sits on the border.
-    settings = ["set xrange [0:*]", "set yrange [0:*]",
-                "set offsets 0, graph 0.05, graph 0.05, 0"]
-    if opt and not math.isnan(opt[0]):
-        settings.append(f"set arrow from graph 0, first {opt[0]:.6g} to graph 1, "
-                        f"first {opt[0]:.6g} nohead lc rgb 'black' dt 2 lw 2.5")
-        plots.append("NaN with lines lc rgb 'black' dt 2 lw 2.5 title 'opt (offline bound)'")
+def sim_groups(policies):
+    """The policies in panels of at most PER_PANEL, the kernel's repeated in
+    each as the reference (and opt, a line across every panel, besides)."""
+    names = [p for p in dict.fromkeys(policies) if p != "opt"]
+    return plotting.split_series(names, PER_PANEL,
+                                 keep=[p for p in names if plotting.is_kernel(p)])
+
+
+def sim_host_line(hosts, recs):
     ran = {h: info for h, info in hosts.items() if any(r["_host"] == h for r in recs)}
-    title = (f"Miss ratio against speed: {entries} entries, {plural(threads, 'thread')}\n"
-             f"{trace}\non {host_line(ran)}")
-    xlabel = f"million requests per second, {plural(threads, 'thread')} (right: faster)"
-    return title, xlabel, settings, plots
+    return figure_host_line(ran)
 
 
-def mrc_figure(outdir, base, trace, recs, style, hosts, several):
-    """The miss-ratio curves: one line per series at the fewest threads."""
+def opt_line(ax, recs):
+    opt = [miss_ratio(r) for r in recs if r["policy"] == "opt" and miss_ratio(r) is not None]
+    if opt:
+        ax.axhline(opt[0], color="black", linestyle=(0, (5, 3)), linewidth=2,
+                   label="opt (offline bound)", zorder=1)
+
+
+def pareto_figure(outdir, base, trace, entries, recs, styles, hosts):
+    """Miss ratio against Mreq/s at the highest thread count, a panel per
+    group of policies and host, every panel on the same axes."""
+    threads = max((r["threads"] for r in recs if r["policy"] != "opt"), default=1)
+    at = [r for r in recs if r["policy"] != "opt" and r["threads"] == threads]
+    host_names = list(dict.fromkeys(r["_host"] for r in recs))
+    plan = [(g, h) for g in sim_groups(r["policy"] for r in at) for h in host_names
+            if any(r["_host"] == h and r["policy"] in g for r in at)]
+    f, axes = plotting.panels(len(plan), ncols=2, panel_height_px=460, sharex=True, sharey=True)
+    speeds = [r.get("mreq_per_s") or 0 for r in at]
+    misses = [miss_ratio(r) for r in recs if miss_ratio(r) is not None] or [0, 1]
+    for i, (ax, (names, host)) in enumerate(zip(axes, plan)):
+        named = []
+        for p in names:
+            for r in at:
+                if r["policy"] == p and r["_host"] == host and miss_ratio(r) is not None:
+                    st = styles.get(p)
+                    ax.plot([r.get("mreq_per_s") or 0], [miss_ratio(r)], linestyle="none",
+                            color=st["color"], marker=st["marker"], fillstyle=st["fillstyle"],
+                            markersize=10, markeredgewidth=1.8, label=p,
+                            zorder=4 if plotting.is_kernel(p) else 3)
+                    named.append((r.get("mreq_per_s") or 0, miss_ratio(r), p))
+        opt_line(ax, [r for r in recs if r["_host"] == host])
+        ax.set_xlim(0, max(speeds + [1]) * 1.08)
+        # Speeds from 0 (a distance from the axis reads as a speed); miss
+        # ratios over their own range, opt's included, so that a cluster of
+        # policies spreads out.
+        pad = max(0.02, 0.12 * (max(misses) - min(misses)))
+        ax.set_ylim(max(0, min(misses) - pad), min(1, max(misses) + pad))
+        ax.set_xlabel(f"million requests per second, {plotting.plural(threads, 'thread')} "
+                      "(right: faster)")
+        ax.set_ylabel("miss ratio (lower: fewer misses)")
+        part = f"policies {i // max(1, len(host_names)) + 1} of {len(plan) // max(1, len(host_names))}" \
+            if len(plan) > len(host_names) else ""
+        ax.set_title(", ".join(x for x in (part, host if len(host_names) > 1 else "") if x)
+                     or "every policy")
+        ax.tick_params(labelbottom=True, labelleft=True)
+        plotting.label_points(ax, named)
+    plotting.legend(f, axes, ncol=4)
+    plotting.title(f, f"Miss ratio against speed: {entries} entries, "
+                   f"{plotting.plural(threads, 'thread')}, {trace} (one run: no spread)",
+                   sim_host_line(hosts, recs))
+    return plotting.save(f, outdir, base)
+
+
+def mrc_figure(outdir, base, trace, recs, styles, hosts):
+    """Miss ratio against entries (log2), a line per policy at the fewest
+    threads (opt at its one), a panel per group of policies and host."""
     threads = min((r["threads"] for r in recs if r["policy"] != "opt"), default=1)
-    series = {}
-    for r in recs:
-        if r["policy"] == "opt" or r["threads"] == threads:
-            series.setdefault((r["_host"], r["policy"]), []).append(r)
-    blocks, plots = [], []
-    for (host, policy), rs in series.items():
-        blocks.append((series_title(host, policy, several),
-                       sorted((r["entries"], miss_ratio(r)) for r in rs)))
-        plots.append(f"{gp_path(os.path.join(outdir, base + '.dat'))} index {len(blocks) - 1} "
-                     "using 1:2 with linespoints "
-                     f"{style.of(policy, True)} title {gp_text(blocks[-1][0])}")
-    write_blocks(os.path.join(outdir, f"{base}.dat"), "entries miss_ratio", blocks)
-    sizes = sorted({r["entries"] for r in recs})
+    use = [r for r in recs if r["policy"] == "opt" or r["threads"] == threads]
+    host_names = list(dict.fromkeys(r["_host"] for r in use))
+    groups = sim_groups(r["policy"] for r in use) or [[]]
+    plan = [(g, h) for g in groups for h in host_names]
+    sizes = sorted({r["entries"] for r in use})
+    f, axes = plotting.panels(len(plan), ncols=2, sharey=True)
+    for i, (ax, (names, host)) in enumerate(zip(axes, plan)):
+        for p in names + ["opt"]:
+            pts = sorted((r["entries"], miss_ratio(r)) for r in use
+                         if r["policy"] == p and r["_host"] == host)
+            if not pts:
+                continue
+            st = ({"color": "black", "marker": "*", "linestyle": (0, (5, 3)),
+                   "fillstyle": "full", "markersize": 9} if p == "opt" else styles.get(p))
+            plotting.draw(ax, [x for x, _ in pts], [y for _, y in pts], style=st,
+                          label="opt (offline bound)" if p == "opt" else p)
+        plotting.size_axis(ax, sizes, "entries (cache size, log scale)")
+        ax.set_ylim(bottom=0)
+        ax.set_ylabel("miss ratio (lower: fewer misses)")
+        part = f"policies {i // len(host_names) + 1} of {len(groups)}" if len(groups) > 1 else ""
+        ax.set_title(", ".join(x for x in (part, host if len(host_names) > 1 else "") if x)
+                     or "every policy")
+        ax.tick_params(labelleft=True)
     distinct = recs[0].get("distinct_keys", "?")
-    title = (f"Miss ratio against cache size, {plural(threads, 'thread')}\n"
-             f"{trace}: {distinct} distinct keys")
-    # The sizes' own range, and a margin: no point on the border.
-    settings = ["set logscale x", "set autoscale xfix",
-                "set offsets graph 0.05, graph 0.05, graph 0.04, graph 0.04"]
-    # The sizes as tics where they fit: few, and apart on the log axis.
-    if len(sizes) <= 12 and all(b >= 1.25 * a for a, b in zip(sizes, sizes[1:])):
-        settings.append("set xtics (" + ", ".join(f"'{n}' {n}" for n in sizes) + ")")
-    return title, "entries (cache size, log scale)", settings, plots
+    plotting.legend(f, axes, ncol=4)
+    plotting.title(f, f"Miss ratio against cache size, {plotting.plural(threads, 'thread')}: "
+                   f"{trace}, {distinct} distinct keys", sim_host_line(hosts, recs))
+    return plotting.save(f, outdir, base)
 
 
 def sim_plots(outdir, runs, hosts):
-    """Every sim plot the records make: (the PNGs written, a problem or None)."""
+    """Every sim plot the records make: the PNGs written."""
     traces = sim_traces(runs)
-    several = len({k[0] for recs in traces.values() for k in recs}) > 1
-    style = SimStyle([k[1] for recs in traces.values() for k in recs])
-    figures = []  # (base, title, xlabel, settings, plots)
+    styles = plotting.Styles()
+    styles.place(sim_groups(k[1] for recs in traces.values() for k in recs))
+    pngs = []
     for trace, points in traces.items():
         recs = list(points.values())
         prefix = "" if len(traces) == 1 else slug(trace) + "-"
@@ -724,34 +744,14 @@ def sim_plots(outdir, runs, hosts):
             at = [r for r in recs if r["entries"] == entries]
             if all(r["policy"] == "opt" for r in at):
                 continue  # opt alone: no speeds to set it against
-            base = f"pareto-{prefix}{entries}"
-            figures.append((base, *pareto_figure(outdir, base, trace, entries, at,
-                                                 style, hosts, several)))
-        base = f"mrc{'-' + prefix[:-1] if prefix else ''}"
-        figures.append((base, *mrc_figure(outdir, base, trace, recs, style, hosts, several)))
-    # Room on the right for the key's longest title (hosts' labels are long).
-    longest = max((len(series_title(*k[:2], several)) for recs in traces.values()
-                   for k in recs), default=0)
-    size = f"{1000 + 7 * max(0, longest - 22)},620"
-    scripts = {}  # base: its two scripts
-    for term, ext in ((f"pngcairo size {size} font 'sans,11'", "png"),
-                      (f"svg size {size} dynamic font 'sans,11'", "svg")):
-        for base, title, xlabel, settings, plots in figures:
-            path = os.path.join(outdir, f"{base}-{ext}.gp")
-            with open(path, "w") as f:
-                f.write(sim_script(outdir, base, ext, term, title, xlabel, settings, plots))
-            scripts.setdefault(base, []).append(path)
-    if not shutil.which("gnuplot"):
-        return [], (f"gnuplot is not installed: no sim plots; their data (*.dat), gnuplot "
-                    f"scripts (*.gp) and records (results.jsonl) are in {outdir}")
-    pngs, failed = [], []
-    for base, paths in scripts.items():  # one gnuplot a figure: a failure stops no other
-        res = subprocess.run(["gnuplot", *paths], capture_output=True, text=True)
-        if res.returncode == 0:
-            pngs.append(os.path.join(outdir, f"{base}.png"))
-        else:
-            failed.append(f"{base}: {res.stderr.strip()}")
-    return pngs, ("gnuplot failed on " + "; ".join(failed)) if failed else None
+            pngs += pareto_figure(outdir, f"pareto-{prefix}{entries}", trace, entries, at,
+                                  styles, hosts)[:1]
+        pngs += mrc_figure(outdir, f"mrc{'-' + prefix[:-1] if prefix else ''}", trace, recs,
+                           styles, hosts)[:1]
+    return pngs
+
+
+NO_MATPLOTLIB = "matplotlib is not installed (apt-get install python3-matplotlib): no plots"
 
 def main():
     if len(sys.argv) < 2 or sys.argv[1] in ("-h", "--help"):
@@ -773,25 +773,21 @@ def main():
               file=sys.stderr)
         return 2
     report, pngs, problems = None, [], []
+    drawing = plotting.have_matplotlib()
     if rows:
         groups = group(rows)
-        keys = series_keys(groups)
-        mixes, present = write_data(outdir, groups, keys)
-        ratios = any(present["ratio"])
-        problem = plot(outdir, mixes, keys, hosts, present)
+        ratios = any("kernel_ratio" in r for r in rows)
+        problem = None if drawing else NO_MATPLOTLIB + "."
         with open(os.path.join(outdir, "report.md"), "w") as f:
             f.write(markdown(hosts, groups, rows, problem, ratios))
         report = f"{outdir}/report.md"
-        if problem:
-            problems.append(problem)
-        else:
-            pngs += [f"{outdir}/{p}" for p in ["ns_per_op.png"] +
-                     (["ratio.png"] if ratios else []) + ["mops_vs_threads.png"]]
-    if sims:
-        drawn, problem = sim_plots(outdir, runs, hosts)
-        pngs += drawn
-        if problem:
-            problems.append(problem)
+        if drawing:
+            pngs += compare_plots(outdir, groups, hosts)
+    if sims and drawing:
+        pngs += sim_plots(outdir, runs, hosts)
+    if not drawing:
+        problems.append(NO_MATPLOTLIB + ("; report.md written" if report else
+                                         f"; the records are in {results_path(outdir)}"))
     said = ([f"report: {report}"] if report else []) + (["plots: " + ", ".join(pngs)] if pngs else [])
     if said:
         print(", ".join(said))

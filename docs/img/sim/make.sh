@@ -17,17 +17,19 @@
 # end), every record as jsonl (results.jsonl, which `sim --plot` writes and
 # the plotter, harness/results/report.py, draws from), the miss-ratio
 # curves (mrc.png, mrc.svg: one thread) and the Pareto plot at 10 % of the
-# distinct keys (pareto-<entries>.png/.svg: two threads).  The .dat files
-# and gnuplot scripts of every size stay beside them (the scripts name the
-# data by its path from the repository root); the PNG and SVG of the other
-# sizes are removed to keep the repository small.  Rates come from one run
+# distinct keys (pareto-<entries>.png/.svg: two threads), drawn with
+# matplotlib; the PNG and SVG of the other sizes are removed to keep the
+# repository small.  Rates come from one run
 # on whatever machine measures: read them with the host line.  --redraw
 # measures nothing: the figures change, the figures' numbers (and so the
 # ones docs/lru.md quotes) do not.
 set -euo pipefail
 top=docs/img/sim
 [ -d "$top" ] || { echo "make.sh: run me from the repository root" >&2; exit 2; }
-command -v gnuplot >/dev/null || { echo "make.sh: gnuplot is needed" >&2; exit 2; }
+# The python the plotter needs (matplotlib), as maplab picks it.
+python=${MAPLAB_PYTHON:-$( [ -x /usr/bin/python3 ] && echo /usr/bin/python3 || echo python3)}
+"$python" -c 'import matplotlib' 2>/dev/null ||
+    { echo "make.sh: $python has no matplotlib (apt-get install python3-matplotlib)" >&2; exit 2; }
 redraw=false
 if [ "${1:-}" = --redraw ]; then
     redraw=true
@@ -44,16 +46,16 @@ run() {         # run NAME TRACE
     if $redraw; then
         [ -s "$dir/results.jsonl" ] || { echo "make.sh: no $dir/results.jsonl to redraw" >&2; exit 2; }
         find "$dir" -name '*.png' -o -name '*.svg' -o -name '*.dat' -o -name '*.gp' | xargs rm -f
-        python3 harness/results/report.py "$dir" >/dev/null
+        "$python" harness/results/report.py "$dir" >/dev/null
     else
         rm -rf "$dir"
         mkdir -p "$dir"
         "$maplab" sim --trace "$trace" --policy all --sizes "$sizes" --threads 1,2 \
             --quiet --plot "$dir" --out "$dir/table.txt"
     fi
-    # The entries of the kept size: the keep-th smallest pareto-N.dat.
+    # The entries of the kept size: the keep-th smallest pareto-N.png.
     local n
-    n=$(ls "$dir" | sed -n 's/^pareto-\([0-9]*\)\.dat$/\1/p' | sort -n | sed -n "${keep}p")
+    n=$(ls "$dir" | sed -n 's/^pareto-\([0-9]*\)\.png$/\1/p' | sort -n | sed -n "${keep}p")
     for f in "$dir"/pareto-*.png "$dir"/pareto-*.svg; do
         case $f in "$dir/pareto-$n".*) ;; *) rm -f "$f" ;; esac
     done

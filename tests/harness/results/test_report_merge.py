@@ -7,11 +7,16 @@ usage: test_report_merge.py SOURCE_ROOT
 Writes hand-made records for two hosts (a 2-CPU VM and a 16-CPU machine)
 and a second run of the first host, runs report.py on them, and checks
 that each host is labelled, that the figures keep their spreads and
-ratios, and that the flags and the data for the plots are there.
+ratios, and that the flags are there.  Then the plots (where this python
+has matplotlib): a PNG 1200 px wide and an SVG for each, no gnuplot
+leftovers, panels of at most 8 series for a workload of 24 sides; without
+matplotlib (hidden from report.py), one line and report.md still written;
+exit 2 on no records and on a file that is not jsonl.
 """
 import json
 import os
 import shutil
+import struct
 import subprocess
 import sys
 import tempfile
@@ -57,6 +62,91 @@ failures = []
 def check(name, ok):
     if not ok:
         failures.append(name)
+
+
+def png_size(path):
+    """(width, height) from a PNG's IHDR."""
+    with open(path, "rb") as f:
+        head = f.read(24)
+    return struct.unpack(">II", head[16:24]) if head[:8] == b"\x89PNG\r\n\x1a\n" else (0, 0)
+
+
+def report_py(root):
+    return os.path.join(root, "harness", "results", "report.py")
+
+
+def check_plots(root, tmp, small, stdout):
+    sys.path.insert(0, os.path.join(root, "harness", "results"))
+    import plotting
+    import report
+    names = ("ns_per_op", "ratio", "mops_vs_threads")
+    check("no gnuplot leftovers (.dat, .gp)",
+          not [f for f in os.listdir(small) if f.endswith((".dat", ".gp"))])
+    if plotting.have_matplotlib():
+        for n in names:
+            png, svg = (os.path.join(small, f"{n}.{e}") for e in ("png", "svg"))
+            width = png_size(png)[0] if os.path.exists(png) else 0
+            check(f"{n}.png about 1200 px wide (got {width})", 1150 <= width <= 1250)
+            check(f"{n}.svg written, its axes named as text",
+                  os.path.exists(svg) and "threads" in open(svg).read()
+                  if n == "mops_vs_threads" else os.path.exists(svg))
+            check(f"{n}.png's path in the line printed", f"{small}/{n}.png" in stdout)
+        # 24 sides of one workload: panels of at most 8, the kernel's BPF
+        # side in each; every side somewhere; a style of its own per side.
+        rows = [dict(result("kernel", "hash", t, (50.0, 40.0, 60.0), (20.0, 18.0, 22.0)),
+                     label="kernel BPF", _host="vm") for t in (1, 2)]
+        rows += [dict(result("user", f"hash/d{i:02}", t, (50.0, 40.0, 60.0), (20.0, 18.0, 22.0)),
+                      label=f"hash/d{i:02}", _host="vm") for i in range(23) for t in (1, 2)]
+        plan = report.compare_panels(report.group(rows))
+        check(f"24 series: 4 panels (got {len(plan)})", len(plan) == 4)
+        check("at most 8 series a panel", all(len(p[2]) <= 8 for p in plan))
+        check("the kernel in every panel", all("kernel BPF" in p[2] for p in plan))
+        check("every series drawn", {n for p in plan for n in p[2]} ==
+              {"kernel BPF"} | {f"hash/d{i:02}" for i in range(23)})
+        styles = plotting.Styles()
+        styles.place(p[2] for p in plan)
+        for p in plan:
+            st = [styles.get(n) for n in p[2]]
+            check(f"one colour and marker per series in a panel ({p[2][1]}...)",
+                  len({s["color"] for s in st}) == len(st) and
+                  len({s["marker"] for s in st}) == len(st))
+        pairs = {(s["color"], s["marker"]) for s in map(styles.get, styles.names())}
+        check("a colour and marker pair per series", len(pairs) == 24)
+        check("the kernel dashed and open", styles.get("kernel BPF")["linestyle"] != "-" and
+              styles.get("kernel BPF")["fillstyle"] == "none")
+        check("a thread axis without offsets", thread_axis_exact(plotting))
+    # Without matplotlib: one line, report.md written, exit 0.
+    hide = os.path.join(tmp, "nompl", "matplotlib")
+    os.makedirs(hide)
+    with open(os.path.join(hide, "__init__.py"), "w") as f:
+        f.write("raise ImportError('hidden by the test')\n")
+    os.remove(os.path.join(small, "report.md"))
+    run = subprocess.run([sys.executable, report_py(root), small], capture_output=True, text=True,
+                         env=dict(os.environ, PYTHONPATH=os.path.dirname(hide)))
+    check(f"without matplotlib: exit 0 (got {run.returncode})", run.returncode == 0)
+    check(f"without matplotlib: says so in one line (got {run.stderr!r})",
+          run.stderr == "report.py: matplotlib is not installed (apt-get install "
+          "python3-matplotlib): no plots; report.md written\n")
+    check("without matplotlib: report.md written", os.path.exists(os.path.join(small, "report.md")))
+    # Exit 2: no records; not jsonl.
+    empty = os.path.join(tmp, "empty")
+    os.makedirs(empty)
+    open(os.path.join(empty, "results.jsonl"), "w").close()
+    run = subprocess.run([sys.executable, report_py(root), empty], capture_output=True, text=True)
+    check(f"no records: exit 2 (got {run.returncode})", run.returncode == 2)
+    with open(os.path.join(empty, "results.jsonl"), "w") as f:
+        f.write("threads,mops\n1,2.0\n")
+    run = subprocess.run([sys.executable, report_py(root), empty], capture_output=True, text=True)
+    check(f"not jsonl: exit 2 (got {run.returncode})", run.returncode == 2 and
+          "not JSON" in run.stderr)
+
+
+def thread_axis_exact(plotting):
+    fig, axes = plotting.panels(1)
+    plotting.thread_axis(axes[0], [1, 2, 4, 8])
+    ticks = list(axes[0].get_xticks())
+    plotting.plt.close(fig)
+    return ticks == [1, 2, 4, 8] and axes[0].get_xlabel() == "threads"
 
 
 def main():
@@ -130,14 +220,7 @@ def main():
               "asked." in md)
         check("nothing flagged on the big host", "- big," not in md)
 
-        # The plots' data: three columns (median, min, max) per host and side.
-        dat = open(os.path.join(small, "ns_per_op.dat")).read().splitlines()
-        row = dat[1].split()
-        check(f"ns_per_op.dat: 1 + 5 series (host, side) x 3 columns, got {len(row)}",
-              len(row) == 1 + 5 * 3)
-        if shutil.which("gnuplot"):
-            for png in ("ns_per_op.png", "ratio.png", "mops_vs_threads.png"):
-                check(f"{png} drawn", os.path.getsize(os.path.join(small, png)) > 0)
+        check_plots(root, tmp, small, run.stdout)
     finally:
         shutil.rmtree(tmp)
     for f in failures:
