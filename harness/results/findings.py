@@ -547,6 +547,7 @@ def plot_lru(run, by, miss, kmiss, styles):
         ax.set_ylim(bottom=0)
     ax = axes[len(groups)]
     top = max(threads)
+    labels = []
     for n in names:
         m = miss.get(n) or kmiss.get(n)
         r = by[n].get(top)
@@ -555,10 +556,10 @@ def plot_lru(run, by, miss, kmiss, styles):
         x = fig(r, "mops")
         st = styles.get(n)
         ax.errorbar([x.med], [m["miss_ratio"]], xerr=[[x.med - x.lo], [x.hi - x.med]],
-                    color=st["color"], marker=st["marker"], linestyle="none",
-                    markerfacecolor=st.get("markerfacecolor", st["color"]), capsize=3)
-        ax.annotate(n.replace("kernel BPF", "kernel"), (x.med, m["miss_ratio"]),
-                    textcoords="offset points", xytext=(4, 4), fontsize=7)
+                    linestyle="none", capsize=3, markersize=7,
+                    **{k: st[k] for k in ("color", "marker", "fillstyle") if k in st})
+        labels.append((x.med, m["miss_ratio"], n.replace("kernel BPF", "kernel")))
+    plotting.label_points(ax, labels)
     ax.set_xlabel(f"Mops/s at {top} threads")
     ax.set_ylabel("miss ratio (zipf 0.99, sim)")
     ax.set_title("throughput against miss ratio (down and right is better)")

@@ -609,57 +609,14 @@ static const char *plot_python(void)
 	return "python3";
 }
 
-int record_plot(const char *dir, char *note, size_t notelen)
-{
-	static const char plotter[] = MAPLAB_PLOTTER;
-	const char *python = plot_python();
-	char *argv[] = { (char *)python, (char *)plotter, (char *)dir, NULL };
-	posix_spawn_file_actions_t actions;
-	pid_t pid;
-	int status, rc;
-
-	char shown[512];
-	parse_printable(dir, shown, sizeof(shown));
-	note[0] = '\0';
-	if (access(plotter, R_OK)) {
-		snprintf(note, notelen, "no plots: the plotter is not at %s (this "
-			 "maplab was built from a source tree that has moved); the "
-			 "records are in %s/results.jsonl", plotter, shown);
-		return 1;
-	}
-	if (posix_spawn_file_actions_init(&actions)) {
-		snprintf(note, notelen, "no plots: out of memory");
-		return 1;
-	}
-	/* Its line of what it wrote (the plots' paths) goes to stderr, with
-	 * maplab's other notes: maplab's stdout may be jsonl. */
-	posix_spawn_file_actions_adddup2(&actions, STDERR_FILENO, STDOUT_FILENO);
-	rc = posix_spawnp(&pid, python, &actions, NULL, argv, environ);
-	posix_spawn_file_actions_destroy(&actions);
-	if (rc) {
-		snprintf(note, notelen, "no plots: %s is %s (%s); the records "
-			 "are in %s/results.jsonl: draw them with python3 %s %s",
-			 python, rc == ENOENT ? "not installed" : "not runnable",
-			 map_errno_text(rc), shown, plotter, shown);
-		return 1;
-	}
-	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) ||
-	    WEXITSTATUS(status) != 0) {
-		snprintf(note, notelen, "no plots: %s failed (above); the records "
-			 "are in %s/results.jsonl", plotter, shown);
-		return 1;
-	}
-	return 0;
-}
-
-/* python3 running script on dir: its stdout to ours, or (to_stderr) to our
- * stderr.  0, or 1 with a note. */
+/* `python` running script on dir, its stdout to ours or (to_stderr) to our
+ * stderr.  0, or 1 with a note that starts with `what` ("no plots"). */
 static int run_results_script(const char *script, const char *dir,
-			      bool to_stderr, char *note, size_t notelen)
+			      bool to_stderr, const char *what, char *note,
+			      size_t notelen)
 {
-	char *argv[] = { "python3", (char *)script, (char *)dir, NULL };
-	const char *python = access("/usr/bin/python3", X_OK) ? "python3"
-							      : "/usr/bin/python3";
+	const char *python = plot_python();
+	char *argv[] = { (char *)python, (char *)script, (char *)dir, NULL };
 	posix_spawn_file_actions_t actions;
 	pid_t pid;
 	int status, rc;
@@ -668,13 +625,13 @@ static int run_results_script(const char *script, const char *dir,
 	parse_printable(dir, shown, sizeof(shown));
 	note[0] = '\0';
 	if (access(script, R_OK)) {
-		snprintf(note, notelen, "%s is missing (this maplab was built from "
-			 "a source tree that has moved); the records are in "
-			 "%s/results.jsonl", script, shown);
+		snprintf(note, notelen, "%s: %s is missing (this maplab was built "
+			 "from a source tree that has moved); the records are in "
+			 "%s/results.jsonl", what, script, shown);
 		return 1;
 	}
 	if (posix_spawn_file_actions_init(&actions)) {
-		snprintf(note, notelen, "out of memory");
+		snprintf(note, notelen, "%s: out of memory", what);
 		return 1;
 	}
 	if (to_stderr)
@@ -683,22 +640,32 @@ static int run_results_script(const char *script, const char *dir,
 	rc = posix_spawnp(&pid, python, &actions, NULL, argv, environ);
 	posix_spawn_file_actions_destroy(&actions);
 	if (rc) {
-		snprintf(note, notelen, "python3 is %s (%s); the records are in "
-			 "%s/results.jsonl: run python3 %s %s",
+		snprintf(note, notelen, "%s: %s is %s (%s); the records are in "
+			 "%s/results.jsonl: run python3 %s %s", what, python,
 			 rc == ENOENT ? "not installed" : "not runnable",
 			 map_errno_text(rc), shown, script, shown);
 		return 1;
 	}
 	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) ||
 	    WEXITSTATUS(status) != 0) {
-		snprintf(note, notelen, "%s failed (above); the records are in "
-			 "%s/results.jsonl", script, shown);
+		snprintf(note, notelen, "%s: %s failed (above); the records are "
+			 "in %s/results.jsonl", what, script, shown);
 		return 1;
 	}
 	return 0;
 }
 
+int record_plot(const char *dir, char *note, size_t notelen)
+{
+	/* Its line of what it wrote (the plots' paths) goes to stderr, with
+	 * maplab's other notes: maplab's stdout may be jsonl. */
+	return run_results_script(MAPLAB_PLOTTER, dir, true, "no plots", note,
+				  notelen);
+}
+
 int record_findings(const char *dir, char *note, size_t notelen)
 {
-	return run_results_script(MAPLAB_FINDINGS, dir, false, note, notelen);
+	/* Its answers are the command's output: stdout. */
+	return run_results_script(MAPLAB_FINDINGS, dir, false, "no findings",
+				  note, notelen);
 }

@@ -165,7 +165,7 @@ expect 0 'matplotlib is not installed \(apt-get install python3-matplotlib\): no
     env PYTHONPATH="$tmp/nompl" "$maplab" sim --trace "$traces/loop.txt" --policy opt --sizes 50 --plot "$tmp/plots2"
 check "records kept without matplotlib" test -s "$tmp/plots2/results.jsonl"
 check "no plots without matplotlib" bash -c "! ls '$tmp/plots2' | grep -q png"
-expect 0 'no plots: /nonexistent/python3 is not installed.*draw them with python3 .*report.py' \
+expect 0 'no plots: /nonexistent/python3 is not installed.*run python3 .*report.py' \
     env MAPLAB_PYTHON=/nonexistent/python3 "$maplab" sim --trace "$traces/loop.txt" --policy opt \
     --sizes 50 --plot "$tmp/plots3"
 check "records kept without python3" grep -q '"record":"sim"' "$tmp/plots3/results.jsonl"
