@@ -13,6 +13,7 @@
 #include "kernel-compare/kbench.h"
 #include "kernel-compare/kmap.h"
 #include "harness/common/parse.h"
+#include "harness/common/wrap.h"
 #include "maps/base/cpu.h"
 
 #include <errno.h>
@@ -473,11 +474,11 @@ void measure_print_workload(FILE *f, const struct bench_cli *cli, bool hash_note
 		snprintf(range, sizeof(range), " from a range of %u (%.0f%% of the "
 			 "entries)", w->key_range,
 			 100.0 * w->key_range / w->entries);
-	fprintf(f, "workload: %s, %s keys%s, %u entries (%u%% prefilled), key %u "
+	wrap_printf(f, "workload: %s, %s keys%s, %u entries (%u%% prefilled), key %u "
 		"B, value %u B\n", mix, dist, range, w->entries, w->prefill_pct,
 		w->key_size, w->value_size);
 	if (w->prefixes)
-		fprintf(f, "prefixes: %s; lookups ask for full-length addresses, "
+		wrap_printf(f, "prefixes: %s; lookups ask for full-length addresses, "
 			"%g%% of them inside a stored prefix, the others outside "
 			"every prefix%s\n", prefix_set_name(w->prefixes),
 			workload_hit_ratio(w), hash_note
