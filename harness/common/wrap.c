@@ -24,7 +24,7 @@ size_t wrap_width(const char *s)
 
 size_t wrap_take(const char *s, size_t room)
 {
-	size_t n = strlen(s), cut = 0, col = 0;
+	size_t n = strlen(s), cut = 0, list_cut = 0, col = 0;
 	if (wrap_width(s) <= room)
 		return n;
 	for (size_t i = 0; i < n; i++) {
@@ -32,9 +32,13 @@ size_t wrap_take(const char *s, size_t room)
 			if (col > room)
 				break;
 			cut = i;
+			if (s[i - 1] == ',')
+				list_cut = i;
 		}
 		col += ((unsigned char)s[i] & 0xc0) != 0x80;
 	}
+	if (list_cut)
+		return list_cut;
 	if (cut == 0) { /* one word wider than the room: whole */
 		while (cut < n && s[cut] == ' ')
 			cut++;

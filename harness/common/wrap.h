@@ -24,8 +24,10 @@ size_t wrap_width_n(const char *s, size_t n);
 size_t wrap_width(const char *s);
 
 /* How many bytes of s the next line of `room` columns takes: up to the
- * last blank before s runs past room (the first word whole, where it
- * alone is wider); all of s where it fits.  Blanks at the break are the
+ * last blank after a comma before s runs past room, so that the items of
+ * a list ("lookup 90%, insert 100%") stay whole; where there is none, the
+ * last blank (the first word whole, where it alone is wider); all of s
+ * where it fits.  Blanks at the break are the
  * caller's to skip. */
 size_t wrap_take(const char *s, size_t room);
 

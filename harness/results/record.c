@@ -548,13 +548,13 @@ static void table_print(FILE *f, const struct record_column *cols,
 	if (!wrap)
 		table_pad(l, rest, width[last], cols[last].flags & RECORD_LEFT);
 	fclose(l);
-	while (len && line[len - 1] == ' ')
+	size_t indent = WRAP_COLUMNS - start >= TABLE_MIN_ROOM ? start : 4;
+	bool beside = wrap && indent == start; /* its first piece on the row */
+	while (len && line[len - 1] == ' ' && !beside)
 		line[--len] = '\0';
 	fprintf(f, "%s", line);
 	free(line);
 	if (wrap) {
-		size_t indent = WRAP_COLUMNS - start >= TABLE_MIN_ROOM ? start : 4;
-		bool beside = indent == start; /* its first piece on the row */
 		while (*rest) {
 			size_t n = wrap_take(rest, WRAP_COLUMNS - indent);
 			if (!beside)
