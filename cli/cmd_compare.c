@@ -8,13 +8,15 @@
  * kernel's map in its mode (map_ops.mode_flags: lru/linux_percpu for the
  * LRU hash with BPF_F_NO_COMMON_LRU), so there is one kernel side per
  * distinct mode among the designs, and each design's ratio is to the
- * kernel side of its own mode.  The table puts the sides in columns, then
- * the work per op of the designs that count it; jsonl and csv write every
- * point, ratios included.
+ * kernel side of its own mode.  Each figure's table has a row per side and
+ * a column per thread count (columns that would run past WRAP_COLUMNS go
+ * on in a table under it), then the work per op of the designs that count
+ * it; jsonl and csv write every point, ratios included.
  */
 #include "cli/cli.h"
 #include "cli/measure.h"
 
+#include "harness/common/wrap.h"
 #include "kernel-compare/kbench.h"
 
 #include <math.h>
@@ -25,9 +27,10 @@
 static const char usage_compare[] =
 	"usage: maplab compare [options]\n\n"
 	"bench on the named designs and kbench on the kernel map of their type,\n"
-	"on identical work, in one table: for each thread count, the kernel's\n"
-	"ns/op (in BPF and through the syscall), each design's ns/op and its\n"
-	"ratio to the kernel's, and Mops/s.  A design with mode flags (as\n"
+	"on identical work, side by side: a table per figure with a row per\n"
+	"side and a column per thread count: the kernel's ns/op (in BPF and\n"
+	"through the syscall), each design's ns/op and its ratio to the\n"
+	"kernel's, then Mops/s.  A design with mode flags (as\n"
 	"lru/linux_percpu's BPF_F_NO_COMMON_LRU) is compared with the kernel's\n"
 	"map in that mode: one kernel side per mode among the designs.  LPM\n"
 	"tries and hash maps run side by side on the same addresses with\n"
@@ -49,60 +52,121 @@ static const char after_compare[] =
 	"  maplab compare --map lpm_trie/linux,lpm_trie/prefix_hash,hash/linux,"
 	"hash/cow --mix update=100\n";
 
-#define CELL 22 /* the narrowest column */
+/* The blanks between a table's columns. */
+#define GAP 2
 
-/* A figure with its ratio to the kernel where there is one, and a mark
- * on a flagged point's median, in a column `width` wide. */
-static void print_cell(FILE *f, int width, const struct report_point *p,
-		       enum report_field field, const char *format,
-		       enum spread_part part)
+/* Point p's cell: the figure (median, min or max), with its ratio to the
+ * kernel where the figure is ns/op and there is one, and a mark on a
+ * flagged point's median where the figure is `timed` (a flag says a time
+ * cannot be true; the map's bytes are measured apart from the clock).
+ * "-" where not measured. */
+static void format_cell(char *cell, size_t len, const struct report_point *p,
+			enum report_field field, const char *format,
+			enum spread_part part, bool timed)
 {
-	char cell[48] = "-", ratio[24] = "";
-	if (p->runs && !isnan(spread_part(&p->field[field], part))) {
-		const struct spread *r = &p->field[RF_KERNEL_RATIO];
-		if (field == RF_NS_PER_OP && !isnan(r->median))
-			snprintf(ratio, sizeof(ratio), " (%.2fx)",
-				 spread_part(r, part));
-		int len = snprintf(cell, sizeof(cell), format,
-				   spread_part(&p->field[field], part));
-		snprintf(cell + len, sizeof(cell) - (size_t)len, "%s%s", ratio,
-			 part == SPREAD_MEDIAN && p->flags ? " !" : "");
-	}
-	fprintf(f, " %*s", width, cell);
+	char ratio[24] = "";
+	snprintf(cell, len, "-");
+	if (!p->runs || isnan(spread_part(&p->field[field], part)))
+		return;
+	const struct spread *r = &p->field[RF_KERNEL_RATIO];
+	if (field == RF_NS_PER_OP && !isnan(r->median))
+		snprintf(ratio, sizeof(ratio), " (%.2fx)", spread_part(r, part));
+	int n = snprintf(cell, len, format, spread_part(&p->field[field], part));
+	snprintf(cell + n, len - (size_t)n, "%s%s", ratio,
+		 timed && part == SPREAD_MEDIAN && p->flags ? " !" : "");
 }
 
-/* Side s's column: wide enough for its label (a long label widens its
- * own column only). */
-static int cell_width(const struct measurement *m, unsigned s)
+/* Thread count t's column title. */
+static void format_title(char *title, size_t len, unsigned threads)
 {
-	size_t width = strlen(m->sides[s].label);
-	return (int)(width > CELL ? width : CELL);
+	snprintf(title, len, "%u thread%s", threads, threads == 1 ? "" : "s");
 }
 
-/* One figure of every side: a line per thread count, and under it lines
- * of minima and maxima when there were repeats and `spread`. */
-static void print_figure(FILE *f, const struct bench_cli *cli,
-			 const struct measurement *m, enum report_field field,
-			 const char *format, bool spread)
+/* The widest of thread count t's cells (and its title). */
+static int column_width(const struct bench_cli *cli,
+			const struct measurement *m, unsigned t,
+			enum report_field field, const char *format,
+			unsigned parts, bool timed)
+{
+	char cell[64];
+	format_title(cell, sizeof(cell), cli->threads[t]);
+	size_t width = wrap_width(cell);
+	for (unsigned s = 0; s < m->n_sides; s++)
+		for (unsigned part = 0; part < parts; part++) {
+			format_cell(cell, sizeof(cell), measure_point(m, s, t),
+				    field, format, (enum spread_part)part, timed);
+			width = wrap_width(cell) > width ? wrap_width(cell) : width;
+		}
+	return (int)width;
+}
+
+/* The side column: its longest label. */
+static int side_width(const struct measurement *m)
+{
+	size_t width = strlen("side");
+	for (unsigned s = 0; s < m->n_sides; s++)
+		if (strlen(m->sides[s].label) > width)
+			width = strlen(m->sides[s].label);
+	return (int)width;
+}
+
+/* The thread counts [from, to) as one table: a row per side, and under it
+ * rows of minima and maxima where there are `parts` 3. */
+static void print_columns(FILE *f, const struct bench_cli *cli,
+			  const struct measurement *m, unsigned from,
+			  unsigned to, const int *width, enum report_field field,
+			  const char *format, unsigned parts, bool timed)
 {
 	static const char *const part_names[] = { "", "  min", "  max" };
-	unsigned parts = cli->repeat > 1 && spread ? 3 : 1;
-	fprintf(f, "%-8s", "threads");
-	for (unsigned s = 0; s < m->n_sides; s++)
-		fprintf(f, " %*s", cell_width(m, s), m->sides[s].label);
+	int name = side_width(m);
+	char cell[64];
+	fprintf(f, "%-*s", name, "side");
+	for (unsigned t = from; t < to; t++) {
+		format_title(cell, sizeof(cell), cli->threads[t]);
+		fprintf(f, "%*s%*s", GAP, "", width[t], cell);
+	}
 	fputc('\n', f);
-	for (unsigned t = 0; t < m->n_threads; t++)
+	for (unsigned s = 0; s < m->n_sides; s++)
 		for (unsigned part = 0; part < parts; part++) {
-			if (part == 0)
-				fprintf(f, "%-8u", cli->threads[t]);
-			else
-				fprintf(f, "%-8s", part_names[part]);
-			for (unsigned s = 0; s < m->n_sides; s++)
-				print_cell(f, cell_width(m, s),
-					   measure_point(m, s, t), field, format,
-					   (enum spread_part)part);
+			fprintf(f, "%-*s", name,
+				part ? part_names[part] : m->sides[s].label);
+			for (unsigned t = from; t < to; t++) {
+				format_cell(cell, sizeof(cell),
+					    measure_point(m, s, t), field, format,
+					    (enum spread_part)part, timed);
+				int pad = width[t] - (int)wrap_width(cell);
+				fprintf(f, "%*s%s", GAP + (pad > 0 ? pad : 0), "",
+					cell);
+			}
 			fputc('\n', f);
 		}
+}
+
+/* One figure of every side: a row per side, a column per thread count,
+ * and rows of minima and maxima under each side when there were repeats
+ * and `spread`.  Thread counts that would run a line past WRAP_COLUMNS go
+ * on into a further table under the first. */
+static void print_figure(FILE *f, const struct bench_cli *cli,
+			 const struct measurement *m, enum report_field field,
+			 const char *format, bool spread, bool timed)
+{
+	unsigned parts = cli->repeat > 1 && spread ? 3 : 1;
+	int width[BENCH_MAX_THREAD_COUNTS];
+	int name = side_width(m);
+	for (unsigned t = 0; t < m->n_threads; t++)
+		width[t] = column_width(cli, m, t, field, format, parts, timed);
+	for (unsigned from = 0; from < m->n_threads;) {
+		unsigned to = from + 1; /* one column at least, whatever it takes */
+		int line = name + GAP + width[from];
+		while (to < m->n_threads &&
+		       line + GAP + width[to] <= WRAP_COLUMNS)
+			line += GAP + width[to++];
+		if (from)
+			fputc('\n', f);
+		print_columns(f, cli, m, from, to, width, field, format, parts,
+			      timed);
+		from = to;
+	}
 }
 
 /* Whether some point of the measurement has figure `field`. */
@@ -120,10 +184,10 @@ static void print_physical(FILE *f, const struct measurement *m)
 	for (unsigned s = 0; s < m->n_sides; s++) {
 		const struct side *side = &m->sides[s];
 		if (side->kind == &side_harness)
-			fprintf(f, "%s: the noop design through the same loop: "
+			wrap_printf(f, "%s: the noop design through the same loop: "
 				"the harness's own cost per op.\n", side->label);
 		else if (side->kind == &side_loads)
-			fprintf(f, "%s: independent random 8-byte loads over "
+			wrap_printf(f, "%s: independent random 8-byte loads over "
 				"%zu bytes, %s's footprint: ns per load per "
 				"thread, the memory system's floor for a loop of "
 				"lookups (docs/bench.md).\n", side->label,
@@ -143,13 +207,16 @@ static bool has_ratios(const struct measurement *m)
 
 /* With kernel sides of several modes: which designs each one is the
  * reference of. */
-static void print_modes(FILE *f, const struct measurement *m)
+static void print_modes(FILE *out, const struct measurement *m)
 {
 	unsigned kernels = 0;
+	FILE *f;
 	for (unsigned s = 0; s < m->n_sides; s++)
 		kernels += m->sides[s].kind == &side_kernel;
 	if (kernels < 2)
 		return;
+	struct wrap_buffer line;
+	f = wrap_begin(&line);
 	fputs("each design's ratio is to the kernel's map in the design's mode "
 	      "(its mode flags):", f);
 	for (unsigned k = 0; k < m->n_sides; k++) {
@@ -165,6 +232,7 @@ static void print_modes(FILE *f, const struct measurement *m)
 		fprintf(f, " to %s;", m->sides[k].label);
 	}
 	fputc('\n', f);
+	wrap_end(&line, out);
 }
 
 /* Whether --map names maps of more than one type. */
@@ -187,20 +255,21 @@ static void print_compare_table(FILE *f, const struct bench_cli *cli,
 			"its min and max below it\n", cli->repeat);
 	fprintf(f, "\nns/op per thread%s\n", ratios
 		? " (ratio: side / kernel BPF, within each repeat)" : "");
-	print_figure(f, cli, m, RF_NS_PER_OP, "%.1f", true);
+	print_figure(f, cli, m, RF_NS_PER_OP, "%.1f", true, true);
 	fprintf(f, "\nMops/s, all threads\n");
-	print_figure(f, cli, m, RF_MOPS, "%.2f", true);
+	print_figure(f, cli, m, RF_MOPS, "%.2f", true, true);
 	if (has_figure(m, RF_BYTES_PER_ENTRY)) {
 		/* The same map each repeat: its medians say it all. */
 		fprintf(f, "\nbytes per entry of max_entries, after the prefill "
 			"(medians)\n");
-		print_figure(f, cli, m, RF_BYTES_PER_ENTRY, "%.1f", false);
+		print_figure(f, cli, m, RF_BYTES_PER_ENTRY, "%.1f", false,
+			     false);
 	}
 	report_write_notes(f, m->points, m->n_sides * m->n_threads);
 	report_write_work(f, m->points, m->n_sides * m->n_threads);
 	fputc('\n', f);
 	if (ratios) {
-		fprintf(f, "kernel BPF: the map calls inside BPF programs via "
+		wrap_printf(f, "kernel BPF: the map calls inside BPF programs via "
 			"BPF_PROG_TEST_RUN, baseline subtracted%s\n",
 			cli->no_syscall ? "." : "; kernel syscall: one bpf(2) call "
 			"per op.");

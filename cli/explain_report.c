@@ -11,6 +11,7 @@
 #include "cli/explain.h"
 #include "cli/measure.h"
 #include "harness/common/parse.h"
+#include "harness/common/wrap.h"
 #include "harness/profile/flamegraph.h"
 #include "harness/profile/symbols.h"
 
@@ -81,8 +82,8 @@ static void print_mitigations(FILE *f, const struct host_record *host)
 	fprintf(f, "%s\n", any ? "" : " not reported");
 }
 
-void explain_print_header(FILE *f, const struct explain_cli *c,
-			  const struct host_record *host)
+static void print_header(FILE *f, const struct explain_cli *c,
+			 const struct host_record *host)
 {
 	const struct bench_cli *b = &c->b;
 	char flags[128];
@@ -137,17 +138,28 @@ static bool step_seen(const struct explain_point *p, enum prof_step st)
 	return false;
 }
 
-/* Reclamation done off the measured thread (liburcu's call_rcu thread):
- * CPU time beside the op's, per op, not in its total. */
-static void print_off_thread(FILE *f, const struct explain_point *p)
+/* The sides of a steps table (a label column of 38, then 23 a side)
+ * within WRAP_COLUMNS; more go on in a table under it. */
+#define STEP_SIDES ((WRAP_COLUMNS - 38) / 23)
+
+/* Whether some side does reclamation off the measured thread. */
+static bool any_off_thread(const struct explain_point *p)
 {
 	bool any = false;
 	for (unsigned i = 0; i < p->n_sides; i++)
 		any |= p->sides[i].sampled.tally.off_thread > 0;
-	if (!any)
+	return any;
+}
+
+/* Reclamation done off the measured thread (liburcu's call_rcu thread):
+ * CPU time beside the op's, per op, not in its total; sides [from, to). */
+static void print_off_thread(FILE *f, const struct explain_point *p,
+			     unsigned from, unsigned to)
+{
+	if (!any_off_thread(p))
 		return;
 	fprintf(f, "  %-36s", "+ reclamation off the thread");
-	for (unsigned i = 0; i < p->n_sides; i++) {
+	for (unsigned i = from; i < to; i++) {
 		const struct explain_side *s = &p->sides[i];
 		double share = share_of(s, s->sampled.tally.off_thread);
 		if (s->sampled.tally.off_thread)
@@ -155,27 +167,25 @@ static void print_off_thread(FILE *f, const struct explain_point *p)
 		else
 			fprintf(f, " %10s %11s", "-", "-");
 	}
-	fprintf(f, "\n  (the call_rcu thread's CPU per op, beside the total: "
-		"sampled)\n");
+	fputc('\n', f);
 }
 
-static void print_steps(FILE *f, const struct explain_cli *c,
-			const struct explain_point *p)
+/* The steps table of sides [from, to). */
+static void print_step_columns(FILE *f, const struct explain_point *p,
+			       unsigned from, unsigned to)
 {
-	fprintf(f, "steps of one %s (sampled share x unsampled ns/op)\n",
-		explain_op_name(c->op));
 	fprintf(f, "  %-36s", "");
-	for (unsigned i = 0; i < p->n_sides; i++)
+	for (unsigned i = from; i < to; i++)
 		fprintf(f, " %22.22s", p->sides[i].label);
 	fprintf(f, "\n  %-36s", "step");
-	for (unsigned i = 0; i < p->n_sides; i++)
+	for (unsigned i = from; i < to; i++)
 		fprintf(f, " %10s %11s", "share", "ns");
 	fputc('\n', f);
 	for (int st = 0; st < PROF_STEP_COUNT; st++) {
 		if (!step_seen(p, (enum prof_step)st))
 			continue;
 		fprintf(f, "  %-36s", prof_step_text((enum prof_step)st));
-		for (unsigned i = 0; i < p->n_sides; i++) {
+		for (unsigned i = from; i < to; i++) {
 			const struct explain_side *s = &p->sides[i];
 			uint64_t n = s->sampled.tally.step[st];
 			if (!n || !isfinite(explain_step_ns(s, (enum prof_step)st))) {
@@ -188,10 +198,27 @@ static void print_steps(FILE *f, const struct explain_cli *c,
 		fputc('\n', f);
 	}
 	fprintf(f, "  %-36s", "total");
-	for (unsigned i = 0; i < p->n_sides; i++)
+	for (unsigned i = from; i < to; i++)
 		fprintf(f, " %10s %11.1f", "", op_total_ns(&p->sides[i]));
 	fputc('\n', f);
-	print_off_thread(f, p);
+	print_off_thread(f, p, from, to);
+}
+
+static void print_steps(FILE *f, const struct explain_cli *c,
+			const struct explain_point *p)
+{
+	fprintf(f, "steps of one %s (sampled share x unsampled ns/op)\n",
+		explain_op_name(c->op));
+	for (unsigned from = 0; from < p->n_sides; from += STEP_SIDES) {
+		unsigned to = from + STEP_SIDES < p->n_sides ? from + STEP_SIDES
+							     : p->n_sides;
+		if (from)
+			fputc('\n', f);
+		print_step_columns(f, p, from, to);
+	}
+	if (any_off_thread(p))
+		fprintf(f, "  (+ reclamation off the thread: the call_rcu thread's "
+			"CPU per op, beside the total: sampled)\n");
 	if (p->sides[0].op_share < 0.99)
 		fprintf(f, "  (the op runs in %s pairs: its steps are per %s, the "
 			"program's and harness's per op of either kind)\n",
@@ -488,8 +515,8 @@ static void print_cautions(FILE *f, const struct explain_point *p)
 	}
 }
 
-void explain_print_point(FILE *f, const struct explain_cli *c,
-			 const struct explain_point *p)
+static void print_point(FILE *f, const struct explain_cli *c,
+			const struct explain_point *p)
 {
 	fprintf(f, "== %s %s at %u entries ==\n\n", map_type_name(c->b.map_types[0]),
 		explain_op_name(c->op), p->entries);
@@ -511,6 +538,24 @@ void explain_print_point(FILE *f, const struct explain_cli *c,
 	fprintf(f, "; this size took %.1f s)\n\n", p->seconds);
 }
 
+/* The header and each point go through wrap.h whole: their tables fit
+ * WRAP_COLUMNS and pass unchanged, their sentences are broken to fit. */
+void explain_print_header(FILE *f, const struct explain_cli *c,
+			  const struct host_record *host)
+{
+	struct wrap_buffer b;
+	print_header(wrap_begin(&b), c, host);
+	wrap_end(&b, f);
+}
+
+void explain_print_point(FILE *f, const struct explain_cli *c,
+			 const struct explain_point *p)
+{
+	struct wrap_buffer b;
+	print_point(wrap_begin(&b), c, p);
+	wrap_end(&b, f);
+}
+
 /* A side's name in a column of the sizes table: "kernel" for the kernel's
  * map, else the design's name. */
 static const char *column_name(const struct explain_side *s)
@@ -518,43 +563,60 @@ static const char *column_name(const struct explain_side *s)
 	return s->kernel ? "kernel" : s->label;
 }
 
-void explain_print_sizes(FILE *f, const struct explain_cli *c,
-			 const struct explain_point *points, unsigned n)
+/* The columns of the sizes table (a label column of 36, then 17 a
+ * column) within WRAP_COLUMNS; more go on in a table under it. */
+#define SIZE_COLUMNS ((WRAP_COLUMNS - 36) / 17)
+
+/* The sizes table's columns [from, to): column j is size j / sides, side
+ * j % sides. */
+static void print_size_columns(FILE *f, const struct explain_point *points,
+			       unsigned from, unsigned to)
 {
-	const struct explain_point *first = &points[0];
-	fprintf(f, "== across sizes: ns per step of one %s (sampled share x "
-		"unsampled ns/op) ==\n\n  %-34s", explain_op_name(c->op), "max_entries");
-	for (unsigned k = 0; k < n; k++)
-		for (unsigned i = 0; i < first->n_sides; i++)
-			fprintf(f, " %16u", points[k].entries);
+	unsigned sides = points[0].n_sides;
+	fprintf(f, "  %-34s", "max_entries");
+	for (unsigned j = from; j < to; j++)
+		fprintf(f, " %16u", points[j / sides].entries);
 	fprintf(f, "\n  %-34s", "step");
-	for (unsigned k = 0; k < n; k++)
-		for (unsigned i = 0; i < first->n_sides; i++)
-			fprintf(f, " %16.16s", column_name(&first->sides[i]));
+	for (unsigned j = from; j < to; j++)
+		fprintf(f, " %16.16s", column_name(&points[0].sides[j % sides]));
 	fputc('\n', f);
 	for (int st = 0; st < PROF_STEP_COUNT; st++) {
 		bool seen = false;
-		for (unsigned k = 0; k < n; k++)
-			seen |= step_seen(&points[k], (enum prof_step)st);
+		for (unsigned j = from; j < to; j++)
+			seen |= step_seen(&points[j / sides], (enum prof_step)st);
 		if (!seen)
 			continue;
 		fprintf(f, "  %-34s", prof_step_text((enum prof_step)st));
-		for (unsigned k = 0; k < n; k++)
-			for (unsigned i = 0; i < points[k].n_sides; i++) {
-				const struct explain_side *s = &points[k].sides[i];
-				double ns = explain_step_ns(s, (enum prof_step)st);
-				if (s->sampled.tally.step[st] && isfinite(ns))
-					fprintf(f, " %16.1f", ns);
-				else
-					fprintf(f, " %16s", "-");
-			}
+		for (unsigned j = from; j < to; j++) {
+			const struct explain_side *s = &points[j / sides].sides[j % sides];
+			double ns = explain_step_ns(s, (enum prof_step)st);
+			if (s->sampled.tally.step[st] && isfinite(ns))
+				fprintf(f, " %16.1f", ns);
+			else
+				fprintf(f, " %16s", "-");
+		}
 		fputc('\n', f);
 	}
 	fprintf(f, "  %-34s", "ns/op (unsampled)");
-	for (unsigned k = 0; k < n; k++)
-		for (unsigned i = 0; i < points[k].n_sides; i++)
-			fprintf(f, " %16.1f", points[k].sides[i].ns.median);
-	fprintf(f, "\n\n");
+	for (unsigned j = from; j < to; j++)
+		fprintf(f, " %16.1f", points[j / sides].sides[j % sides].ns.median);
+	fputc('\n', f);
+}
+
+void explain_print_sizes(FILE *f, const struct explain_cli *c,
+			 const struct explain_point *points, unsigned n)
+{
+	unsigned columns = n * points[0].n_sides;
+	fprintf(f, "== across sizes: ns per step of one %s (sampled share x "
+		"unsampled ns/op) ==\n\n", explain_op_name(c->op));
+	for (unsigned from = 0; from < columns; from += SIZE_COLUMNS) {
+		unsigned to = from + SIZE_COLUMNS < columns ? from + SIZE_COLUMNS
+							    : columns;
+		if (from)
+			fputc('\n', f);
+		print_size_columns(f, points, from, to);
+	}
+	fputc('\n', f);
 }
 
 int explain_write_svg(const struct explain_cli *c, const struct explain_point *p,

@@ -13,6 +13,7 @@
 #include "kernel-compare/kbench.h"
 #include "kernel-compare/kmap.h"
 #include "harness/common/parse.h"
+#include "harness/common/wrap.h"
 #include "maps/base/cpu.h"
 
 #include <errno.h>
@@ -435,10 +436,18 @@ void outputs_write(const struct bench_cli *cli, struct outputs *o,
 		   table_printer print_table)
 {
 	unsigned n = m->n_sides * m->n_threads;
-	if (cli->format == REPORT_TABLE && print_table)
+	bool several_types = false;
+	for (unsigned i = 1; i < cli->n_maps; i++)
+		several_types |= cli->map_types[i] != cli->map_types[0];
+	if (cli->format == REPORT_TABLE && print_table) {
 		print_table(o->out, cli, host, m);
-	else
+	} else {
+		if (cli->format == REPORT_TABLE) {
+			measure_print_workload(o->out, cli, several_types);
+			fputc('\n', o->out);
+		}
 		report_write(o->out, cli->format, host, m->points, n);
+	}
 	if (o->save)
 		report_write(o->save, REPORT_JSONL, host, m->points, n);
 }
@@ -464,23 +473,71 @@ int outputs_close(const struct bench_cli *cli, struct outputs *o, int rc)
 
 /* --- the workload, in words ------------------------------------------------------- */
 
+/* The map flags every map of the run is created with (--flags, and those
+ * its type requires; a design's mode flags are in its side's label), as
+ * ", flags X" or, where types differ, ", flags X on lpm_trie maps, none on
+ * hash maps"; "" where there are none. */
+static void format_run_flags(const struct bench_cli *cli, char *out,
+			     size_t len)
+{
+	size_t off = 0;
+	bool same = true;
+	uint32_t first = bench_map_flags(cli->map_types[0], cli->map_flags);
+	char names[128];
+	out[0] = '\0';
+	for (unsigned i = 1; i < cli->n_maps; i++)
+		same &= bench_map_flags(cli->map_types[i], cli->map_flags) == first;
+	if (same) {
+		if (first)
+			snprintf(out, len, ", flags %s",
+				 format_map_flags(first, names, sizeof(names)));
+		return;
+	}
+	for (unsigned i = 0; i < cli->n_maps && off < len; i++) {
+		uint32_t type = cli->map_types[i], flags;
+		bool seen = false;
+		for (unsigned k = 0; k < i; k++)
+			seen |= cli->map_types[k] == type;
+		if (seen)
+			continue;
+		flags = bench_map_flags(type, cli->map_flags);
+		off += (size_t)snprintf(out + off, len - off, "%s%s on %s maps",
+					off ? ", " : ", flags ",
+					flags ? format_map_flags(flags, names,
+								 sizeof(names))
+					      : "none",
+					map_type_name(type));
+	}
+}
+
+/* Where a prefix workload's lookups that hit land: the stored prefixes
+ * only where every key they draw from is prefilled. */
+static const char *hits_inside(const struct workload *w)
+{
+	if (w->key_range)
+		return "a prefix of the key range";
+	return w->prefill_pct == 100 ? "a stored prefix"
+				     : "a prefix of the entries";
+}
+
 void measure_print_workload(FILE *f, const struct bench_cli *cli, bool hash_note)
 {
-	char mix[96], dist[48], range[96] = "";
+	char mix[96], dist[48], range[96] = "", flags[320];
 	const struct workload *w = &cli->w;
 	workload_format_mix(w->mix, mix, sizeof(mix));
 	workload_format_dist(w, dist, sizeof(dist));
+	format_run_flags(cli, flags, sizeof(flags));
 	if (w->key_range)
 		snprintf(range, sizeof(range), " from a range of %u (%.0f%% of the "
 			 "entries)", w->key_range,
 			 100.0 * w->key_range / w->entries);
-	fprintf(f, "workload: %s, %s keys%s, %u entries (%u%% prefilled), key %u "
-		"B, value %u B\n", mix, dist, range, w->entries, w->prefill_pct,
-		w->key_size, w->value_size);
+	wrap_printf(f, "workload: %s, %s keys%s, %u entries (%u%% prefilled), "
+		    "key %u B, value %u B%s\n", mix, dist, range, w->entries,
+		    w->prefill_pct, w->key_size, w->value_size, flags);
 	if (w->prefixes)
-		fprintf(f, "prefixes: %s; lookups ask for full-length addresses, "
-			"%g%% of them inside a stored prefix, the others outside "
-			"every prefix%s\n", prefix_set_name(w->prefixes),
-			workload_hit_ratio(w), hash_note
-			? "; a hash map's key is the address alone" : "");
+		wrap_printf(f, "prefixes: %s; lookups ask for full-length addresses, "
+			    "%g%% of them inside %s, the others outside every "
+			    "prefix%s\n", prefix_set_name(w->prefixes),
+			    workload_hit_ratio(w), hits_inside(w), hash_note
+			    ? "; a hash map's key is the address alone" : "");
 }

@@ -142,7 +142,8 @@ int outputs_open(const struct bench_cli *cli, struct outputs *o);
 
 /*
  * The points in --format to the output (table: print_table when not NULL,
- * else report_write's table) and as jsonl to --save's file, appended.
+ * else the workload's lines and report_write's table) and as jsonl to
+ * --save's file, appended.
  */
 typedef void (*table_printer)(FILE *f, const struct bench_cli *cli,
 			      const struct host_record *host,
@@ -151,8 +152,11 @@ void outputs_write(const struct bench_cli *cli, struct outputs *o,
 		   const struct host_record *host, const struct measurement *m,
 		   table_printer print_table);
 
-/* The workload's lines: its mix, keys and map; its prefixes (with
- * hash_note, that a hash map's key is the address alone). */
+/* The workload's lines, as the run takes it (after --key-range, the
+ * prefix set and its key size are resolved): its mix, keys and map, the
+ * flags its maps are created with; its prefixes and where the lookups
+ * that hit land (with hash_note, that a hash map's key is the address
+ * alone).  Wrapped to WRAP_COLUMNS. */
 void measure_print_workload(FILE *f, const struct bench_cli *cli, bool hash_note);
 
 /* Close both; a failed write turns rc into EXIT_USAGE (message printed). */

@@ -5,6 +5,7 @@
  * missing leaves its field "unknown", empty or -1, never a guess.
  */
 #include "harness/results/host.h"
+#include "harness/common/wrap.h"
 #include "maps/base/cpu.h"
 #include "maps/base/rcu.h"
 
@@ -227,7 +228,7 @@ void host_record_line(FILE *f, const struct host_record *h)
 	char mitigations[512], virt[64];
 	host_mitigations(h, mitigations, sizeof(mitigations));
 	format_virtualisation(h, virt, sizeof(virt));
-	fprintf(f, "host: %s, %s, %ld cpus online (%u possible, %u usable here), "
+	wrap_printf(f, "host: %s, %s, %ld cpus online (%u possible, %u usable here), "
 		"%s, mitigations: %s; %s, rcu %s\n", h->kernel, h->cpu_model,
 		h->nproc, h->possible_cpus, h->cpus_allowed, virt, mitigations,
 		h->allocator, h->rcu);

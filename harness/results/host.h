@@ -66,7 +66,8 @@ const char *host_hypervisor_name(const char signature[12]);
 void host_record_build(const struct host_record *h, struct record *out);
 
 /* One line for a table's foot: kernel, CPUs, mitigations, virtualisation,
- * allocator, RCU flavour; with a newline. */
+ * allocator, RCU flavour; with a newline, wrapped to the terminal's
+ * columns (wrap.h). */
 void host_record_line(FILE *f, const struct host_record *h);
 
 #endif /* MAPLAB_HOST_H */

@@ -5,6 +5,7 @@
  */
 #include "harness/results/record.h"
 #include "harness/common/parse.h"
+#include "harness/common/wrap.h"
 #include "maps/base/map.h"
 
 #include <errno.h>
@@ -505,24 +506,67 @@ static char *table_cell(const struct record *r,
 	return cell_close(&c);
 }
 
-/* One line: cells padded to widths, gaps between; no blanks at its end. */
+/* A cell padded to width columns (columns, not bytes: a mark may be
+ * multibyte), left- or right-aligned. */
+static void table_pad(FILE *f, const char *cell, int width, bool left)
+{
+	int pad = width - (int)wrap_width(cell);
+	pad = pad > 0 ? pad : 0;
+	if (left)
+		fprintf(f, "%s%*s", cell, pad, "");
+	else
+		fprintf(f, "%*s%s", pad, "", cell);
+}
+
+/* The room a line has for the last column's sentence before it is put
+ * under the row instead. */
+#define TABLE_MIN_ROOM 24
+
+/* One line: cells padded to widths, gaps between; no blanks at its end.
+ * A last column of sentences (RECORD_LEFT) that would run past
+ * WRAP_COLUMNS is broken at its blanks, each piece on a line of its own
+ * starting where the column starts (or 4 in, where the row leaves it
+ * less than TABLE_MIN_ROOM). */
 static void table_print(FILE *f, const struct record_column *cols,
 			unsigned n_cols, const int *width, char *const *cells)
 {
 	char *line = NULL;
 	size_t len = 0;
 	FILE *l = must(open_memstream(&line, &len));
-	for (unsigned c = 0; c < n_cols; c++) {
+	unsigned last = n_cols - 1;
+	for (unsigned c = 0; c < last; c++) {
 		int gap = c == 0 ? 0 : cols[c].gap ? cols[c].gap : 1;
-		bool left = cols[c].flags & RECORD_LEFT;
 		fprintf(l, "%*s", gap, "");
-		fprintf(l, left ? "%-*s" : "%*s", width[c], cells[c]);
+		table_pad(l, cells[c], width[c], cols[c].flags & RECORD_LEFT);
 	}
+	fprintf(l, "%*s", last == 0 ? 0 : cols[last].gap ? cols[last].gap : 1, "");
+	fflush(l);
+	size_t start = wrap_width(line);
+	const char *rest = cells[last];
+	bool wrap = (cols[last].flags & RECORD_LEFT) &&
+		    start + wrap_width(rest) > WRAP_COLUMNS;
+	if (!wrap)
+		table_pad(l, rest, width[last], cols[last].flags & RECORD_LEFT);
 	fclose(l);
-	while (len && line[len - 1] == ' ')
+	size_t indent = WRAP_COLUMNS - start >= TABLE_MIN_ROOM ? start : 4;
+	bool beside = wrap && indent == start; /* its first piece on the row */
+	while (len && line[len - 1] == ' ' && !beside)
 		line[--len] = '\0';
-	fprintf(f, "%s\n", line);
+	fprintf(f, "%s", line);
 	free(line);
+	if (wrap) {
+		while (*rest) {
+			size_t n = wrap_take(rest, WRAP_COLUMNS - indent);
+			if (!beside)
+				fprintf(f, "\n%*s", (int)indent, "");
+			fprintf(f, "%.*s", (int)n, rest);
+			beside = false;
+			rest += n;
+			while (*rest == ' ')
+				rest++;
+		}
+	}
+	fputc('\n', f);
 }
 
 static void write_table(FILE *f, const struct record *records, unsigned n,
@@ -551,7 +595,7 @@ static void write_table(FILE *f, const struct record *records, unsigned n,
 	}
 	for (size_t row = 0; row < rows; row++)
 		for (unsigned c = 0; c < n_cols; c++) {
-			int len = (int)strlen(cells[row * n_cols + c]);
+			int len = (int)wrap_width(cells[row * n_cols + c]);
 			width[c] = len > width[c] ? len : width[c];
 		}
 	for (size_t row = 0; row < rows; row++)

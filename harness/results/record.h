@@ -37,7 +37,10 @@
  *
  * table: a line of column titles, then a row per record, each column as
  * wide as its width, its title and its widest cell; numbers right-aligned,
- * RECORD_LEFT columns left-aligned; no blanks at a line's end.  A record
+ * RECORD_LEFT columns left-aligned; no blanks at a line's end; widths
+ * in characters (wrap.h).  A last column of sentences (RECORD_LEFT) that
+ * would run a line past WRAP_COLUMNS is broken at its blanks onto lines
+ * under the row, from where the column starts.  A record
  * with spread_rows gets two more rows under it: each spread field's least
  * and greatest, the RECORD_PART column saying "min" and "max", the other
  * columns blank.  Host records are not written (a table's foot names the

@@ -9,6 +9,7 @@
  * the work per op) are the writer's.
  */
 #include "harness/results/report.h"
+#include "harness/common/wrap.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -378,13 +379,15 @@ static bool measured(const struct report_point *p)
 
 /* --- the tables -------------------------------------------------------------------- */
 
-/* The name column: wide enough for the longest label, at least 16 (the
- * work table's too, so that the two line up). */
-static int name_width(const struct report_point *points, unsigned n)
+/* The name column: wide enough for the longest label of the points a
+ * table shows (keep), at least 16 (so that the work table lines up with
+ * the first where they show the same maps). */
+static int name_width(const struct report_point *points, unsigned n,
+		      bool (*keep)(const struct report_point *))
 {
 	size_t width = 16;
 	for (unsigned i = 0; i < n; i++)
-		if (points[i].runs && strlen(points[i].label) > width)
+		if (keep(&points[i]) && strlen(points[i].label) > width)
 			width = strlen(points[i].label);
 	return (int)width;
 }
@@ -395,7 +398,7 @@ static void note_superlinear(FILE *f, const struct report_point *p)
 	unsigned most = p->config->threads < p->cpus ? p->config->threads
 						      : p->cpus;
 	unsigned base = p->base_threads < p->cpus ? p->base_threads : p->cpus;
-	fprintf(f, "  %s, %u threads: superlinear: %.2fx the Mops/s at %u "
+	wrap_printf(f, "  %s, %u threads: superlinear: %.2fx the Mops/s at %u "
 		"thread%s (%.2fx to %.2fx over %u repeats), where %u CPU%s can "
 		"give at most %.2fx\n", p->label, p->config->threads, s->median,
 		p->base_threads, p->base_threads == 1 ? "" : "s", s->min, s->max,
@@ -405,7 +408,7 @@ static void note_superlinear(FILE *f, const struct report_point *p)
 static void note_wide_spread(FILE *f, const struct report_point *p)
 {
 	const struct spread *s = &p->field[RF_MOPS];
-	fprintf(f, "  %s, %u thread%s: wide spread: Mops/s from %.2f to %.2f "
+	wrap_printf(f, "  %s, %u thread%s: wide spread: Mops/s from %.2f to %.2f "
 		"over %u repeats (%.1fx)\n", p->label, p->config->threads,
 		p->config->threads == 1 ? "" : "s", s->min, s->max, p->runs,
 		s->min > 0 ? s->max / s->min : INFINITY);
@@ -413,7 +416,7 @@ static void note_wide_spread(FILE *f, const struct report_point *p)
 
 static void note_below_baseline(FILE *f, const struct report_point *p)
 {
-	fprintf(f, "  %s, %u thread%s: below baseline: the program took %.1f "
+	wrap_printf(f, "  %s, %u thread%s: below baseline: the program took %.1f "
 		"ns a step and its baseline %.1f: the map call is lost in the "
 		"loop's own noise (more --run-ops or --repeat, or a quieter "
 		"machine)\n", p->label, p->config->threads,
@@ -425,7 +428,7 @@ static void note_writes_failed(FILE *f, const struct report_point *p)
 {
 	char ops[160];
 	format_succeeded(p, ops, sizeof(ops));
-	fprintf(f, "  %s, %u thread%s: writes failed: %.0f%% of the updates, "
+	wrap_printf(f, "  %s, %u thread%s: writes failed: %.0f%% of the updates, "
 		"inserts and deletes failed (succeeded: %s): the figure prices "
 		"refusals more than the ops asked (give the map room: --prefill, "
 		"--entries; or a mix that can run)\n", p->label, p->config->threads,
@@ -442,10 +445,10 @@ void report_write_notes(FILE *f, const struct report_point *points,
 		if (!p->runs || !p->flags)
 			continue;
 		if (!any)
-			fputs("\n! flagged: figures not to take as they stand (this "
-			      "machine cannot have given them, or they do not "
-			      "measure what was asked); see docs/bench.md, "
-			      "\"Flagged results\"\n", f);
+			wrap_write(f, "\n! flagged: figures not to take as they "
+				   "stand (this machine cannot have given them, "
+				   "or they do not measure what was asked); see "
+				   "docs/bench.md, \"Flagged results\"\n");
 		any = true;
 		if (p->flags & REPORT_SUPERLINEAR)
 			note_superlinear(f, p);
@@ -480,6 +483,8 @@ void report_write_memory_sources(FILE *f, const struct report_point *points,
 					   "the map",
 		[BENCH_MEMORY_KERNEL] = "the kernel's memlock (fdinfo)",
 	};
+	struct wrap_buffer line;
+	FILE *l = wrap_begin(&line);
 	bool any = false;
 	for (int from = BENCH_MEMORY_DESIGN; from <= BENCH_MEMORY_KERNEL;
 	     from++) {
@@ -490,16 +495,17 @@ void report_write_memory_sources(FILE *f, const struct report_point *points,
 			    source_named_before(points, i))
 				continue;
 			if (!named)
-				fprintf(f, "%s%s: ", any ? "; from " :
+				fprintf(l, "%s%s: ", any ? "; from " :
 					"bytes per entry: the map's bytes after "
 					"the prefill over max_entries; from ",
 					sources[from]);
-			fprintf(f, "%s%s", named ? ", " : "", p->label);
+			fprintf(l, "%s%s", named ? ", " : "", p->label);
 			named = any = true;
 		}
 	}
 	if (any)
-		fputc('\n', f);
+		fputc('\n', l);
+	wrap_end(&line, f);
 }
 
 /* --- the work table ------------------------------------------------------------ */
@@ -524,14 +530,15 @@ void report_write_work(FILE *f, const struct report_point *points,
 	/* Lock ns last: shown only where a point has it, so a table of
 	 * designs that time no lock keeps its five columns. */
 	struct record_column cols[] = {
-		{ "map", "label", name_width(points, n), RECORD_LEFT, NULL, 0 },
+		{ "map", "label", name_width(points, n, has_work_figures),
+		  RECORD_LEFT, NULL, 0 },
 		{ "threads", "threads", 7, RECORD_PART, NULL, 0 },
-		{ "evictions", "evictions_per_op", 13, 0, "%.3f", 0 },
-		{ "nodes scanned", "nodes_scanned_per_op", 13, 0, "%.3f", 0 },
-		{ "locks", "locks_per_op", 13, 0, "%.3f", 0 },
-		{ "evict/refill", "evictions_per_refill", 13, 0, "%.3f", 0 },
-		{ "allocations", "allocations_per_op", 13, 0, "%.3f", 0 },
-		{ "lock ns", "lock_ns_per_op", 13, 0, "%.3f", 0 },
+		{ "evictions", "evictions_per_op", 12, 0, "%.3f", 0 },
+		{ "nodes scanned", "nodes_scanned_per_op", 12, 0, "%.3f", 0 },
+		{ "locks", "locks_per_op", 12, 0, "%.3f", 0 },
+		{ "evict/refill", "evictions_per_refill", 12, 0, "%.3f", 0 },
+		{ "allocations", "allocations_per_op", 12, 0, "%.3f", 0 },
+		{ "lock ns", "lock_ns_per_op", 12, 0, "%.3f", 0 },
 	};
 	unsigned n_cols = sizeof(cols) / sizeof(cols[0]);
 	struct record *records;
@@ -561,12 +568,15 @@ void report_write_probe(FILE *f, const struct report_point *points,
 	if (!p || isnan(p->field[RF_PROBE_NS].median))
 		return;
 	const struct spread *s = &p->field[RF_PROBE_NS];
-	fprintf(f, "reference probe: %.1f ns a step", s->median);
+	struct wrap_buffer line;
+	FILE *l = wrap_begin(&line);
+	fprintf(l, "reference probe: %.1f ns a step", s->median);
 	if (p->runs > 1)
-		fprintf(f, " (%.1f to %.1f over %u repeats)", s->min, s->max,
+		fprintf(l, " (%.1f to %.1f over %u repeats)", s->min, s->max,
 			p->runs);
 	fputs(": the same pointer chase before each repeat; a higher figure "
-	      "than another run's here means a busier machine\n", f);
+	      "than another run's here means a busier machine\n", l);
+	wrap_end(&line, f);
 }
 
 static void write_table(FILE *f, const struct record *records, unsigned k,
@@ -574,7 +584,8 @@ static void write_table(FILE *f, const struct record *records, unsigned k,
 			const struct report_point *points, unsigned n)
 {
 	const struct record_column cols[] = {
-		{ "map", "label", name_width(points, n), RECORD_LEFT, NULL, 0 },
+		{ "map", "label", name_width(points, n, measured), RECORD_LEFT,
+		  NULL, 0 },
 		{ "threads", "threads", 7, RECORD_PART, NULL, 0 },
 		{ "Mops/s", "mops", 9, 0, "%.2f", 0 },
 		{ "ns/op", "ns_per_op", 8, 0, "%.1f", 0 },
@@ -589,8 +600,9 @@ static void write_table(FILE *f, const struct record *records, unsigned k,
 		     sizeof(cols) / sizeof(cols[0]));
 	report_write_notes(f, points, n);
 	report_write_work(f, points, n);
-	fputs("\nlatency columns in ns (sampled ops, each including one clock "
-	      "read); with repeats, each figure is its median, min and max\n", f);
+	wrap_write(f, "\nlatency columns in ns (sampled ops, each including one "
+		   "clock read); with repeats, each figure is its median, min "
+		   "and max\n");
 	report_write_memory_sources(f, points, n);
 	host_record_line(f, host);
 	report_write_probe(f, points, n);

@@ -4,6 +4,7 @@
  * table's sentences around them, and the folder the plotter draws from.
  */
 #include "harness/results/sim_report.h"
+#include "harness/common/wrap.h"
 #include "harness/common/parse.h"
 #include "maps/base/map.h"
 
@@ -112,13 +113,13 @@ static void write_table(FILE *f, const struct record *records, unsigned n,
 		if (in->trace->sizes || strcmp(cols[c].field, "byte_miss_ratio"))
 			shown[n_shown++] = cols[c];
 
-	fprintf(f, "trace %s (%s): %zu requests, %u distinct keys, warm-up %llu"
+	wrap_printf(f, "trace %s (%s): %zu requests, %u distinct keys, warm-up %llu"
 		", key_size %u%s\n\n", in->trace->name, rep->format_name,
 		in->trace->n, in->distinct, (unsigned long long)in->warmup,
 		in->key_size, in->hashed ? " (ids hashed down: collisions "
 		"change miss ratios)" : "");
 	record_write(f, RECORD_TABLE, records, n, shown, n_shown);
-	fprintf(f, "\nmiss: misses / requests (after the warm-up); Mreq/s: every "
+	wrap_printf(f, "\nmiss: misses / requests (after the warm-up); Mreq/s: every "
 		"request, warm-up included; effcap: mean live entries / entries; "
 		"meta/e: bytes per entry beyond key and value; stray: share of "
 		"victims not among the k least recently used (one thread).  "

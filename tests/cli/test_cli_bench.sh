@@ -94,7 +94,9 @@ expect 0 '--physical D +two reference sides' "$maplab" bench --help
 p=("$maplab" compare --quiet --duration 0.05 --warmup 0 --entries 1024 --run-ops 64 --run-repeat 4
    --no-syscall --map hash/linux,hash/seqlock_buckets --physical hash/seqlock_buckets)
 "${p[@]}" >"$tmp/phys.txt"
-expect 0 '^threads .* harness \(noop\) random loads \(hash/seqlock_buckets, [0-9.]+ kB\)$' cat "$tmp/phys.txt"
+expect 0 '^side +1 thread$' cat "$tmp/phys.txt"
+expect 0 '^harness \(noop\) +[0-9.]+( !)?$' cat "$tmp/phys.txt"
+expect 0 '^random loads \(hash/seqlock_buckets, [0-9.]+ kB\) +[0-9.]+( !)?$' cat "$tmp/phys.txt"
 expect 0 '^random loads \(hash/seqlock_buckets, [0-9.]+ kB\): independent random 8-byte loads over [0-9]+ bytes' \
     cat "$tmp/phys.txt"
 expect 0 '^bytes per entry of max_entries' cat "$tmp/phys.txt"
@@ -238,7 +240,11 @@ if has_kernel; then
     # report.py turns compare's records into report.md, spreads and ratios kept.
     mkdir "$tmp/res"
     "${c[@]}" --save "$tmp/res/results.jsonl" >"$tmp/compare.txt"
-    expect 0 '^  min +-?[0-9.]+ +-?[0-9.]+ \(-?[0-9.]+x\) +-?[0-9.]+ \(-?[0-9.]+x\)' cat "$tmp/compare.txt"
+    # A row per side, a column per thread count; min and max rows under.
+    expect 0 '^side +1 thread$' cat "$tmp/compare.txt"
+    expect 0 '^kernel syscall +-?[0-9.]+ \(-?[0-9.]+x\)( !)?$' cat "$tmp/compare.txt"
+    expect 0 '^hash/linux +-?[0-9.]+ \(-?[0-9.]+x\)( !)?$' cat "$tmp/compare.txt"
+    expect 0 '^  min +-?[0-9.]+ \(-?[0-9.]+x\)$' cat "$tmp/compare.txt"
     expect 0 '^report: ' python3 "$root/harness/results/report.py" "$tmp/res"
     expect 0 '^\| 1 \| -?[0-9.]+ \(-?[0-9.]+–-?[0-9.]+\).* \| -?[0-9.]+ \(-?[0-9.]+–-?[0-9.]+\); -?[0-9.]+ \(-?[0-9.]+–-?[0-9.]+\)×' \
         cat "$tmp/res/report.md"
@@ -262,7 +268,8 @@ if has_kernel; then
     "${c[@]}" --map lru/global "${lru[@]}" --repeat 2 >"$tmp/cl.txt"
     expect 0 'keys from a range of 262144 \(400% of the entries\)' cat "$tmp/cl.txt"
     # A median may carry a flag mark (" !") on a noisy host.
-    expect 0 '^1 +[0-9.]+( !)? +[0-9.]+ \([0-9.]+x\)( !)? +[0-9.]+ \([0-9.]+x\)' cat "$tmp/cl.txt"
+    expect 0 '^kernel BPF +[0-9.]+( !)?$' cat "$tmp/cl.txt"
+    expect 0 '^lru/global +[0-9.]+ \([0-9.]+x\)( !)?$' cat "$tmp/cl.txt"
     expect 0 '^kernel BPF +1 +0\.[0-9]{3} +- +- +- +-$' cat "$tmp/cl.txt"
     expect 0 '^lru/global +1 +0\.[0-9]{3} +0\.[0-9]{3}' cat "$tmp/cl.txt"
     # A design with mode flags is compared with the kernel's map in its mode
@@ -273,8 +280,9 @@ if has_kernel; then
         expect 0 '"label":"kernel BPF","mix".*"map_flags":0,' grep -F '"label":"kernel BPF","mix"' "$tmp/modes.jsonl"
         expect 0 '"label":"kernel BPF \+no_common_lru",.*"map_flags":2,' grep -F '"label":"kernel BPF +no_common_lru"' "$tmp/modes.jsonl"
         "${c[@]}" --map lru/global,lru/linux_percpu "${lru[@]}" --no-syscall >"$tmp/modes.txt"
+        # (a sentence wrapped at 120 columns: its lines joined)
         expect 0 'lru/global to kernel BPF; lru/linux_percpu to kernel BPF \+no_common_lru;' \
-            cat "$tmp/modes.txt"
+            bash -c "tr '\\n' ' ' <'$tmp/modes.txt' | tr -s ' '"
     else
         echo "note: no lru/linux_percpu in this tree: the two-mode compare is not run"
     fi
@@ -294,5 +302,33 @@ if has_kernel; then
         "^maplab kbench: lru_hash kernel, 1 thread: the kernel refuses .*: $enotsupp" \
         "$maplab" kbench --map lru_hash --flags no_prealloc --quiet --duration 0.02
 fi
+
+# Every table within 120 columns, whatever the designs and threads: compare
+# of every LRU design (with the kernel's sides where BPF runs here; alone
+# otherwise) and bench of 5 designs at 1 and 2 threads.  Characters, not
+# bytes: a mark may be multibyte.  The map's bytes carry no flag mark
+# (flags are on timed figures).
+fits() {
+    python3 -c "
+import sys
+bad = [l for l in open(sys.argv[1], encoding='utf-8').read().split('\\n') if len(l) > 120]
+if bad: print('    %d columns: %s' % (len(bad[0]), bad[0]))
+sys.exit(bool(bad))" "$1"
+}
+memory_unflagged() {
+    awk '/^bytes per entry of max_entries/ { on = 1; next } on && /^$/ { on = 0 }
+         on && /!|⚠/ { print "    flagged memory row: " $0; bad = 1 } END { exit bad }' "$1"
+}
+lru_all=$("$maplab" list | grep -oE '^lru/[^ ]+' | paste -sd, -)
+"$maplab" compare --quiet --duration 0.02 --warmup 0 --repeat 1 --entries 4096 --key-range 400% \
+    --mix insert=50,lookup=50 --threads 1,2 --run-ops 64 --run-repeat 4 --map "$lru_all" \
+    >"$tmp/wide.txt" 2>/dev/null
+expect 0 '^lru/global +[0-9.]+' cat "$tmp/wide.txt"
+check 'compare of every LRU design: no line over 120 columns' fits "$tmp/wide.txt"
+check 'compare: no flag mark on the bytes per entry' memory_unflagged "$tmp/wide.txt"
+"${b[@]}" --map hash/linux,hash/rculfhash,hash/cow,hash/ck,hash/seqlock_buckets --threads 1,2 \
+    --mix lookup=50,insert=25,delete=25 --prefill 90 --duration 0.02 --repeat 2 >"$tmp/wide_b.txt"
+expect 0 '^hash/seqlock_buckets +2 ' cat "$tmp/wide_b.txt"
+check 'bench of 5 designs at 1 and 2 threads: no line over 120 columns' fits "$tmp/wide_b.txt"
 
 finish

@@ -91,9 +91,17 @@ if has_kernel; then
     c=("$maplab" compare --quiet --duration 0.05 --warmup 0 --entries 1024 --run-ops 64
        --run-repeat 4 --no-syscall --map lpm_trie/linux,hash/linux --mix update=100)
     "${c[@]}" >"$tmp/th.txt"
-    expect 0 '^threads +kernel BPF lpm_trie +kernel BPF hash +lpm_trie/linux +hash/linux$' cat "$tmp/th.txt"
-    expect 0 "lpm_trie/linux to kernel BPF lpm_trie; hash/linux to kernel BPF hash;" cat "$tmp/th.txt"
-    expect 0 "^prefixes: random32; .* a hash map's key is the address alone$" cat "$tmp/th.txt"
+    # A row per side; the sentences wrapped at 120 columns (their lines
+    # joined to match them).
+    for side in 'kernel BPF lpm_trie' 'kernel BPF hash'; do
+        expect 0 "^$side +-?[0-9.]+( !)?\$" cat "$tmp/th.txt"
+    done
+    expect 0 '^lpm_trie/linux +-?[0-9.]+ \(-?[0-9.]+x\)' cat "$tmp/th.txt"
+    expect 0 '^hash/linux +-?[0-9.]+ \(-?[0-9.]+x\)' cat "$tmp/th.txt"
+    joined=(bash -c "tr '\\n' ' ' <'$tmp/th.txt' | tr -s ' '")
+    expect 0 "lpm_trie/linux to kernel BPF lpm_trie; hash/linux to kernel BPF hash;" "${joined[@]}"
+    expect 0 "prefixes: random32; .* a hash map's key is the address alone " "${joined[@]}"
+    expect 0 'flags no_prealloc on lpm_trie maps, none on hash maps' "${joined[@]}"
     "${c[@]}" --format jsonl --out "$tmp/th.jsonl"
     expect 0 '"label":"hash/linux",.*"key_size":4,.*"map_flags":0,' grep -F '"label":"hash/linux"' "$tmp/th.jsonl"
     expect 0 '"label":"kernel BPF lpm_trie",.*"key_size":8,.*"map_flags":1,' \

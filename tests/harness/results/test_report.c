@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "harness/common/wrap.h"
 #include "harness/results/host.h"
 #include "harness/bench/probe.h"
 #include "harness/results/record.h"
@@ -497,9 +498,9 @@ Test(report, the_table_adds_work_per_op_only_where_counted)
 		       "no lock ns column where no lock was timed: %s", text);
 	/* Medians: 0.25 evictions; 0.4 nodes scanned / 1, / 2, / 3: 0.2;
 	 * 2.5 locks / 1, / 2, / 3: 1.25; 5, 10, 15 evictions a refill: 10. */
-	cr_expect(strstr(text, "hash/linux             1         0.250         "
-			       "0.200         1.250        10.000"), "%s", text);
-	cr_expect(strstr(text, "                     min         0.250"),
+	cr_expect(strstr(text, "hash/linux             1        0.250         "
+			       "0.200        1.250       10.000"), "%s", text);
+	cr_expect(strstr(text, "                     min        0.250"),
 		  "%s", text);
 	cr_expect_null(strstr(text, "hash/linux             2"),
 		       "a point without work figures has no row: %s", text);
@@ -519,12 +520,12 @@ Test(report, the_work_table_adds_lock_ns_where_timed)
 	make_worked_point(&fx, 250000);
 	report_write_work(f, fx.points, 2);
 	fclose(f);
-	cr_expect(strstr(text, "   allocations       lock ns\n"), "%s", text);
+	cr_expect(strstr(text, "  allocations      lock ns\n"), "%s", text);
 	/* Medians: 100 allocations and 250000 ns over 2000 ops. */
-	cr_expect(strstr(text, "hash/linux             1         0.250         "
-			       "0.200         1.250        10.000         "
-			       "0.050       125.000\n"), "%s", text);
-	cr_expect(strstr(text, "        0.033        83.333\n"), "the min: %s",
+	cr_expect(strstr(text, "hash/linux             1        0.250         "
+			       "0.200        1.250       10.000        "
+			       "0.050      125.000\n"), "%s", text);
+	cr_expect(strstr(text, "       0.033       83.333\n"), "the min: %s",
 		  text);
 	free(text);
 }
@@ -540,9 +541,30 @@ Test(report, table_shows_the_spread_and_the_flag)
 		 "over 3 repeats (4.0x)"),
 		"reference probe: 21.0 ns a step (20.0 to 22.0 over 3 repeats)",
 		"possible",
-		"mitigations: ",
+		"mitigations:",
 	};
 	expect_written(REPORT_TABLE, want, N_WANT(want));
+}
+
+/* Every line of text is at most WRAP_COLUMNS characters. */
+static void expect_fits(const char *text)
+{
+	const char *line = text;
+	while (*line) {
+		const char *nl = strchr(line, '\n');
+		size_t n = nl ? (size_t)(nl - line) : strlen(line);
+		cr_expect(wrap_width_n(line, n) <= WRAP_COLUMNS,
+			  "a line of %zu columns: '%.*s'", wrap_width_n(line, n),
+			  (int)n, line);
+		line += n + (nl != NULL);
+	}
+}
+
+Test(report, every_line_of_the_table_fits_120_columns)
+{
+	char *text = written(REPORT_TABLE);
+	expect_fits(text);
+	free(text);
 }
 
 /* --- memory ------------------------------------------------------------------------ */
@@ -754,6 +776,60 @@ Test(record, a_table_fits_its_columns_and_adds_spread_rows)
 	free(text);
 	for (int i = 0; i < 3; i++)
 		record_free(&r[i]);
+}
+
+Test(record, a_long_last_column_breaks_under_its_row_at_list_items)
+{
+	struct record r;
+	char *text = NULL;
+	char said[200] = "";
+	const struct record_column cols[] = {
+		{ "name", "name", 90, RECORD_LEFT, NULL, 0 },
+		{ "said", "said", 0, RECORD_LEFT, NULL, 2 },
+	};
+	for (int i = 0; i < 8; i++)
+		snprintf(said + strlen(said), sizeof(said) - strlen(said), "%sop%d 100%%",
+			 i ? ", " : "", i);
+	record_init(&r, "result");
+	record_text(&r, "name", "x");
+	record_text(&r, "said", said);
+	write_records(&r, 1, RECORD_TABLE, cols, 2, &text);
+	/* 28 columns of room from column 92: each piece ends at a comma. */
+	cr_expect_str_eq(text,
+		"name                                                                                        said\n"
+		"x                                                                                           op0 100%, op1 100%,\n"
+		"                                                                                            op2 100%, op3 100%,\n"
+		"                                                                                            op4 100%, op5 100%,\n"
+		"                                                                                            op6 100%, op7 100%\n");
+	expect_fits(text);
+	free(text);
+	record_free(&r);
+}
+
+Test(wrap, a_long_line_breaks_at_blanks_with_its_indent_and_two_more)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	/* 30 words of 5 characters, "⚠" one column of three bytes. */
+	fputs("  ", f);
+	for (int i = 0; i < 30; i++)
+		fputs(i ? " ⚠abcd" : "⚠abcd", f);
+	fputs("\nshort\n", f);
+	fclose(f);
+	char *out = NULL;
+	f = open_memstream(&out, &len);
+	wrap_write(f, text);
+	fclose(f);
+	/* 2 + 19 words (115 columns: a 20th would make 121), then 4 + 11. */
+	cr_expect(strncmp(out, "  ⚠abcd ⚠abcd", strlen("  ⚠abcd ⚠abcd")) == 0, "%s", out);
+	const char *second = strchr(out, '\n') + 1;
+	cr_expect(wrap_width_n(out, (size_t)(second - 1 - out)) == 115, "%s", out);
+	cr_expect(strncmp(second, "    ⚠abcd", strlen("    ⚠abcd")) == 0, "%s", out);
+	cr_expect(strstr(out, "\nshort\n") != NULL, "%s", out);
+	expect_fits(out);
+	free(text);
+	free(out);
 }
 
 Test(record, formats_are_parsed_by_name)
