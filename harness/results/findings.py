@@ -30,6 +30,7 @@ import math
 import os
 import statistics
 import sys
+import textwrap
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import plotting  # noqa: E402
@@ -312,7 +313,7 @@ def finding_trie_vs_hash(run, styles):
     parts = []
     if k and k[1].ok():
         span = [x[1].med for x in ratios[PLATFORMS[0][0]] if x[1].ok()]
-        parts.append(f"on Linux: the kernel's trie update costs {times(k[1].med)} its "
+        parts.append(f"on Linux the kernel's trie update costs {times(k[1].med)} its "
                      f"hash update at {size_label(mid[0])} entries ({num(k[2].med)} against "
                      f"{num(k[3].med)} ns; {times(min(span))} to {times(max(span))} across "
                      f"{', '.join(size_label(s[0]) for s in sizes)})")
@@ -326,7 +327,12 @@ def finding_trie_vs_hash(run, styles):
                      f"update costs {verdict} a hash "
                      f"update ({num(win[2].med)} against {num(win[3].med)} ns, "
                      f"{times(win[1].med)})")
-    f.answer = "LPM-trie updates do not beat hash updates " + "; ".join(parts) + "."
+    beats = [name.split(":")[0] for name, *_ in PLATFORMS
+             if any(x[1].ok() and x[1].med < 0.95 for x in ratios[name])]
+    lead = ("LPM-trie updates beat hash updates on no platform here" if not beats else
+            "LPM-trie updates beat hash updates only on " + ", ".join(beats) +
+            " (at some sizes)")
+    f.answer = lead + ": " + "; ".join(parts) + "."
     why = explain_why(run)
     if why:
         f.body += [why, ""]
@@ -396,7 +402,7 @@ def plot_trie_vs_hash(run, ratios, sizes, styles):
     ax.set_ylabel("ns per update (log)")
     ax.set_title("trie (solid) and hash (dotted) updates")
     plotting.size_axis(ax, xs)
-    plotting.legend(fig, axes, ncol=4)
+    plotting.legend(fig, axes, ncol=2)
     plotting.title(fig, "Finding 1: LPM-trie updates against hash updates of the same keys",
                    plotting.host_line(run.host))
     return plotting.save(fig, run.dir, "finding1-trie-vs-hash")[:1]
@@ -633,25 +639,29 @@ def finding_prealloc(run, styles):
 def plot_prealloc(run, series, xs, styles):
     if not plotting.have_matplotlib():
         return []
-    fig, axes = plotting.panels(2, ncols=2)
-    for name in ("kernel preallocated", "kernel no_prealloc", "hash/linux preallocated",
-                 "hash/linux no_prealloc"):
-        pts = series.get(name, [])
-        plotting.draw(axes[0], [p[0] for p in pts], [p[1].med for p in pts],
-                      [p[1].lo for p in pts], [p[1].hi for p in pts], styles.get(name), name)
-    axes[0].set_ylabel("ns per update")
-    axes[0].set_ylim(bottom=0)
-    axes[0].set_title("update cost")
-    plotting.size_axis(axes[0], xs)
+    fig, axes = plotting.panels(3, ncols=3, panel_height_px=400)
+    top = max((p[1].hi for name in series if not name.endswith("bytes")
+               for p in series[name] if p[1].ok()), default=1)
+    for ax, who in zip(axes, ("kernel", "hash/linux")):
+        for way in ("preallocated", "no_prealloc"):
+            name = f"{who} {way}"
+            pts = series.get(name, [])
+            plotting.draw(ax, [p[0] for p in pts], [p[1].med for p in pts],
+                          [p[1].lo for p in pts], [p[1].hi for p in pts], styles.get(name),
+                          name)
+        ax.set_ylabel("ns per update")
+        ax.set_ylim(0, top * 1.08)
+        ax.set_title(f"{who}: update cost")
+        plotting.size_axis(ax, xs)
     for who in ("kernel", "hash/linux"):
         pts = series.get(who + " bytes", [])
         for i, way in ((1, "preallocated"), (2, "no_prealloc")):
-            plotting.draw(axes[1], [p[0] for p in pts], [p[i].med for p in pts], None, None,
+            plotting.draw(axes[2], [p[0] for p in pts], [p[i].med for p in pts], None, None,
                           styles.get(f"{who} {way}"), f"{who} {way}")
-    axes[1].set_ylabel("bytes per entry (full map)")
-    axes[1].set_ylim(bottom=0)
-    axes[1].set_title("memory")
-    plotting.size_axis(axes[1], xs)
+    axes[2].set_ylabel("bytes per entry (full map)")
+    axes[2].set_ylim(bottom=0)
+    axes[2].set_title("memory, both")
+    plotting.size_axis(axes[2], xs)
     plotting.legend(fig, axes, ncol=4)
     plotting.title(fig, "Finding 3: preallocated against BPF_F_NO_PREALLOC hash maps",
                    plotting.host_line(run.host))
@@ -724,28 +734,32 @@ def finding_percpu(run, styles):
 def plot_percpu(run, recs, pols, sizes, styles):
     if not plotting.have_matplotlib():
         return []
-    fig, axes = plotting.panels(2, ncols=2)
-    for ax, field, label in ((axes[0], "effective_capacity", "effective capacity"),
-                             (axes[1], "miss_ratio", "miss ratio")):
+    fig, axes = plotting.panels(4, ncols=2, panel_height_px=330)
+    cells = ((0, "effective_capacity", 1), (1, "effective_capacity", 2),
+             (2, "miss_ratio", 1), (3, "miss_ratio", 2))
+    for i, field, t in cells:
+        ax = axes[i]
         for p in pols:
-            for t in (1, 2):
-                pts = [(s, next((x for x in recs if x["policy"] == p and x["entries"] == s
-                                 and x["threads"] == t), None)) for s in sizes]
-                st = dict(styles.get(p))
-                if t == 2:
-                    st["linestyle"] = ":"
-                plotting.draw(ax, [s for s, _ in pts],
-                              [r[field] if r else None for _, r in pts], None, None, st,
-                              f"{p}, {t} cpu{'s' if t > 1 else ''}")
-        ax.set_ylabel(label)
+            pts = [next((x for x in recs if x["policy"] == p and x["entries"] == s
+                         and x["threads"] == t), None) for s in sizes]
+            plotting.draw(ax, sizes, [r[field] if r else None for r in pts], None, None,
+                          styles.get(p), p)
         plotting.size_axis(ax, sizes)
+        where = "all of it on 1 cpu" if t == 1 else "split over 2 cpus"
         if field == "effective_capacity":
             ax.set_ylim(0, 1.05)
-            ax.set_title("capacity used (solid: load on 1 cpu; dotted: on 2)")
+            ax.set_ylabel("effective capacity")
+            ax.set_title(f"capacity used, the load {where}")
         else:
-            ax.set_title("miss ratio (solid: load on 1 cpu; dotted: on 2)")
+            ax.set_ylabel("miss ratio")
+            ax.set_title(f"miss ratio, the load {where}")
+    lo = min(x["miss_ratio"] for x in recs)
+    hi = max(x["miss_ratio"] for x in recs)
+    for ax in axes[2:]:
+        ax.set_ylim(lo * 0.95, hi * 1.05)
     plotting.legend(fig, axes, ncol=4)
-    plotting.title(fig, "Finding 4: common against per-CPU LRU when one cpu inserts",
+    plotting.title(fig, "Finding 4: common against per-CPU LRU when one cpu inserts "
+                   "(kernel dashed, open markers; designs solid)",
                    plotting.host_line(run.host))
     return plotting.save(fig, run.dir, "finding4-percpu-lru")[:1]
 
@@ -828,7 +842,7 @@ def finding_gap(run, styles):
             ans += (": the map code costs about the same on both sides" if 0.75 <= r <= 1.33
                     else f": the kernel's map code costs {times(r)} the design's here")
     f.answer = ans + "."
-    f.plots += plot_gap(run, series, [s for s, _ in sizes], styles)
+    f.plots += plot_gap(run, series, [s for s, _ in sizes], sentences, styles)
     f.trust = trust_lines(run, [s for _, s in sizes], "f1-")
     f.trust.append("explain's step figures are sampled at 250 Hz (or its --quick's shorter "
                    "runs): a step under 5 % of the samples is within its noise")
@@ -844,20 +858,53 @@ def memory_cost(rec):
     return a - b
 
 
-def plot_gap(run, series, xs, styles):
+def gap_bars(sentences):
+    """Each explained side as (label, way in, memory, the rest): the way in
+    is the kernel's program and thunks or the design's bench loop; memory
+    what the map's size adds over a 1K map; the rest the op at 1K."""
+    bars = []
+    for name, e, k, d, _gap, call, kmem, dmem in sentences:
+        harness = float(d.get("steps", {}).get("harness", 0))
+        for who, rec, way, mem in (("kernel", k, call, kmem), (d["map"], d, harness, dmem)):
+            mem = mem if math.isfinite(mem) else 0.0
+            rest = max(0.0, rec["ns_per_op"] - way - mem)
+            bars.append((f"{who} {name}, {size_label(e)}" if who == "kernel"
+                         else f"{who}, {size_label(e)}", way, mem, rest))
+    return bars
+
+
+def plot_gap(run, series, xs, sentences, styles):
     if not plotting.have_matplotlib():
         return []
-    fig, axes = plotting.panels(1, ncols=1, panel_height_px=420)
+    bars = gap_bars(sentences)
+    fig, axes = plotting.panels(2 if bars else 1, ncols=2, panel_height_px=430)
     ax = axes[0]
-    for name, label in (("hash", "kernel hash / hash/linux"),
-                        ("trie", "kernel trie / lpm_trie/linux")):
+    for name, label in (("hash", "hash: the kernel's / hash/linux's"),
+                        ("trie", "trie: the kernel's / lpm_trie/linux's")):
         pts = series.get(name, [])
         plotting.draw(ax, [p[0] for p in pts], [p[1].med for p in pts],
                       [p[1].lo for p in pts], [p[1].hi for p in pts], styles.get(label), label)
     ax.axhline(1.0, color="grey", linewidth=0.8)
     ax.set_ylabel("kernel ns / design ns (update)")
     ax.set_ylim(bottom=0)
+    ax.set_title("the ratio, measured side by side (compare)")
     plotting.size_axis(ax, xs)
+    if bars:
+        ax = axes[1]
+        ys = list(range(len(bars)))[::-1]
+        parts = (("the way in: BPF program, call, thunks (kernel); bench loop (design)",
+                  "#999999", 1), ("the map's size, over a 1K map", "#E69F00", 2),
+                 ("the op's own work at 1K", "#0072B2", 3))
+        left = [0.0] * len(bars)
+        for label, colour, i in parts:
+            widths = [b[i] for b in bars]
+            ax.barh(ys, widths, left=left, color=colour, label=label, height=0.6,
+                    hatch="//" if i == 1 else None, edgecolor="white")
+            left = [x + w for x, w in zip(left, widths)]
+        ax.set_yticks(ys)
+        ax.set_yticklabels([b[0] for b in bars], fontsize=9)
+        ax.set_xlabel("ns per update (explain)")
+        ax.set_title("where each side's time goes (explain)")
     plotting.legend(fig, axes, ncol=2)
     plotting.title(fig, "Finding 5: the kernel's map call against the same algorithm in "
                    "userspace", plotting.host_line(run.host))
@@ -1003,7 +1050,9 @@ def write(run):
     with open(path, "w") as out:
         out.write("\n".join(md) + "\n")
     for f in findings:
-        print(f"{f.number}. {f.title}: {f.answer or 'not answered: ' + str(f.missing)}\n")
+        text = f"{f.number}. {f.title}: {f.answer or 'not answered: ' + str(f.missing)}"
+        print(textwrap.fill(text, width=100, subsequent_indent="   ",
+                            break_on_hyphens=False) + "\n")
     plots = [p for f in findings for p in f.plots]
     print(f"findings: {path}")
     if plots:
