@@ -45,8 +45,8 @@ def bad_input(message):
 # microsoft/bpf_performance, as published in Alan Jowett's issues of
 # 2023-08-25 (ns per program run, CPU 0 / CPU 1 of a 2-thread run; the
 # hardware, kernel and Windows build are not stated): eBPF-for-Windows
-# issues #2788 (hash), #2789 (LRU), #2790 (LPM).  docs/findings.md cites
-# them; ../shared/research/bpf_performance.md section 1.7 has the tables.
+# issues #2788 (hash), #2789 (LRU), #2790 (LPM), github.com/microsoft/
+# ebpf-for-windows/issues/NNNN; docs/findings.md cites them.
 PUBLISHED_SOURCE = {
     "hash": "microsoft/ebpf-for-windows#2788",
     "lru": "microsoft/ebpf-for-windows#2789",
@@ -916,10 +916,10 @@ def plot_gap(run, series, xs, sentences, styles):
 def suite_step(test, op):
     if test == "hash":
         return f"suite-hash-{SUITE_OPS[op]}", ("kernel", "hash", 0)
-    if test in ("lru", "lru percpu"):
+    if test in ("lru", "lru no_common_lru"):
         if op == "rolling update":
             return "suite-lru-rolling", ("kernel", "lru_hash", 0)
-        mode = 2 if test == "lru percpu" else 0
+        mode = 2 if test == "lru no_common_lru" else 0
         return f"suite-lru-{SUITE_OPS[op]}", ("kernel", "lru_hash", mode)
     size = test.split()[1]
     return f"suite-lpm-{SUITE_OPS[op]}-{size}", ("kernel", "lpm_trie", None)
@@ -935,7 +935,7 @@ def kernel_side(run, step, spec, threads):
 
 WINDOWS_DESIGN = {"hash": "hash/cow", "lru": "lru/partitioned", "lpm": "lpm_trie/prefix_hash"}
 LINUX_DESIGN = {"hash": "hash/linux", "lru": "lru/linux_common", "lpm": "lpm_trie/linux",
-                "lru percpu": "lru/linux_percpu"}
+                "lru no_common_lru": "lru/linux_percpu"}
 
 
 def finding_suite(run, styles):
@@ -944,7 +944,8 @@ def finding_suite(run, styles):
                 "published Linux and Windows figures, test by test?")
     f.number = "suite"
     f.commands = run.commands("suite-")
-    tests = ["hash", "lru", "lru percpu"] + [f"lpm {s}" for s in ("1K", "16K", "256K", "1M")]
+    tests = ["hash", "lru", "lru no_common_lru"] + [f"lpm {s}" for s in
+                                                    ("1K", "16K", "256K", "1M")]
     rows, any_ran = [], False
     for test in tests:
         for op in ("read", "update", "replace", "rolling update"):
@@ -958,14 +959,18 @@ def finding_suite(run, styles):
             k1 = kernel_side(run, step, spec, 1) if run.ran(step) else None
             fam = test.split()[0]
             lin = LINUX_DESIGN.get(test, LINUX_DESIGN.get(fam))
-            win = WINDOWS_DESIGN.get(fam) if test != "lru percpu" else None
+            win = WINDOWS_DESIGN.get(fam) if test != "lru no_common_lru" else None
             d_lin = run.one(step, record="result", side="user", map=lin, threads=2)
             d_win = run.one(step, record="result", side="user", map=win, threads=2) if win else None
             any_ran |= k2 is not None or d_lin is not None
             pub_l = f"{pub[0][0]} / {pub[0][1]}" if pub else "not published"
             pub_w = f"{pub[1][0]} / {pub[1][1]}" if pub else "not published"
-            if test == "lru percpu":
+            if test == "lru no_common_lru":
                 pub_l = pub_w = "not published"
+            if step not in run.steps:
+                rows.append([f"{test} {op}", pub_l, pub_w] +
+                            ["not run" + (" (--quick)" if run.quick else "")] + ["–"] * 3)
+                continue
             rows.append([f"{test} {op}", pub_l, pub_w,
                          num(val(k2, "program_ns_per_op").med) if k2 else "–",
                          num(val(k1, "ns_per_op").med) if k1 else "–",
@@ -993,7 +998,7 @@ def finding_suite(run, styles):
                "(`--prefixes bpf_performance`), 8-byte keys, BPF_F_NO_PREALLOC. The suite's "
                "LRU_PERCPU_HASH is per-cpu values on the common LRU, not "
                "BPF_F_NO_COMMON_LRU: nothing is published for the per-CPU LRU ('lru "
-               "percpu' rows), nor for BPF_F_NO_PREALLOC hash maps (finding 3).", ""]
+               "no_common_lru' rows), nor for BPF_F_NO_PREALLOC hash maps (finding 3).", ""]
     f.answer = suite_answer(run, rows) if any_ran else None
     f.trust = ["the published figures come from another machine and another kernel (2023, "
                "a GitHub runner for Linux): set the ratios between tests beside each other, "
