@@ -16,8 +16,9 @@
  *   2  the LRUs: one compare of every LRU design and the kernel's two LRU
  *      modes on a zipf 0.99 stream over a range 4x the map (lookups that
  *      insert on a miss, as a cache does), 1 and 2 threads; sim of every
- *      LRU design on the same distribution and on examples/traces, for
- *      miss ratios
+ *      LRU design on the same distribution and on examples/traces, 1 and
+ *      2 threads (a per-CPU LRU's capacity depends on how many cpus
+ *      insert), for miss ratios
  *   3  prealloc against BPF_F_NO_PREALLOC: compare of hash/linux and the
  *      kernel's hash, each way, per size (the two ways are adjacent
  *      steps: a flag is the map's, so they cannot share a step)
@@ -214,10 +215,10 @@ static int plan_lru(struct repro_plan *p, bool quick, const struct pace *pc,
 	snprintf(s->what, sizeof(s->what),
 		 "miss ratios of every LRU on zipf 0.99 over 4x the cache");
 	if (add_fmt(s, "sim --trace zipf:alpha=0.99,keys=%u,requests=%u,seed=1 "
-		       "--policy all --sizes %u --no-stray --quiet",
+		       "--policy all --sizes %u --threads 1,2 --no-stray --quiet",
 		    4 * LRU_ENTRIES, quick ? 1000000u : 4000000u, LRU_ENTRIES))
 		return -1;
-	s->estimate_s = quick ? 8 : 30;
+	s->estimate_s = quick ? 14 : 50;
 
 	s = new_step(p, FINDING_LRU_CONSENSUS, "f2-miss-hotset");
 	if (!s)
@@ -225,7 +226,7 @@ static int plan_lru(struct repro_plan *p, bool quick, const struct pace *pc,
 	snprintf(s->what, sizeof(s->what),
 		 "miss ratios of every LRU on examples/traces/hotset.txt");
 	if (add_fmt(s, "sim --trace %s/traces/hotset.txt --policy all "
-		       "--sizes 0.05,0.2 --quiet", examples))
+		       "--sizes 0.05,0.2 --threads 1,2 --quiet", examples))
 		return -1;
 	s->estimate_s = 3;
 	return 0;
