@@ -121,15 +121,27 @@ static int add_fmt(struct repro_step *s, const char *fmt, ...)
 }
 
 /* A compare step's timing options and its estimate: sides x thread
- * counts x repeats x (duration + warm-up), and a second per million
- * prefilled entries a side. */
+ * counts x repeats x (duration + warm-up), and the set-up of each side
+ * (its map, keys and prefill), measured here at about 10 s per million
+ * entries (30 for the suite's LPM prefixes, whose sets take longest to
+ * draw). */
+#define SETUP_S_PER_M 10.0
+#define SETUP_S_PER_M_SUITE_LPM 30.0
+
+static int add_pace_setup(struct repro_step *s, const struct pace *pc,
+			  unsigned sides, unsigned threads, unsigned entries,
+			  double setup_per_m)
+{
+	s->estimate_s = sides * threads * pc->repeats * pc->seconds +
+			sides * (0.3 + setup_per_m * entries / 1e6) + 0.5;
+	return add_fmt(s, "--duration %s --warmup %s --repeat %s --quiet",
+		       pc->duration, pc->warmup, pc->repeat);
+}
+
 static int add_pace(struct repro_step *s, const struct pace *pc,
 		    unsigned sides, unsigned threads, unsigned entries)
 {
-	s->estimate_s = sides * threads * pc->repeats * pc->seconds +
-			sides * (0.3 + entries / 1e6) + 0.5;
-	return add_fmt(s, "--duration %s --warmup %s --repeat %s --quiet",
-		       pc->duration, pc->warmup, pc->repeat);
+	return add_pace_setup(s, pc, sides, threads, entries, SETUP_S_PER_M);
 }
 
 /* Finding 1 (and 5): the kernel's trie and hash in BPF, and the trie and
@@ -182,7 +194,7 @@ static int plan_explain(struct repro_plan *p, bool quick)
 		    (quick && add_words(s, "--duration 0.3 --repeat 2 "
 					   "--sample-seconds 1")))
 			return -1;
-		s->estimate_s = quick ? 14 : 75;
+		s->estimate_s = quick ? 16 : 90;
 	}
 	return 0;
 }
@@ -331,7 +343,8 @@ static int plan_suite(struct repro_plan *p, bool quick, const struct pace *pc)
 				       "--prefixes bpf_performance --flags no_prealloc "
 				       "--entries %u --mix %s=100 --threads 1,2 "
 				       "--no-syscall", sizes[i], lpm_ops[o]) ||
-			    add_pace(s, pc, 3, 2, sizes[i]))
+			    add_pace_setup(s, pc, 3, 2, sizes[i],
+					   SETUP_S_PER_M_SUITE_LPM))
 				return -1;
 		}
 	return 0;

@@ -349,10 +349,15 @@ def finding_trie_vs_hash(run, styles):
 def explain_why(run):
     """Why, in a sentence, from the explain steps (sampled shares of the
     unsampled ns/op)."""
-    trie = run.one("f1-explain-trie", record="explain", kernel=True)
-    hk = run.one("f1-explain-hash", record="explain", kernel=True)
-    cow = run.one("f1-explain-hash", record="explain", map="hash/cow")
-    pfx = run.one("f1-explain-trie", record="explain", map="lpm_trie/prefix_hash")
+    sizes = {r["entries"] for s in ("f1-explain-trie", "f1-explain-hash")
+             for r in run.of(s, record="explain")}
+    if not sizes:
+        return ""
+    e = min(sizes, key=lambda n: abs(math.log2(n) - 16))  # the one nearest 64K
+    trie = run.one("f1-explain-trie", record="explain", kernel=True, entries=e)
+    hk = run.one("f1-explain-hash", record="explain", kernel=True, entries=e)
+    cow = run.one("f1-explain-hash", record="explain", map="hash/cow", entries=e)
+    pfx = run.one("f1-explain-trie", record="explain", map="lpm_trie/prefix_hash", entries=e)
     out = []
     if trie:
         steps = dict((k, float(v)) for k, v in trie.get("steps", {}).items())
@@ -628,13 +633,26 @@ def finding_prealloc(run, styles):
         return next(x[1] for x in series[name] if x[0] == mid)
     kp, kn = at("kernel preallocated"), at("kernel no_prealloc")
     up, un = at("hash/linux preallocated"), at("hash/linux no_prealloc")
+    kb = next(x for x in series["kernel bytes"] if x[0] == mid)
+    ub = next(x for x in series["hash/linux bytes"] if x[0] == mid)
+
+    def more(b):
+        if not (b[1].ok() and b[2].ok()) or not b[1].med:
+            return "–"
+        d = 100 * (b[2].med / b[1].med - 1)
+        return "the same" if abs(d) < 2 else f"{d:+.0f} %"
     f.answer = (f"Allocating on update makes the kernel's hash update {times(kn.med / kp.med)} "
                 f"as costly at {size_label(mid)} entries ({num(kp.med)} → {num(kn.med)} ns: "
                 f"bpf_mem_alloc's per-cpu caches instead of the preallocated free list), and "
                 f"hash/linux's {times(un.med / up.med)} ({num(up.med)} → {num(un.med)} ns: "
-                f"jemalloc and call_rcu in userspace); a full map's memory is about the same "
-                f"either way, since a preallocated map only saves the allocation, not the "
-                f"bytes.")
+                f"an allocation and an RCU-deferred free per update); the full map's bytes per "
+                f"entry: kernel {num(kb[1].med)} → {num(kb[2].med)} ({more(kb)}), hash/linux "
+                f"{num(ub[1].med)} → {num(ub[2].med)} ({more(ub)}).")
+    f.body.append("hash/linux allocates with jemalloc and frees a replaced element after an "
+                  "RCU grace period (call_rcu), where the kernel's bpf_mem_alloc reuses a "
+                  "freed element at once (docs/design-notes.md): part of its larger cost is "
+                  "that difference, not the allocation alone.")
+    f.body.append("")
     f.body.append("A preallocated map holds max_entries elements from its creation, full or "
                   "empty; a BPF_F_NO_PREALLOC map's memory follows its contents. Both maps "
                   "here are full, which is where the two should meet.")
@@ -803,8 +821,11 @@ def finding_gap(run, styles):
                md_table(["entries", "hash: kernel / hash/linux", "ratio",
                          "trie: kernel / lpm_trie/linux", "ratio"], rows), ""]
     split_rows, sentences = [], []
+    # Explained sizes, the one nearest 64K first: the answer speaks of it.
+    def near_64k(e):
+        return abs(math.log2(e) - 16)
     for name, step in (("hash", "f1-explain-hash"), ("trie", "f1-explain-trie")):
-        for e in sorted({r["entries"] for r in run.of(step, record="explain")}):
+        for e in sorted({r["entries"] for r in run.of(step, record="explain")}, key=near_64k):
             k = run.one(step, record="explain", kernel=True, entries=e)
             d = run.one(step, record="explain", map=f"{name}/linux" if name == "hash"
                         else "lpm_trie/linux", entries=e)
@@ -849,8 +870,15 @@ def finding_gap(run, styles):
                     f"kernel's and {dmem:.0f} ns to the design's")
         if dcode > 0:
             r = kcode / dcode
-            ans += (": the map code costs about the same on both sides" if 0.75 <= r <= 1.33
-                    else f": the kernel's map code costs {times(r)} the design's here")
+            if 0.75 <= r <= 1.33:
+                ans += ": the map code costs about the same on both sides"
+            else:
+                ans += f"; the kernel's map code costs {times(r)} the design's here"
+                if math.isfinite(kmem) and math.isfinite(dmem) and kcode > dcode:
+                    small = (kcode - kmem) - (dcode - dmem)
+                    ans += (f": {kmem - dmem:.0f} ns of the {kcode - dcode:.0f} ns "
+                            f"difference is memory (what the map's size adds) and "
+                            f"{small:.0f} ns is the op on a 1K map")
     f.answer = ans + "."
     f.plots += plot_gap(run, series, [s for s, _ in sizes], sentences, styles)
     f.trust = trust_lines(run, [s for _, s in sizes], "f1-")
