@@ -270,7 +270,7 @@ static void say_step(const struct repro_cli *c, const struct repro_plan *p,
 	double left = 0;
 	for (unsigned j = i; j < p->n_steps; j++)
 		left += p->steps[j].estimate_s;
-	fprintf(stderr, "reproduce: [%u/%u] %d:%02d spent, about %d:%02d left: "
+	fprintf(stderr, "reproduce: [%u/%u] %d:%02d, about %d:%02d left, "
 		"finding %s: %s\n", i + 1, p->n_steps, (int)elapsed / 60,
 		(int)elapsed % 60, (int)left / 60, (int)left % 60,
 		repro_finding_name(p->steps[i].finding), p->steps[i].what);

@@ -86,11 +86,9 @@ static void print_header(FILE *f, const struct explain_cli *c,
 			 const struct host_record *host)
 {
 	const struct bench_cli *b = &c->b;
-	char flags[128];
-	format_map_flags(bench_map_flags(b->map_types[0], b->map_flags), flags,
-			 sizeof(flags));
-	fprintf(f, "maplab explain: %s %s, flags %s, %u thread%s\n",
-		map_type_name(b->map_types[0]), explain_op_name(c->op), flags,
+	/* The map flags are the workload line's (measure_print_workload). */
+	fprintf(f, "maplab explain: %s %s, %u thread%s\n",
+		map_type_name(b->map_types[0]), explain_op_name(c->op),
 		b->threads[0], b->threads[0] == 1 ? "" : "s");
 	measure_print_workload(f, b, false);
 	if (c->n_sizes > 1) {

@@ -534,10 +534,16 @@ void measure_print_workload(FILE *f, const struct bench_cli *cli, bool hash_note
 	wrap_printf(f, "workload: %s, %s keys%s, %u entries (%u%% prefilled), "
 		    "key %u B, value %u B%s\n", mix, dist, range, w->entries,
 		    w->prefill_pct, w->key_size, w->value_size, flags);
-	if (w->prefixes)
+	/* Lookups (lookup_write's included) ask for addresses; the other ops
+	 * name prefixes. */
+	bool lookups = w->mix[OP_LOOKUP] || w->mix[OP_LOOKUP_WRITE];
+	const char *note = hash_note ? "; a hash map's key is the address alone" : "";
+	if (w->prefixes && lookups)
 		wrap_printf(f, "prefixes: %s; lookups ask for full-length addresses, "
 			    "%g%% of them inside %s, the others outside every "
 			    "prefix%s\n", prefix_set_name(w->prefixes),
-			    workload_hit_ratio(w), hits_inside(w), hash_note
-			    ? "; a hash map's key is the address alone" : "");
+			    workload_hit_ratio(w), hits_inside(w), note);
+	else if (w->prefixes)
+		wrap_printf(f, "prefixes: %s; every op names a prefix of the set%s\n",
+			    prefix_set_name(w->prefixes), note);
 }

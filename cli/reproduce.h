@@ -49,7 +49,8 @@ enum repro_finding {
 struct repro_step {
 	char id[48];           /* unique, a file name: "f1-update-64K" */
 	enum repro_finding finding;
-	char what[120];        /* progress line: what it measures */
+	char what[120];        /* progress line: what it measures (under 64
+				  characters, so the line fits 120 columns) */
 	unsigned argc;
 	char *argv[REPRO_MAX_ARGS]; /* argv[0] is the command (compare) */
 	/* Where its records go, added by the runner: raw/<id>.jsonl through

@@ -158,7 +158,7 @@ static int plan_trie_vs_hash(struct repro_plan *p, const unsigned *sizes,
 		if (!s)
 			return -1;
 		snprintf(s->what, sizeof(s->what),
-			 "trie and hash updates at %s entries: kernel and 6 designs", sz);
+			 "trie and hash updates at %s: kernel, 6 designs", sz);
 		if (add_fmt(s, "compare --map lpm_trie/linux,hash/linux,"
 			       "lpm_trie/prefix_hash,hash/cow,lpm_trie/multibit,"
 			       "hash/seqlock_buckets --prefixes random32 --mix update=100 "
@@ -185,8 +185,7 @@ static int plan_explain(struct repro_plan *p, bool quick)
 		if (!s)
 			return -1;
 		snprintf(s->what, sizeof(s->what),
-			 "explain: where a %s update's time goes (sampled and "
-			 "differential runs)", pairs[i][0]);
+			 "explain: where a %s update's time goes", pairs[i][0]);
 		s->explain = true;
 		if (add_fmt(s, "explain --map %s --op update%s --sizes %s --quiet",
 			    pairs[i][1], pairs[i][2],
@@ -214,7 +213,7 @@ static int plan_lru(struct repro_plan *p, bool quick, const struct pace *pc,
 	if (!s)
 		return -1;
 	snprintf(s->what, sizeof(s->what),
-		 "every LRU at 1 and 2 threads on a zipf 0.99 stream that evicts");
+		 "every LRU, 1 and 2 threads, a zipf 0.99 stream that evicts");
 	if (add_fmt(s, "compare --map %s --entries %u --key-range 400%% "
 		       "--dist zipf:0.99 --mix lookup_write=100 --threads 1,2 "
 		       "--no-syscall", lru_designs, LRU_ENTRIES) ||
@@ -277,7 +276,7 @@ static int plan_percpu(struct repro_plan *p, bool quick, bool kernel)
 	if (!s)
 		return -1;
 	snprintf(s->what, sizeof(s->what),
-		 "common and per-CPU LRU, the load on one cpu and on two");
+		 "common and per-CPU LRU, the load on one cpu, then two");
 	if (add_fmt(s, "sim --trace zipf:alpha=0.99,keys=200000,requests=%u,seed=1 "
 		       "--policy lru/linux_common,lru/linux_percpu%s --sizes 4096,16384 "
 		       "--threads 1,2 --split rr --no-stray --quiet",

@@ -1099,7 +1099,7 @@ def write(run):
     plots = [p for f in findings for p in f.plots]
     print(f"findings: {path}")
     if plots:
-        print("plots: " + " ".join(plots))
+        print("plots:\n" + "\n".join("  " + p for p in plots))
 
 
 def main(argv):
