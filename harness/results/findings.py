@@ -407,10 +407,17 @@ def plot_trie_vs_hash(run, ratios, sizes, styles):
     ax.set_ylabel("ns per update (log)")
     ax.set_title("trie (solid) and hash (dotted) updates")
     plotting.size_axis(ax, xs)
-    plotting.legend(fig, axes, ncol=2)
-    plotting.title(fig, "Finding 1: LPM-trie updates against hash updates of the same keys",
-                   plotting.host_line(run.host))
-    return plotting.save(fig, run.dir, "finding1-trie-vs-hash")[:1]
+    return finish(run, fig, axes,
+                  "Finding 1: LPM-trie updates against hash updates of the same keys",
+                  "finding1-trie-vs-hash", ncol=2)
+
+
+def finish(run, fig, axes, text, base, ncol=4):
+    """The figure's legend (below its panels), its title and host line,
+    written as base.png and base.svg in the run's folder: the PNG's path."""
+    plotting.legend(fig, axes, ncol=ncol)
+    plotting.title(fig, text, plotting.host_line(run.host))
+    return plotting.save(fig, run.dir, base)[:1]
 
 
 # --- the trust lines ---------------------------------------------------------------
@@ -588,10 +595,9 @@ def plot_lru(run, by, miss, kmiss, styles):
     ax.set_xlabel(f"Mops/s at {top} threads")
     ax.set_ylabel("miss ratio (zipf 0.99, sim)")
     ax.set_title("throughput against miss ratio (down and right is better)")
-    plotting.legend(fig, axes[:len(groups)], ncol=4)
-    plotting.title(fig, "Finding 2: LRU designs, speed against threads and against miss ratio",
-                   plotting.host_line(run.host))
-    return plotting.save(fig, run.dir, "finding2-lru")[:1]
+    return finish(run, fig, axes[:len(groups)],
+                  "Finding 2: LRU designs, speed against threads and against miss ratio",
+                  "finding2-lru", ncol=4)
 
 
 # --- finding 3: prealloc -------------------------------------------------------------
@@ -690,10 +696,9 @@ def plot_prealloc(run, series, xs, styles):
     axes[2].set_ylim(bottom=0)
     axes[2].set_title("memory, both")
     plotting.size_axis(axes[2], xs)
-    plotting.legend(fig, axes, ncol=4)
-    plotting.title(fig, "Finding 3: preallocated against BPF_F_NO_PREALLOC hash maps",
-                   plotting.host_line(run.host))
-    return plotting.save(fig, run.dir, "finding3-prealloc")[:1]
+    return finish(run, fig, axes,
+                  "Finding 3: preallocated against BPF_F_NO_PREALLOC hash maps",
+                  "finding3-prealloc", ncol=4)
 
 
 # --- finding 4: common against per-CPU LRU --------------------------------------------
@@ -785,11 +790,10 @@ def plot_percpu(run, recs, pols, sizes, styles):
     hi = max(x["miss_ratio"] for x in recs)
     for ax in axes[2:]:
         ax.set_ylim(lo * 0.95, hi * 1.05)
-    plotting.legend(fig, axes, ncol=4)
-    plotting.title(fig, "Finding 4: common against per-CPU LRU when one cpu inserts "
-                   "(kernel dashed, open markers; designs solid)",
-                   plotting.host_line(run.host))
-    return plotting.save(fig, run.dir, "finding4-percpu-lru")[:1]
+    return finish(run, fig, axes,
+                  "Finding 4: common against per-CPU LRU when one cpu inserts "
+                  "(kernel dashed, open markers; designs solid)",
+                  "finding4-percpu-lru", ncol=4)
 
 
 # --- finding 5: kernel against userspace ----------------------------------------------
@@ -943,10 +947,8 @@ def plot_gap(run, series, xs, sentences, styles):
         ax.set_yticklabels([b[0] for b in bars], fontsize=9)
         ax.set_xlabel("ns per update (explain)")
         ax.set_title("where each side's time goes (explain)")
-    plotting.legend(fig, axes, ncol=2)
-    plotting.title(fig, "Finding 5: the kernel's map call against the same algorithm in "
-                   "userspace", plotting.host_line(run.host))
-    return plotting.save(fig, run.dir, "finding5-kernel-gap")[:1]
+    return finish(run, fig, axes, "Finding 5: the kernel's map call against the same "
+                  "algorithm in userspace", "finding5-kernel-gap", ncol=2)
 
 
 # --- the suite -------------------------------------------------------------------------
