@@ -335,6 +335,9 @@ int cmd_reproduce(int argc, char **argv)
 		return cli_error("reproduce", "--out DIR is required: where "
 				 "findings.md, results.jsonl and the plots go");
 
+	/* A folder that cannot take the files fails first, alone. */
+	if (!c.dry_run && (rc = make_dirs(c.dir)))
+		return rc;
 	struct repro_plan plan;
 	bool kernel = measure_kernel_ready("reproduce", false);
 	if (repro_plan_build(&plan, c.quick, c.only, examples_dir(), kernel))
@@ -346,9 +349,9 @@ int cmd_reproduce(int argc, char **argv)
 	}
 	FILE *results = NULL;
 	unsigned failed = 0;
-	if ((rc = make_dirs(c.dir)) || !(results = open_results(c.dir, &c, &plan))) {
+	if (!(results = open_results(c.dir, &c, &plan))) {
 		repro_plan_free(&plan);
-		return rc ? rc : EXIT_USAGE;
+		return EXIT_USAGE;
 	}
 	run_plan(&c, &plan, results, &failed);
 	repro_plan_free(&plan);
