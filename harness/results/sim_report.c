@@ -114,10 +114,13 @@ static void write_table(FILE *f, const struct record *records, unsigned n,
 			shown[n_shown++] = cols[c];
 
 	wrap_printf(f, "trace %s (%s): %zu requests, %u distinct keys, warm-up %llu"
-		", key_size %u%s\n\n", in->trace->name, rep->format_name,
+		", key_size %u%s\n", in->trace->name, rep->format_name,
 		in->trace->n, in->distinct, (unsigned long long)in->warmup,
 		in->key_size, in->hashed ? " (ids hashed down: collisions "
 		"change miss ratios)" : "");
+	if (rep->notes)
+		wrap_printf(f, "%s\n", rep->notes);
+	fputc('\n', f);
 	record_write(f, RECORD_TABLE, records, n, shown, n_shown);
 	wrap_printf(f, "\nmiss: misses / requests (after the warm-up); Mreq/s: every "
 		"request, warm-up included; effcap: mean live entries / entries; "

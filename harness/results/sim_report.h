@@ -34,6 +34,8 @@ struct sim_report {
 	const struct sim_input *in;
 	const char *format_name; /* the trace's format, or "generated" */
 	const char *split;       /* "rr" or "hash" */
+	const char *notes;       /* NULL, or lines for the table's head: the
+				  * aliases used, where the sizes came from */
 	const struct sim_row *rows;
 	unsigned n;
 };

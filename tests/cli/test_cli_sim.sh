@@ -14,7 +14,7 @@ check "unknown policy" one_line_error "'lru/nope' is no policy" \
 check "a hash design is no cache" one_line_error "'hash/linux' is not an LRU hash design" \
     "$maplab" sim --trace loop:keys=5 --policy hash/linux --sizes 2
 check "bad size" one_line_error "--sizes wants entries" \
-    "$maplab" sim --trace loop:keys=5 --policy opt --sizes 0
+    "$maplab" sim --trace loop:keys=5 --policy opt --sizes 2,0x
 check "bad fraction" one_line_error "'0.0' is not a fraction" \
     "$maplab" sim --trace loop:keys=5 --policy opt --sizes 0.0
 check "bad split" one_line_error "--split wants rr or hash" \
@@ -25,6 +25,53 @@ check "a misspelt generator" one_line_error "cannot open zipff:keys=5.*nor is it
     "$maplab" sim --trace zipff:keys=5 --policy opt --sizes 2
 check "bad generator parameter" one_line_error "zipf: no parameter 'colour'" \
     "$maplab" sim --trace zipf:colour=1 --policy opt --sizes 2
+
+# cachesim's conventions (docs/sim.md): libCacheSim's policy names, in any
+# case, run the design of the same policy, and the report says so, once.
+for pair in lru=lru/global FIFO=lru/fifo Clock=lru/clock fifo-reinsertion=lru/clock \
+    second-chance=lru/clock SIEVE=lru/sieve s3fifo=lru/s3fifo S3-FIFO=lru/s3fifo \
+    s3-fifo=lru/s3fifo Belady=opt optimal=opt LRU/Global=lru/global OPT=opt; do
+    alias=${pair%%=*} policy=${pair#*=}
+    out=$("$maplab" sim --trace "$traces/loop.txt" --policy "$alias" --sizes 10 --no-stray 2>&1)
+    check "$alias runs $policy" grep -qE "^$policy +10 +1 +12000 " <<<"$out"
+done
+out=$("$maplab" sim --trace "$traces/zipf.txt" --policy lru,FIFO,Clock,sieve,s3fifo,lru --sizes 100 --no-stray)
+check "five aliases: five designs and lru twice" \
+    test "$(grep -cE '^lru/(global|fifo|clock|sieve|s3fifo) +100 ' <<<"$out")" -eq 6
+check "the aliases said once, under the trace's line" grep -q '^policies: lru = lru/global, fifo = lru/fifo, clock = lru/clock, sieve = lru/sieve, s3fifo = lru/s3fifo ' \
+    <(sed -n 2p <<<"$out")
+check "lru = lru/global said once" test "$(grep -o 'lru = lru/global' <<<"$out" | wc -l)" -eq 1
+check "an alias's golden misses are the design's" grep -qE '^lru/global +100 +1 +20000 +9985 ' <<<"$out"
+check "the names stay lowercase in jsonl" bash -c "'$maplab' sim --trace '$traces/loop.txt' --policy Clock --sizes 10 --format jsonl 2>/dev/null | grep -q '\"policy\":\"lru/clock\"'"
+expect 0 '^maplab sim: note: policies: clock = lru/clock' \
+    "$maplab" sim --trace "$traces/loop.txt" --policy Clock --sizes 10 --format csv
+check "an unknown name: did you mean" one_line_error "'lur' is no policy; did you mean lru \(lru/global\)\?" \
+    "$maplab" sim --trace loop:keys=5 --policy lur --sizes 2
+check "a misspelt design: did you mean" one_line_error "'lru/sive' is no policy; did you mean lru/sieve\?" \
+    "$maplab" sim --trace loop:keys=5 --policy lru/sive --sizes 2
+check "a misspelt s3-fifo" one_line_error "did you mean s3-fifo \(lru/s3fifo\)\?" \
+    "$maplab" sim --trace loop:keys=5 --policy S3-FIF0 --sizes 2
+# --sizes auto (and 0): cachesim's fractions of the distinct keys, rounded,
+# those under 10 entries dropped.
+distinct=$(grep -v '^#' "$traces/zipf.txt" | awk 'NF {print $1}' | sort -u | wc -l)
+want=$(awk -v d="$distinct" 'BEGIN { n = split("0.001 0.003 0.01 0.03 0.1 0.2 0.4 0.8", f, " ");
+    for (i = 1; i <= n; i++) { e = int(f[i] * d + 0.5); if (e >= 10 && e != last) { s = s sep e; sep = ","; last = e } }
+    print s }')
+for auto in auto AUTO 0; do
+    out=$("$maplab" sim --trace "$traces/zipf.txt" --policy opt --sizes $auto)
+    got=$(awk '$1 == "opt" {printf "%s%s", sep, $2; sep = ","}' <<<"$out")
+    check "--sizes $auto on $distinct distinct keys: $want (got $got)" test -n "$want" -a "$got" = "$want"
+    check "--sizes $auto said in the report" grep -q "^sizes auto: $want entries, cachesim's fractions 0.01,0.03,.* of the $distinct distinct keys" <<<"$out"
+done
+check "auto with too few keys" one_line_error "--sizes auto: the trace's 5 distinct keys are too few" \
+    "$maplab" sim --trace loop:keys=5 --policy opt --sizes auto
+check "auto in a list" one_line_error "--sizes: auto stands alone" \
+    "$maplab" sim --trace loop:keys=5 --policy opt --sizes 2,auto
+# cachesim's sizes in bytes: refused, with what a BPF map counts.
+for size in 100MB 1GiB 10KB 4k 2g; do
+    check "--sizes $size refused" one_line_error "'$size' is bytes, as cachesim counts, but a BPF map counts entries .* give entries .* fractions" \
+        "$maplab" sim --trace loop:keys=5 --policy opt --sizes 10,$size
+done
 
 # Bad trace files: the file and the line or record, exit 2.
 head -c 50 "$traces/zipf_sizes.oracleGeneral" >"$tmp/cut.oracleGeneral"
