@@ -43,7 +43,10 @@ static const char usage_sim[] =
 	"optimum: evict the key used farthest ahead, never-again first; one\n"
 	"thread); kernel and kernel:no_common_lru (the kernel's own LRU hash\n"
 	"through BPF_PROG_TEST_RUN, where allowed); all (every LRU hash design,\n"
-	"opt, and the kernel's two when available).\n\n"
+	"opt, and the kernel's two when available).  Names in any case;\n"
+	"libCacheSim's names of the same policies are aliases: lru, fifo,\n"
+	"clock (fifo-reinsertion, second-chance), sieve, s3fifo (s3-fifo),\n"
+	"belady (optimal) (docs/sim.md, \"cachesim's conventions\").\n\n"
 	"Traces: a file (txt: a key a line, decimal or 0x hex; csv: the column\n"
 	"of --csv-column; oracleGeneral: libCacheSim's 24-byte binary records;\n"
 	"the format guessed from the name unless --trace-format says; .zst\n"
@@ -63,6 +66,10 @@ static const char after_sim[] =
 	"examples:\n"
 	"  maplab sim --trace zipf:alpha=0.99,keys=100000,requests=1000000 \\\n"
 	"      --policy lru/global,lru/clock,opt --sizes 0.01,0.1\n"
+	"  maplab sim --trace trace.oracleGeneral --policy lru,s3fifo,sieve "
+	"--sizes auto\n"
+	"      (cachesim: ./cachesim trace.oracleGeneral oracleGeneral "
+	"lru,s3fifo,sieve 0 --ignore-obj-size true)\n"
 	"  maplab sim --trace examples/traces/zipf_sizes.oracleGeneral --policy all "
 	"--sizes 100,1000 --plot plots/\n"
 	"  maplab sim --trace zipf:keys=200000,requests=2000000 --policy "
@@ -75,7 +82,8 @@ static const struct opt_spec opt_policy = { OPT_POLICY, "policy", TAKES_TEXT,
 	"LRU hash designs, opt, kernel, kernel:no_common_lru, or all" };
 static const struct opt_spec opt_sizes = { OPT_SIZES, "sizes", TAKES_TEXT, 0, 0,
 	0, 0, "S[,S...]",
-	"cache sizes: entries, or fractions (with a dot) of the distinct keys" };
+	"cache sizes: entries, fractions (with a dot) of the distinct keys, "
+	"or auto" };
 static const struct opt_spec opt_trace_format = { OPT_TRACE_FORMAT,
 	"trace-format", TAKES_TEXT, 0, 0, 0, 0, "F", "txt, csv or oracleGeneral" };
 static const struct opt_spec opt_csv_column = { OPT_CSV_COLUMN, "csv-column",
@@ -101,7 +109,8 @@ static const struct cmd_option sim_options[] = {
 			   "name in a header line (1)" },
 	{ &opt_policy, NULL },
 	{ &opt_sizes, "cache sizes (max_entries): whole numbers, or fractions\n"
-		      "of the trace's distinct keys with a dot (0.01,0.1)" },
+		      "of the trace's distinct keys with a dot (0.01,0.1);\n"
+		      "auto (or 0): cachesim's, 0.001 to 0.8 of them" },
 	{ &opt_warmup_requests, "the first N requests warm the cache and are "
 				"not\ncounted (0)" },
 	{ &opt_key_size, "key bytes, 1 to 8 (8: the ids themselves)" },

@@ -232,6 +232,8 @@ if has_kernel; then
 fi
 
 expect 0 'usage: maplab sim' "$maplab" sim --help
+expect 0 "libCacheSim's names of the same policies are aliases" "$maplab" sim --help
+expect 0 "auto \(or 0\): cachesim's" "$maplab" sim --help
 expect 0 'sim +cache traces' "$maplab" --help
 
 finish
