@@ -118,6 +118,21 @@ if command -v taskset >/dev/null && [ "$(nproc --all)" -ge 2 ]; then
         taskset -c 1 "$maplab" replay --trace "$root/examples/hash_basics.trace"
 fi
 
+# A cpu line names a CPU the process may run on: under taskset -c 0 a
+# trace that moves to cpu 1 is refused at that line, before anything runs.
+printf 'map lru_hash key_size=4 value_size=4 max_entries=2\ncpu 1\nupdate 01000000 01000000\n' >"$tmp/cpu1.trace"
+if command -v taskset >/dev/null; then
+    check "a cpu not allowed is refused with its line" one_line_error \
+        '^maplab replay: .*cpu1.trace:2: cpu 1 is not one this process may run on \(allowed: 0\)$' \
+        taskset -c 0 "$maplab" replay --trace "$tmp/cpu1.trace"
+fi
+if [ "$(nproc)" -ge 2 ]; then
+    # --echo shows the directive in place, and a trace may start on cpu 1.
+    expect 0 '^# cpu 1$' "$maplab" replay --echo --trace "$tmp/cpu1.trace"
+    printf 'cpu 1\nmap lru_hash key_size=4 value_size=4 max_entries=2\nupdate 01000000 01000000\n' >"$tmp/on1.trace"
+    expect 0 '^ok$' taskset -c 1 "$maplab" replay --trace "$tmp/on1.trace"
+fi
+
 # The kernel side (root and BPF).
 if has_kernel; then
     # Run "$@" with at most N file descriptors, none inherited beyond 0-2.
