@@ -2,8 +2,8 @@
 /*
  * maplab dump: a design's inner state after a trace.
  *
- * The trace is replayed by harness/trace's replayer (replay.h: on cpu 0,
- * a line at a time), its result lines discarded, and each map the trace
+ * The trace is replayed by harness/trace's replayer (replay.h: on cpu 0
+ * or a `cpu N` line's, a line at a time), its result lines discarded, and each map the trace
  * makes is dumped through map_ops.dump_state once its last op has run:
  * when the next map line replaces it, or at the end of the trace.  So a
  * trace with several map lines gets one dump per map, in order, each after
@@ -30,12 +30,12 @@
 
 static const char usage_dump[] =
 	"usage: maplab dump --map DESIGN --trace FILE [--format text|dot]\n\n"
-	"Replays the trace on the design (on cpu 0, as replay does; the result\n"
-	"lines are not shown) and prints the design's inner state after the\n"
-	"last op on each map: its lists in order, each key with its reference\n"
-	"bit (*), its hands and partitions.  A trace with several map lines\n"
-	"gets a dump per map, in order, each after a comment line naming its\n"
-	"map line.  --format dot writes Graphviz digraphs instead (dot -Tsvg).\n"
+	"Replays the trace on the design (on cpu 0 or a `cpu N` line's cpu, as\n"
+	"replay does; the result lines are not shown) and prints the design's\n"
+	"inner state after the last op on each map: its lists in order, each\n"
+	"key with its reference bit (*), its hands and partitions.  A trace\n"
+	"with several map lines gets a dump per map, in order, each after a\n"
+	"comment line naming its map line.  --format dot writes Graphviz digraphs instead (dot -Tsvg).\n"
 	"Every map line must be of the design's type.  Exit 0: dumped; 2: bad\n"
 	"input, a design without a dump, a map the design refused, or an error\n"
 	"of the trace.\n";

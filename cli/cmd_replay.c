@@ -16,8 +16,9 @@ static const char usage_replay[] =
 	"per operation, as it goes.  Each map line uses the kernel-faithful\n"
 	"design of its type, unless --map names another design of that type,\n"
 	"or `kernel` for the running kernel's own map (needs root).  The replay\n"
-	"runs on cpu 0.  Exit 0: replayed; 2: bad input, an error of the trace,\n"
-	"or the replay could not run.\n";
+	"runs each op on cpu 0, or the cpu of the `cpu N` line above it.\n"
+	"Exit 0: replayed; 2: bad input, an error of the trace, or the replay\n"
+	"could not run.\n";
 
 static const struct cmd_option replay_options[] = {
 	{ &opt_map, "a design, or kernel: the running kernel's own map" },

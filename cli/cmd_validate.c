@@ -16,8 +16,8 @@ static const char usage_validate[] =
 	"usage: maplab validate [--map DESIGN] (--trace FILE | --random ...) [--max-diffs N]\n\n"
 	"Replays the trace on the design (default: the kernel-faithful one of\n"
 	"each map line's type) and on the kernel's own map, line by line in\n"
-	"lock step on cpu 0, compares the result lines, and shows the first\n"
-	"differences.\n"
+	"lock step on cpu 0 (or a `cpu N` line's cpu), compares the result\n"
+	"lines, and shows the first differences.\n"
 	"Exit 0: identical; 1: they differ; 2: bad input, an error of the\n"
 	"trace, no BPF here, or the replay could not run.\n";
 

@@ -57,28 +57,43 @@ static enum replay_stop stop_with(struct replay *r, enum replay_stop how,
 
 /* --- the thread a replay runs on ------------------------------------------- */
 
-/* Slot 0 and cpu 0: an LRU's per-CPU state depends on the cpu, so both
- * sides must see the same one.  0, or -1 with why in err. */
-static int enter_replay_thread(char *err, size_t errlen)
+/* Run the calling thread as cpu: claim that slot (the designs' per-CPU
+ * state) and pin to that CPU (the kernel's), so both sides see the same
+ * one.  0, or -1 with why in err. */
+static int switch_cpu(int cpu, char *err, size_t errlen)
 {
-	int slot = map_cpu_claim(0);
+	int slot = map_cpu_claim(cpu);
 	if (slot < 0) {
-		snprintf(err, errlen, "cpu slot 0, which a replay needs, is "
-			 "held by another thread of this process");
+		snprintf(err, errlen, "cpu slot %d, which the replay needs, is "
+			 "held by another thread of this process", cpu);
 		return -1;
 	}
-	int cpu = map_cpu_pin_id(0);
-	if (cpu < 0) {
+	int pinned = map_cpu_pin_id(cpu);
+	if (pinned < 0) {
+		char allowed[128];
 		map_cpu_release();
-		if (cpu == -EINVAL)
-			snprintf(err, errlen, "a replay runs on cpu 0, so that "
+		map_cpu_allowed_text(allowed, sizeof(allowed));
+		if (pinned == -EINVAL)
+			snprintf(err, errlen, "a replay runs on cpu %d, so that "
 				 "per-CPU state matches on both sides, and this "
-				 "process may not run there (taskset?)");
+				 "process may not run there (taskset? allowed: "
+				 "%s)", cpu, allowed);
 		else
-			snprintf(err, errlen, "cannot pin the replay to cpu 0: "
-				 "%s", map_errno_text(-cpu));
+			snprintf(err, errlen, "cannot pin the replay to cpu %d: "
+				 "%s", cpu, map_errno_text(-pinned));
 		return -1;
 	}
+	return 0;
+}
+
+/* The thread starts as the cpu of the trace's first line (cpu 0 unless
+ * the trace opens with a cpu line): an LRU's per-CPU state depends on the
+ * cpu, so both sides must see the same one. */
+static int enter_replay_thread(const struct trace *t, char *err,
+			       size_t errlen)
+{
+	if (switch_cpu(t->n ? t->lines[0].cpu : 0, err, errlen))
+		return -1;
 	map_thread_online();
 	return 0;
 }
@@ -284,6 +299,7 @@ static enum replay_stop do_op(struct replay *r, size_t i, FILE *out)
 	case TRACE_DUMP:
 		return do_dump(r, i, out);
 	case TRACE_MAP:
+	case TRACE_CPU:
 		break;
 	}
 	return REPLAY_DONE;
@@ -301,9 +317,22 @@ static enum replay_stop trace_error(struct replay *r, size_t i,
 			 who ? who : r->side->label);
 }
 
+/* A cpu line: the thread runs as that cpu from here on ("ok").  In a
+ * comparison both sides switch, the second to where it already is. */
+static enum replay_stop do_cpu(struct replay *r, size_t i, FILE *out)
+{
+	char why[256];
+	if (switch_cpu(r->t->lines[i].cpu, why, sizeof(why)))
+		return stop_with(r, REPLAY_FAILED, i, "%s", why);
+	print_status(out, 0);
+	return REPLAY_DONE;
+}
+
 /* Replay line i (lines go in order), its results to out. */
 static enum replay_stop replay_line(struct replay *r, size_t i, FILE *out)
 {
+	if (r->t->lines[i].op == TRACE_CPU)
+		return do_cpu(r, i, out);
 	if (r->t->lines[i].op == TRACE_MAP)
 		return do_map(r, i, out);
 	if (!r->map)
@@ -318,7 +347,7 @@ enum replay_stop replay_run(const struct trace *t, const char *trace_name,
 	struct replay r;
 	enum replay_stop stop = REPLAY_DONE;
 
-	if (enter_replay_thread(err, errlen))
+	if (enter_replay_thread(t, err, errlen))
 		return REPLAY_FAILED;
 	replay_init(&r, t, trace_name, side, err, errlen);
 	for (size_t i = 0; i < t->n && !stop; i++) {
@@ -424,7 +453,7 @@ void replay_compare(const struct trace *t, const char *trace_name,
 	struct compare_side sa, sb;
 
 	memset(out, 0, sizeof(*out));
-	if (enter_replay_thread(out->why, sizeof(out->why))) {
+	if (enter_replay_thread(t, out->why, sizeof(out->why))) {
 		out->stop = REPLAY_FAILED;
 		return;
 	}

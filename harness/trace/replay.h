@@ -8,15 +8,17 @@
  *   lookup ok <value> | err E   plookup ok | err ENOENT
  *   delete ok | err ERRNO       next ok <key> | err ERRNO
  *   dump ok <n>, then n lines "  <key> <value>" sorted by key bytes
+ *   cpu ok
  *
  * lookup, update, delete, next and dump are what a userspace program gets
  * from bpf(2), so they go through map.h's syscall layer (map_sys_*: a
  * BPF_F_RDONLY map refuses update and delete with EPERM, a BPF_F_WRONLY one
  * lookup and get_next_key); plookup is a program's lookup.
  *
- * A replay runs on the calling thread, which it pins to cpu 0 and gives
- * cpu slot 0 for the replay's duration, so per-CPU structures (an LRU's
- * lists) see the same cpu on both sides; afterwards the thread may run on
+ * A replay runs on the calling thread, which it pins to the cpu of each
+ * line (cpu 0 until a `cpu N` line, then N) and gives that cpu slot, so
+ * per-CPU structures (an LRU's lists) see the same cpu on both sides; a
+ * cpu line answers "ok".  Afterwards the thread holds no slot and may run on
  * every CPU the process may use again.  Memory does not grow with the
  * output: results are written line by line, and replay_compare holds one
  * trace line's results per side at a time.
@@ -56,7 +58,7 @@ enum replay_stop {
 	REPLAY_TRACE_ERROR, /* an operation on the map of a map line that failed:
 			       the trace is in error (docs/design.md) */
 	REPLAY_FAILED,      /* the replay could not go on, for a reason that is
-			       not an answer of the map: cpu 0 not allowed, the
+			       not an answer of the map: a cpu not allowed, the
 			       kernel's lookup program could not run, out of
 			       memory, the results could not be written */
 };

@@ -9,6 +9,7 @@
  */
 #include "trace.h"
 #include "hex.h"
+#include "maps/base/cpu.h"
 #include "harness/common/grow.h"
 #include "harness/common/parse.h"
 
@@ -29,6 +30,7 @@ struct parser {
 	bool have_map;
 	size_t map_index;     /* the map line in force */
 	struct map_attr attr; /* its attributes */
+	int cpu;              /* the cpu in force (the last cpu line's) */
 	char *err;
 	size_t errlen;
 };
@@ -179,7 +181,7 @@ static int parse_op(struct parser *p, char **tok, int n, struct trace_line *l)
 			break;
 	if (i == sizeof(ops) / sizeof(ops[0]))
 		return fail(p, "unknown operation '%s' (map, update, lookup, "
-			       "plookup, delete, next, dump)",
+			       "plookup, delete, next, dump, cpu)",
 			    parse_printable(tok[0], shown, sizeof(shown)));
 	if (n < ops[i].min || n > ops[i].max)
 		return fail(p, "'%s' takes %d to %d words, got %d", tok[0],
@@ -201,6 +203,30 @@ static int parse_op(struct parser *p, char **tok, int n, struct trace_line *l)
 		return -1;
 	l->flags = MAP_ANY;
 	return n == 4 ? parse_update_flag(p, tok[3], &l->flags) : 0;
+}
+
+/* cpu N: decimal, and a CPU this process may run on (and a slot exists
+ * for), so the replay can pin itself there when it comes to this line. */
+static int parse_cpu(struct parser *p, char **tok, int n, struct trace_line *l)
+{
+	char shown[SHOWN_LEN], allowed[128];
+	uint64_t cpu;
+	if (n != 2)
+		return fail(p, "'cpu' takes 2 words, got %d", n);
+	if (parse_u64(tok[1], 0, INT32_MAX, &cpu))
+		return fail(p, "cpu wants a decimal cpu number, got '%s'",
+			    parse_printable(tok[1], shown, sizeof(shown)));
+	map_cpu_allowed_text(allowed, sizeof(allowed));
+	if (!map_cpu_is_allowed((int)cpu))
+		return fail(p, "cpu %llu is not one this process may run on "
+			       "(allowed: %s)", (unsigned long long)cpu, allowed);
+	if (cpu >= MAP_MAX_CPUS)
+		return fail(p, "cpu %llu is past maplab's %d cpu slots",
+			    (unsigned long long)cpu, MAP_MAX_CPUS);
+	l->op = TRACE_CPU;
+	l->map_index = p->map_index;
+	l->cpu = p->cpu = (int)cpu;
+	return 0;
 }
 
 static struct trace_line *append(struct trace *t)
@@ -230,6 +256,9 @@ static int parse_line(struct parser *p, char *text, struct trace *t)
 	if (!l)
 		return fail(p, "out of memory");
 	l->lineno = p->lineno;
+	l->cpu = p->cpu;
+	if (strcmp(tok[0], "cpu") == 0)
+		return parse_cpu(p, tok, n, l);
 	if (strcmp(tok[0], "map") != 0)
 		return parse_op(p, tok, n, l);
 	l->op = TRACE_MAP;
@@ -317,7 +346,7 @@ static const char *const op_words[] = {
 	[TRACE_MAP] = "map",         [TRACE_UPDATE] = "update",
 	[TRACE_LOOKUP] = "lookup",   [TRACE_PLOOKUP] = "plookup",
 	[TRACE_DELETE] = "delete",   [TRACE_NEXT] = "next",
-	[TRACE_DUMP] = "dump",
+	[TRACE_DUMP] = "dump",       [TRACE_CPU] = "cpu",
 };
 
 void trace_print_line(FILE *f, const struct trace *t, size_t i)
@@ -325,6 +354,10 @@ void trace_print_line(FILE *f, const struct trace *t, size_t i)
 	const struct trace_line *l = &t->lines[i];
 	const struct map_attr *attr = trace_attr_at(t, i);
 
+	if (l->op == TRACE_CPU) {
+		fprintf(f, "cpu %d", l->cpu);
+		return;
+	}
 	if (l->op == TRACE_MAP) {
 		char flags[160];
 		fprintf(f, "map %s key_size=%u value_size=%u max_entries=%u",

@@ -9,12 +9,17 @@
  *   delete <key>
  *   next <key>|-      get_next_key; - asks for the first key
  *   dump              every entry, sorted by key bytes
+ *   cpu N             the lines after it run as cpu N (until the next cpu
+ *                     line; before any, cpu 0)
  *
  * Keys and values are hex strings of exactly key_size / value_size bytes in
  * memory order.  '#' starts a comment; blank lines are skipped.  Sizes and
  * max_entries are decimal (harness/common/parse.h); flags are the names of
  * maps/base/map.h's table or numbers (0x... allowed), so a trace can ask
  * for a flag the kernel rejects.  A trace is text: a NUL byte is refused.
+ * A cpu line names a CPU this process may run on (its affinity mask when
+ * it started, maps/base/cpu.h): any other is refused at its line, with the
+ * allowed set, so a trace never starts that cannot run to its end.
  */
 #ifndef MAPLAB_TRACE_H
 #define MAPLAB_TRACE_H
@@ -33,6 +38,7 @@ enum trace_op {
 	TRACE_DELETE,
 	TRACE_NEXT,
 	TRACE_DUMP,
+	TRACE_CPU,      /* a directive: the lines after it run as l->cpu */
 };
 
 struct trace_line {
@@ -44,6 +50,8 @@ struct trace_line {
 	uint8_t *key;           /* NULL for `next -` */
 	uint8_t *value;         /* TRACE_UPDATE */
 	uint64_t flags;         /* TRACE_UPDATE: MAP_ANY / NOEXIST / EXIST */
+	int cpu;                /* the cpu this line runs as (a cpu line: the
+				   one it names); 0 before any cpu line */
 };
 
 struct trace {
@@ -62,7 +70,8 @@ int trace_parse_string(const char *text, const char *name, struct trace *out,
 		       char *err, size_t errlen);
 void trace_free(struct trace *t);
 
-/* The map attributes in force at line i (its map line's): O(1). */
+/* The map attributes in force at line i (its map line's): O(1).  A cpu
+ * line before the first map line has none: this is line 0's (zeroed). */
 static inline const struct map_attr *trace_attr_at(const struct trace *t,
 						   size_t i)
 {

@@ -134,6 +134,33 @@ int map_cpu_allowed_id(unsigned i)
 	return i < allowed_count ? allowed_ids[i] : -1;
 }
 
+bool map_cpu_is_allowed(int cpu)
+{
+	return cpu >= 0 && cpu < CPU_SETSIZE && CPU_ISSET(cpu, &allowed_set);
+}
+
+void map_cpu_allowed_text(char *buf, size_t len)
+{
+	size_t off = 0;
+	if (len)
+		buf[0] = '\0';
+	for (unsigned i = 0; i < allowed_count && off < len;) {
+		unsigned j = i; /* allowed_ids[i..j] are consecutive */
+		while (j + 1 < allowed_count &&
+		       allowed_ids[j + 1] == allowed_ids[j] + 1)
+			j++;
+		int n = j == i ? snprintf(buf + off, len - off, "%s%d",
+					  i ? "," : "", allowed_ids[i])
+			       : snprintf(buf + off, len - off, "%s%d-%d",
+					  i ? "," : "", allowed_ids[i],
+					  allowed_ids[j]);
+		if (n < 0)
+			break;
+		off += (size_t)n;
+		i = j + 1;
+	}
+}
+
 static int pin_to_set(const cpu_set_t *set)
 {
 	return -pthread_setaffinity_np(pthread_self(), sizeof(*set), set);

@@ -14,6 +14,8 @@
 #ifndef MAPLAB_CPU_H
 #define MAPLAB_CPU_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 extern _Thread_local int map_cpu_slot_of_thread;
@@ -53,6 +55,12 @@ static inline unsigned map_cpus_for_threads(unsigned threads)
  */
 unsigned map_cpu_allowed_count(void);
 int map_cpu_allowed_id(unsigned i);
+
+/* Whether cpu is one of them. */
+bool map_cpu_is_allowed(int cpu);
+
+/* Them in the kernel's cpu list format ("0-3,6"), cut to fit len. */
+void map_cpu_allowed_text(char *buf, size_t len);
 
 /*
  * Pin the calling thread to the (slot mod count)-th allowed CPU.  Returns

@@ -118,6 +118,58 @@ if command -v taskset >/dev/null && [ "$(nproc --all)" -ge 2 ]; then
         taskset -c 1 "$maplab" replay --trace "$root/examples/hash_basics.trace"
 fi
 
+# A cpu line names a CPU the process may run on: under taskset -c 0 a
+# trace that moves to cpu 1 is refused at that line, before anything runs.
+printf 'map lru_hash key_size=4 value_size=4 max_entries=2\ncpu 1\nupdate 01000000 01000000\n' >"$tmp/cpu1.trace"
+if command -v taskset >/dev/null; then
+    check "a cpu not allowed is refused with its line" one_line_error \
+        '^maplab replay: .*cpu1.trace:2: cpu 1 is not one this process may run on \(allowed: 0\)$' \
+        taskset -c 0 "$maplab" replay --trace "$tmp/cpu1.trace"
+fi
+if [ "$(nproc)" -ge 2 ]; then
+    # --echo shows the directive in place, and a trace may start on cpu 1.
+    expect 0 '^# cpu 1$' "$maplab" replay --echo --trace "$tmp/cpu1.trace"
+    printf 'cpu 1\nmap lru_hash key_size=4 value_size=4 max_entries=2\nupdate 01000000 01000000\n' >"$tmp/on1.trace"
+    expect 0 '^ok$' taskset -c 1 "$maplab" replay --trace "$tmp/on1.trace"
+fi
+
+# Traces that span two cpus (tests/cli/traces/): each causes the event its
+# comment names, which the design's lists after it show (maplab dump), and
+# lru/linux_common and lru/linux_percpu match the kernel on them op for op.
+# The LRU's sizes depend on the possible cpus: the traces are written for
+# 2 and their max_entries scaled here to keep each cpu's share.
+possible=$(( $(sed 's/.*[-,]//' /sys/devices/system/cpu/possible) + 1 ))
+if taskset -c 0,1 true 2>/dev/null && [ "$possible" -ge 2 ]; then
+    traces=$root/tests/cli/traces
+    cp "$traces/lru_2cpu_steal.trace" "$tmp/steal.trace"
+    sed "s/max_entries=4 /max_entries=$((2 * possible)) /" \
+        "$traces/lru_2cpu_percpu_share.trace" >"$tmp/share.trace"
+    sed "s/max_entries=8 /max_entries=$((4 * possible)) /" \
+        "$traces/lru_2cpu_remote_delete.trace" >"$tmp/remote.trace"
+    dump_has() { # dump_has DESIGN TRACE LINE...: a line of the dump starts with each LINE
+        local design=$1 trace=$2 out; shift 2
+        out=$("$maplab" dump --map "$design" --trace "$trace" 2>&1) || { echo "    $out"; return 1; }
+        for line; do awk -v l="$line" 'index($0, l) == 1 { f = 1 } END { exit !f }' <<<"$out" || { echo "    no '$line' in:"; sed 's/^/    /' <<<"$out"; return 1; }; done
+    }
+    check "steal: each insert evicts the other cpu's pending key" dump_has lru/linux_common "$tmp/steal.trace" \
+        'free (0):' 'inactive (0): [hand]' 'cpu0 pending (0):' 'cpu0 local free (0):' 'cpu1 pending (1): 04000000'
+    expect 0 '^ok 1$' "$maplab" replay --trace "$tmp/steal.trace"
+    check "per-CPU share: cpu 0 evicts its own while cpu 1's nodes are free" dump_has lru/linux_percpu "$tmp/share.trace" \
+        'cpu0 inactive (1): [hand] 03000000' 'cpu1 inactive (2): [hand] 05000000 04000000'
+    expect 0 '^ok 3$' "$maplab" replay --trace "$tmp/share.trace"
+    check "remote delete: the nodes go back to their owner's local free list" dump_has lru/linux_common "$tmp/remote.trace" \
+        "free ($((4 * possible - 2))):" 'cpu0 local free (0):' 'cpu0 pending (2): 04000000 03000000' \
+        'cpu1 local free (0):' 'cpu1 pending (0):'
+    if has_kernel; then
+        for t in steal share remote; do
+            [ "$t" = share ] || expect 0 "lru/linux_common matches the kernel" \
+                "$maplab" validate --map lru/linux_common --trace "$tmp/$t.trace"
+            expect 0 "lru/linux_percpu matches the kernel" \
+                "$maplab" validate --map lru/linux_percpu --trace "$tmp/$t.trace"
+        done
+    fi
+fi
+
 # The kernel side (root and BPF).
 if has_kernel; then
     # Run "$@" with at most N file descriptors, none inherited beyond 0-2.

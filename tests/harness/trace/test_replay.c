@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The replayer on userspace designs (the kernel side is in
- * tests/kernel-compare/test_kernel_hash.c): the syscall layer's access checks, the
- * thread a replay runs on, how a comparison treats errors of the trace, and
- * that time and memory grow as the trace does, not faster.
+ * tests/kernel-compare/test_kernel_hash.c): the syscall layer's access
+ * checks, the thread a replay runs on (and the cpu lines that move it), how
+ * a comparison treats errors of the trace, and that time and memory grow
+ * as the trace does, not faster.
  *
  * Speed is never timed here: a test whose work is quadratic cannot finish
  * within its criterion .timeout, while the linear work takes seconds.
@@ -182,6 +183,123 @@ Test(replay, gives_the_thread_its_cpus_back)
 					    &after), 0);
 	cr_expect(CPU_EQUAL(&before, &after), "the thread is left on %d "
 		  "cpus, not %d", CPU_COUNT(&after), CPU_COUNT(&before));
+}
+
+/* Where each plookup ran: its cpu slot and the CPU under it. */
+static struct {
+	unsigned slot[8];
+	int cpu[8];
+	unsigned n;
+} where_run;
+
+static int note_cpu(struct map *map, const void *key)
+{
+	(void)map, (void)key;
+	if (where_run.n < 8) {
+		where_run.slot[where_run.n] = map_this_cpu();
+		where_run.cpu[where_run.n] = sched_getcpu();
+		where_run.n++;
+	}
+	return -ENOENT;
+}
+
+/* A cpu line moves the lines after it to that cpu's slot and CPU, on both
+ * sides of a comparison alike; afterwards the thread holds no slot and may
+ * run on all its CPUs again. */
+Test(replay, cpu_lines_move_the_ops_after_them)
+{
+	if (map_cpu_allowed_count() < 2 || map_cpu_allowed_id(0) != 0)
+		cr_skip_test("needs cpu 0 and another cpu");
+	int other = map_cpu_allowed_id(1);
+	char text[256];
+	snprintf(text, sizeof(text), "map hash key_size=1 value_size=1 "
+		 "max_entries=2\nplookup 01\ncpu %d\nplookup 01\n"
+		 "cpu 0\nplookup 01\ncpu %d\nplookup 01\n", other, other);
+	struct trace t = parse_or_fail(text);
+	struct replay_side side = replay_user_side(NULL);
+	side.prog_lookup = note_cpu;
+	cpu_set_t before, after;
+	cr_assert_eq(pthread_getaffinity_np(pthread_self(), sizeof(before),
+					    &before), 0);
+
+	char *out = NULL, err[256] = "";
+	size_t len;
+	FILE *f = open_memstream(&out, &len);
+	where_run.n = 0;
+	cr_assert_eq(replay_run(&t, "t", &side, f, false, err, sizeof(err)),
+		     REPLAY_DONE, "%s", err);
+	fclose(f);
+	cr_expect_str_eq(out, "ok\nerr ENOENT\nok\nerr ENOENT\nok\n"
+			      "err ENOENT\nok\nerr ENOENT\n");
+	free(out);
+	const int want[4] = { 0, other, 0, other };
+	cr_assert_eq(where_run.n, 4);
+	for (unsigned i = 0; i < 4; i++) {
+		cr_expect_eq(where_run.slot[i], (unsigned)want[i], "plookup %u", i);
+		cr_expect_eq(where_run.cpu[i], want[i], "plookup %u", i);
+	}
+
+	where_run.n = 0; /* a comparison: each side runs each line there */
+	struct replay_comparison cmp;
+	replay_compare(&t, "t", &side, &side, NULL, NULL, &cmp);
+	cr_expect_eq(cmp.stop, REPLAY_DONE, "%s", cmp.why);
+	cr_expect_eq(cmp.differences, 0);
+	cr_assert_eq(where_run.n, 8);
+	for (unsigned i = 0; i < 8; i++)
+		cr_expect_eq(where_run.slot[i], (unsigned)want[i / 2], "side %u", i);
+
+	cr_expect_eq(map_this_cpu(), 0);
+	cr_assert_eq(pthread_getaffinity_np(pthread_self(), sizeof(after),
+					    &after), 0);
+	cr_expect(CPU_EQUAL(&before, &after));
+	trace_free(&t);
+}
+
+/* A trace may start on another cpu than 0 (its first line a cpu line),
+ * and a cpu line whose slot another thread holds stops the replay there. */
+Test(replay, a_cpu_line_whose_slot_is_taken_stops_the_replay)
+{
+	struct holder h = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER,
+			    1, 0 };
+	pthread_t thread;
+	cr_assert_eq(pthread_create(&thread, NULL, hold_slot_0, &h), 0);
+	pthread_mutex_lock(&h.lock);
+	while (h.claimed == 1)
+		pthread_cond_wait(&h.cond, &h.lock);
+	pthread_mutex_unlock(&h.lock);
+	cr_assert_eq(h.claimed, 0);
+
+	int other = map_cpu_allowed_id(map_cpu_allowed_count() - 1);
+	char text[256];
+	snprintf(text, sizeof(text), "cpu %d\nmap hash key_size=1 "
+		 "value_size=1 max_entries=2\nupdate 01 01\ncpu 0\n"
+		 "lookup 01\n", other);
+	struct trace t = parse_or_fail(text);
+	struct replay_side side = replay_user_side(NULL);
+	char *out = NULL, err[256] = "";
+	size_t len;
+	FILE *f = open_memstream(&out, &len);
+	enum replay_stop stop = replay_run(&t, "t", &side, f, false, err,
+					   sizeof(err));
+	fclose(f);
+
+	pthread_mutex_lock(&h.lock);
+	h.done = 1;
+	pthread_cond_broadcast(&h.cond);
+	pthread_mutex_unlock(&h.lock);
+	pthread_join(thread, NULL);
+	trace_free(&t);
+
+	if (other == 0) { /* one cpu: the replay cannot even start */
+		cr_expect_eq(stop, REPLAY_FAILED);
+		free(out);
+		return;
+	}
+	cr_expect_eq(stop, REPLAY_FAILED);
+	cr_expect_str_eq(out, "ok\nok\nok\n");
+	cr_expect_str_eq(err, "t:4: cpu slot 0, which the replay needs, is "
+			      "held by another thread of this process");
+	free(out);
 }
 
 /* --- comparisons ------------------------------------------------------------ */

@@ -13,6 +13,7 @@
 #include "harness/trace/replay.h"
 #include "harness/trace/trace.h"
 #include "harness/trace/tracegen.h"
+#include "maps/base/cpu.h"
 #include "tests/common/memlimit.h"
 
 static int parse(const char *text, struct trace *t, char *err, size_t len)
@@ -57,6 +58,66 @@ Test(trace, numeric_flags_reach_the_map)
 	trace_free(&t);
 }
 
+/* cpu N: each line carries the cpu it runs as, from the last cpu line
+ * before it (cpu 0 before any), and a cpu line may come before the map. */
+Test(trace, cpu_lines_set_the_cpu_of_the_lines_after)
+{
+	struct trace t;
+	char err[256] = "";
+	int other = map_cpu_allowed_id(map_cpu_allowed_count() - 1);
+	char text[256];
+	if (!map_cpu_is_allowed(0))
+		cr_skip_test("cpu 0 is not allowed here");
+	snprintf(text, sizeof(text),
+		 "map hash key_size=1 value_size=1 max_entries=2\n"
+		 "update 01 01\ncpu %d\nupdate 02 02\ncpu 0\nlookup 01\n",
+		 other);
+	cr_assert_eq(parse(text, &t, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(t.n, 6);
+	cr_expect_eq(t.lines[1].cpu, 0);
+	cr_expect_eq(t.lines[2].op, TRACE_CPU);
+	cr_expect_eq(t.lines[2].cpu, other);
+	cr_expect_eq(t.lines[2].lineno, 3);
+	cr_expect_eq(t.lines[3].cpu, other);
+	cr_expect_eq(t.lines[4].cpu, 0);
+	cr_expect_eq(t.lines[5].cpu, 0);
+
+	char *printed;
+	size_t len;
+	FILE *f = open_memstream(&printed, &len);
+	trace_print_line(f, &t, 2);
+	fclose(f);
+	char want[32];
+	snprintf(want, sizeof(want), "cpu %d", other);
+	cr_expect_str_eq(printed, want);
+	free(printed);
+	trace_free(&t);
+
+	cr_assert_eq(parse("cpu 0\nmap hash key_size=1 value_size=1 "
+			   "max_entries=2\n", &t, err, sizeof(err)), 0, "%s", err);
+	cr_expect_eq(t.lines[0].op, TRACE_CPU);
+	cr_expect_eq(t.lines[1].cpu, 0);
+	trace_free(&t);
+}
+
+/* A cpu this process may not run on is refused at its line, naming the
+ * CPUs it may use, so a replay never starts that could not finish. */
+Test(trace, cpu_not_allowed_is_refused_with_its_line)
+{
+	int not_allowed = 0;
+	while (map_cpu_is_allowed(not_allowed))
+		not_allowed++;
+	char text[128], allowed[128], says[256], err[256] = "";
+	snprintf(text, sizeof(text), "map hash key_size=1 value_size=1 "
+		 "max_entries=2\n\ncpu %d\nlookup 01\n", not_allowed);
+	map_cpu_allowed_text(allowed, sizeof(allowed));
+	snprintf(says, sizeof(says), "t:3: cpu %d is not one this process may "
+		 "run on (allowed: %s)", not_allowed, allowed);
+	struct trace t;
+	cr_expect_eq(parse(text, &t, err, sizeof(err)), -1);
+	cr_expect_str_eq(err, says);
+}
+
 /* Each bad input, the line it is on, and a word the message must hold. */
 static const struct {
 	const char *text;
@@ -87,6 +148,15 @@ static const struct {
 	  "twice" },
 	{ "map hash key_size=1 value_size=1 max_entries=1 flags=fast\n", 1,
 	  "map flag" },
+	{ "cpu\n", 1, "2 words" },
+	{ "cpu 0 1\n", 1, "2 words" },
+	{ "cpu one\n", 1, "decimal cpu number" },
+	{ "cpu -1\n", 1, "decimal cpu number" },
+	{ "cpu 0x1\n", 1, "decimal cpu number" },
+	{ "map hash key_size=1 value_size=1 max_entries=1\ncpu 99999999999\n",
+	  2, "decimal cpu number" },
+	{ "map hash key_size=1 value_size=1 max_entries=1\ncpu 1000000\n", 2,
+	  "not one this process may run on (allowed: " },
 };
 
 Test(trace, malformed_lines_name_their_line)
