@@ -125,6 +125,18 @@ static void *hold_slot_0(void *arg)
 	return NULL;
 }
 
+/* Start a thread that claims cpu slot 0 and holds it until released;
+ * return once it has it. */
+static void start_slot_holder(struct holder *h, pthread_t *thread)
+{
+	cr_assert_eq(pthread_create(thread, NULL, hold_slot_0, h), 0);
+	pthread_mutex_lock(&h->lock);
+	while (h->claimed == 1)
+		pthread_cond_wait(&h->cond, &h->lock);
+	pthread_mutex_unlock(&h->lock);
+	cr_assert_eq(h->claimed, 0);
+}
+
 /* Slot 0 is the replay's: if another thread holds it, the replay must not
  * run beside it (two threads on one slot corrupt per-CPU structures). */
 Test(replay, fails_when_cpu_slot_0_is_taken)
@@ -132,12 +144,7 @@ Test(replay, fails_when_cpu_slot_0_is_taken)
 	struct holder h = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER,
 			    1, 0 };
 	pthread_t thread;
-	cr_assert_eq(pthread_create(&thread, NULL, hold_slot_0, &h), 0);
-	pthread_mutex_lock(&h.lock);
-	while (h.claimed == 1)
-		pthread_cond_wait(&h.cond, &h.lock);
-	pthread_mutex_unlock(&h.lock);
-	cr_assert_eq(h.claimed, 0);
+	start_slot_holder(&h, &thread);
 
 	struct trace t = parse_or_fail("map hash key_size=4 value_size=4 "
 				       "max_entries=4\n");
@@ -262,12 +269,7 @@ Test(replay, a_cpu_line_whose_slot_is_taken_stops_the_replay)
 	struct holder h = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER,
 			    1, 0 };
 	pthread_t thread;
-	cr_assert_eq(pthread_create(&thread, NULL, hold_slot_0, &h), 0);
-	pthread_mutex_lock(&h.lock);
-	while (h.claimed == 1)
-		pthread_cond_wait(&h.cond, &h.lock);
-	pthread_mutex_unlock(&h.lock);
-	cr_assert_eq(h.claimed, 0);
+	start_slot_holder(&h, &thread);
 
 	int other = map_cpu_allowed_id(map_cpu_allowed_count() - 1);
 	char text[256];
