@@ -137,6 +137,16 @@ static void start_slot_holder(struct holder *h, pthread_t *thread)
 	cr_assert_eq(h->claimed, 0);
 }
 
+/* Let the holder release slot 0 and end. */
+static void stop_slot_holder(struct holder *h, pthread_t thread)
+{
+	pthread_mutex_lock(&h->lock);
+	h->done = 1;
+	pthread_cond_broadcast(&h->cond);
+	pthread_mutex_unlock(&h->lock);
+	pthread_join(thread, NULL);
+}
+
 /* Slot 0 is the replay's: if another thread holds it, the replay must not
  * run beside it (two threads on one slot corrupt per-CPU structures). */
 Test(replay, fails_when_cpu_slot_0_is_taken)
@@ -158,11 +168,7 @@ Test(replay, fails_when_cpu_slot_0_is_taken)
 	replay_compare(&t, "t", &side, &side, NULL, NULL, &cmp);
 	fclose(devnull);
 
-	pthread_mutex_lock(&h.lock);
-	h.done = 1;
-	pthread_cond_broadcast(&h.cond);
-	pthread_mutex_unlock(&h.lock);
-	pthread_join(thread, NULL);
+	stop_slot_holder(&h, thread);
 	trace_free(&t);
 
 	cr_expect_eq(stop, REPLAY_FAILED);
@@ -285,11 +291,7 @@ Test(replay, a_cpu_line_whose_slot_is_taken_stops_the_replay)
 					   sizeof(err));
 	fclose(f);
 
-	pthread_mutex_lock(&h.lock);
-	h.done = 1;
-	pthread_cond_broadcast(&h.cond);
-	pthread_mutex_unlock(&h.lock);
-	pthread_join(thread, NULL);
+	stop_slot_holder(&h, thread);
 	trace_free(&t);
 
 	if (other == 0) { /* one cpu: the replay cannot even start */
