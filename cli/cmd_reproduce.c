@@ -42,7 +42,7 @@ static const char usage[] =
 	"  4  common against per-CPU LRU: capacity when the load is on one cpu\n"
 	"  5  the kernel-versus-userspace gap for one algorithm, split by explain\n"
 	"  suite  the bpf_performance tests measured the suite's way\n\n"
-	"The full run takes about 20 minutes on 2 cores, --quick about 4.  The\n"
+	"The full run takes about 25 minutes on 2 cores, --quick about 4.  The\n"
 	"kernel's sides need root and BPF; without them the designs run alone\n"
 	"and findings.md says what is missing.\n";
 static const char after[] =
@@ -60,8 +60,11 @@ static const struct opt_spec opt_dry_run = { OPT_DRY_RUN, "dry-run",
 	TAKES_NOTHING, 0, 0, 0, 0, NULL,
 	"print the commands it would run, and stop" };
 
+static const struct opt_spec opt_out_dir = { OPT_OUT, "out", TAKES_TEXT, 0, 0,
+	0, 0, "DIR", "where the findings go" };
+
 static const struct cmd_option options[] = {
-	{ &opt_out, "write findings.md, results.jsonl and the plots into DIR\n"
+	{ &opt_out_dir, "write findings.md, results.jsonl and the plots into DIR\n"
 		    "(made if need be)" },
 	{ &opt_quick, NULL },
 	{ &opt_only, NULL },
