@@ -8,6 +8,7 @@
 #include "cli/cli.h"
 #include "harness/common/parse.h"
 #include "kernel-compare/kmap.h"
+#include "maps/base/cpu.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -20,6 +21,101 @@ const struct opt_spec opt_echo = { OPT_ECHO, "echo", TAKES_NOTHING, 0, 0, 0, 0,
 	NULL, "print each trace line, as a comment, above its results" };
 const struct opt_spec opt_max_diffs = { OPT_MAX_DIFFS, "max-diffs",
 	TAKES_NUMBER, 1, 1000000, 0, 0, "N", "differences to show" };
+
+const struct opt_spec opt_cpus = { OPT_CPUS, "cpus", TAKES_TEXT, 0, 0, 0, 0,
+	"N|LIST", "the cpus a random trace moves between" };
+
+struct cpu_list {
+	struct tracegen_opts *gen;
+	const char *cmd;
+	int rc;
+};
+
+/* One cpu id of --cpus into the list, once. */
+static int add_cpu(struct cpu_list *l, uint64_t cpu)
+{
+	struct tracegen_opts *g = l->gen;
+	for (unsigned i = 0; i < g->n_cpus; i++)
+		if (g->cpus[i] == cpu)
+			return 0;
+	if (g->n_cpus == TRACEGEN_MAX_CPUS) {
+		l->rc = cli_error(l->cmd, "--cpus: at most %d cpus",
+				  TRACEGEN_MAX_CPUS);
+		return -1;
+	}
+	g->cpus[g->n_cpus++] = (uint16_t)cpu;
+	return 0;
+}
+
+/* A word of a --cpus list: an id, or a range "A-B". */
+static int add_cpu_word(const char *word, void *ctx)
+{
+	struct cpu_list *l = ctx;
+	char a[32], shown[64];
+	const char *dash = strchr(word, '-');
+	uint64_t lo, hi;
+	size_t n = dash ? (size_t)(dash - word) : strlen(word);
+	if (n >= sizeof(a))
+		n = sizeof(a) - 1;
+	memcpy(a, word, n);
+	a[n] = '\0';
+	if (parse_u64(a, 0, MAP_MAX_CPUS - 1, &lo) ||
+	    parse_u64(dash ? dash + 1 : a, lo, MAP_MAX_CPUS - 1, &hi)) {
+		l->rc = cli_error(l->cmd, "--cpus: '%s' is not a cpu id (0 to "
+				  "%d) or a range of them (0-3)",
+				  parse_printable(word, shown, sizeof(shown)),
+				  MAP_MAX_CPUS - 1);
+		return -1;
+	}
+	for (uint64_t c = lo; c <= hi; c++)
+		if (add_cpu(l, c))
+			return -1;
+	return 0;
+}
+
+/* --cpus N (cpus 0 to N-1) or a list (with a comma or a dash). */
+static int apply_cpus(struct trace_cmd *c, const char *text)
+{
+	struct cpu_list l = { .gen = &c->gen, .cmd = c->cmd };
+	char shown[64];
+	uint64_t n;
+	c->gen.n_cpus = 0;
+	if (!strpbrk(text, ",-")) {
+		if (parse_u64(text, 1, TRACEGEN_MAX_CPUS, &n))
+			return cli_error(c->cmd, "--cpus wants a count (1 to %d) "
+					 "or a list of cpus (0,1 or 0-3), got "
+					 "'%s'", TRACEGEN_MAX_CPUS,
+					 parse_printable(text, shown,
+							 sizeof(shown)));
+		for (uint64_t i = 0; i < n; i++)
+			add_cpu(&l, i);
+		return 0;
+	}
+	if (parse_list(text, add_cpu_word, &l))
+		return l.rc ? l.rc : cli_error(c->cmd, "--cpus wants cpus "
+			"separated by commas, got '%s'",
+			parse_printable(text, shown, sizeof(shown)));
+	return 0;
+}
+
+/* Replay and validate run the trace here: each cpu must be one this
+ * process may run on, as a `cpu N` line's must.  gentrace writes a trace
+ * that may be for another machine. */
+static int check_cpus_allowed(const struct trace_cmd *c)
+{
+	char allowed[128];
+	if (strcmp(c->cmd, "gentrace") == 0)
+		return 0;
+	for (unsigned i = 0; i < c->gen.n_cpus; i++) {
+		if (map_cpu_is_allowed(c->gen.cpus[i]))
+			continue;
+		map_cpu_allowed_text(allowed, sizeof(allowed));
+		return cli_error(c->cmd, "--cpus: cpu %u is not one this process "
+				 "may run on (allowed: %s)", c->gen.cpus[i],
+				 allowed);
+	}
+	return 0;
+}
 
 static int apply_trace_option(void *ctx, enum opt_id id,
 			      const struct opt_value *v)
@@ -46,6 +142,7 @@ static int apply_trace_option(void *ctx, enum opt_id id,
 		return cli_apply_flags(c->cmd, v->text, &a->flags);
 	case OPT_OPS: c->gen.ops = v->u; return 0;
 	case OPT_SEED: c->gen.seed = v->u; return 0;
+	case OPT_CPUS: return apply_cpus(c, v->text);
 	default: return cli_error(c->cmd, "option not handled here (a bug)");
 	}
 }
@@ -73,7 +170,7 @@ int trace_cmd_parse(struct trace_cmd *c, int argc, char **argv,
 		if (!c->flags_given)
 			c->gen.attr.flags = MAP_F_NO_PREALLOC;
 	}
-	return rc;
+	return rc ? rc : check_cpus_allowed(c);
 }
 
 const char *cli_trace_name(const char *file, char *buf, size_t len)

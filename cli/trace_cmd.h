@@ -43,7 +43,7 @@ struct trace_cmd {
 	struct tracegen_opts gen;
 };
 
-extern const struct opt_spec opt_random, opt_echo, opt_max_diffs;
+extern const struct opt_spec opt_random, opt_echo, opt_max_diffs, opt_cpus;
 
 /* The options that shape a random trace (--random, gentrace). */
 #define TRACE_GEN_OPTIONS                                                    \
@@ -58,7 +58,10 @@ extern const struct opt_spec opt_random, opt_echo, opt_max_diffs;
 		      "zero_seed, rdonly, wronly, rdonly_prog, wronly_prog,\n" \
 		      "numa_node, or a number (0x... allowed)" },            \
 	{ &opt_ops, "operation lines (" STR(TRACE_DEFAULT_OPS) ")" },        \
-	{ &opt_seed, "(" STR(TRACE_DEFAULT_SEED) ")" }
+	{ &opt_seed, "(" STR(TRACE_DEFAULT_SEED) ")" },                      \
+	{ &opt_cpus, "move between cpus 0 to N-1, or the cpus of a list\n"   \
+		     "(0,2 or 0-3: a list has a comma or a dash), at random\n" \
+		     "points (`cpu N` lines; none: all on cpu 0)" }
 
 #define TRACE_VERBOSE_HELP \
 	"show the verifier's log if it refuses the kernel's lookup program"

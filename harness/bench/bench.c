@@ -391,6 +391,7 @@ static struct map_work work_since(struct map_work before,
 		.refills = after.refills - before.refills,
 		.nodes_scanned = after.nodes_scanned - before.nodes_scanned,
 		.locks = after.locks - before.locks,
+		.steals = after.steals - before.steals,
 		.allocations = after.allocations - before.allocations,
 		.lock_ns = after.lock_ns - before.lock_ns,
 	};

@@ -30,6 +30,16 @@
  *     (next -, then next of each key in post-order: the last says ENOENT).
  * Hash and LRU traces are what they were before LPM traces had their own
  * pass, byte for byte (tests and kernel tests depend on them).
+ *
+ * CPUs (n_cpus > 0): `cpu N` lines among the operations, N from cpus[].
+ * The first operation runs on cpus[0]; after it the trace stays on one cpu
+ * for a run of operations and then moves to another of the list.  Runs
+ * are mostly short (1 to 4 lines: a key inserted on one cpu is looked up,
+ * deleted or evicted from the other) with long ones between (up to 256:
+ * one cpu drains its local free list and must refill it from the global
+ * list or steal from the other's).  The cpu lines come from a generator
+ * of their own, seeded from the seed: the same seed gives the same
+ * operations with or without cpus.
  */
 #ifndef MAPLAB_TRACEGEN_H
 #define MAPLAB_TRACEGEN_H
@@ -39,12 +49,17 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* The cpus one trace may move between (ids below MAP_MAX_CPUS). */
+#define TRACEGEN_MAX_CPUS 64
+
 struct tracegen_opts {
 	struct map_attr attr; /* type, sizes, max_entries, flags */
 	uint64_t seed;
 	uint64_t ops;         /* operation lines after the map line */
 	unsigned key_space;   /* distinct keys; 0: max_entries * 3 / 2 + 2
 				 (an LPM trie's: max_entries * 2 + 2) */
+	unsigned n_cpus;      /* 0: no cpu lines (all on cpu 0) */
+	uint16_t cpus[TRACEGEN_MAX_CPUS]; /* the cpus the trace moves between */
 };
 
 /*

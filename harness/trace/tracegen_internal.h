@@ -31,6 +31,19 @@ void tracegen_put_head(FILE *out, const struct tracegen_opts *o,
 /* " <hex>" of size random bytes (buf: size bytes of room). */
 void tracegen_put_value(FILE *out, struct rng *r, uint8_t *buf, uint32_t size);
 
+/* Where the trace's cpu lines come from (tracegen.h, "CPUs"). */
+struct tracegen_cpus {
+	const struct tracegen_opts *o;
+	struct rng r;
+	uint64_t left;   /* operations before the next move */
+	int current;     /* -1: no cpu line yet */
+};
+
+void tracegen_cpus_init(struct tracegen_cpus *c, const struct tracegen_opts *o);
+
+/* Before each operation line: a `cpu N` line where the run has ended. */
+void tracegen_put_cpu(FILE *out, struct tracegen_cpus *c);
+
 /* 0, or where a write to out has failed (ferror), that write's negative
  * errno: checked after every line, so a trace stops at its first failure. */
 int tracegen_write_error(FILE *out);

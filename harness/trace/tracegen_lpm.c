@@ -469,10 +469,13 @@ static uint64_t put_walk(struct lpm_gen *g, uint64_t room)
 /* 0, -ENOMEM (the model), or a failed write's errno (tracegen.h). */
 static int put_ops(struct lpm_gen *g, const struct tracegen_opts *o)
 {
+	struct tracegen_cpus cpus;
 	struct pick p;
 	int rc = 0;
+	tracegen_cpus_init(&cpus, o);
 	for (uint64_t i = 0; i < o->ops && !(rc = tracegen_write_error(g->out));
 	     i++) {
+		tracegen_put_cpu(g->out, &cpus);
 		unsigned dice = (unsigned)rng_below(g->r, 100);
 		if (i == o->ops / 2) {
 			/* A walk halfway, when the map is full. */

@@ -101,6 +101,8 @@ struct map_work {
 	uint64_t nodes_scanned; /* list nodes visited by rotations, shrinks,
 				   hands, samples; trie nodes visited */
 	uint64_t locks;         /* locks taken, bucket locks included */
+	uint64_t steals;        /* free elements taken from another cpu's
+				   local lists (the kernel's common LRU) */
 	uint64_t allocations;   /* blocks allocated (trie nodes) */
 	uint64_t lock_ns;       /* ns a lock was held, from taking it to
 				   releasing it, summed (designs that time

@@ -11,6 +11,7 @@ static void add_slot(const struct map_work_slot *s, struct map_work *w)
 	w->locks += atomic_load_explicit(&s->locks, memory_order_relaxed);
 	w->allocations += atomic_load_explicit(&s->allocations,
 					       memory_order_relaxed);
+	w->steals += atomic_load_explicit(&s->steals, memory_order_relaxed);
 	w->lock_ns += atomic_load_explicit(&s->lock_ns, memory_order_relaxed);
 }
 

@@ -19,6 +19,7 @@
 
 struct map_work_slot {
 	_Atomic uint64_t evictions, refills, nodes_scanned, locks, allocations;
+	_Atomic uint64_t steals;
 	_Atomic uint64_t lock_ns; /* map_work.lock_ns: see map_work_clock_ns */
 } __attribute__((aligned(64)));
 

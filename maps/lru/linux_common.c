@@ -209,6 +209,8 @@ static struct lru_node *steal(struct lru_htab *h, unsigned cpu,
 		victim = victim + 1 == c->ncpus ? 0 : victim + 1;
 	} while (!n && victim != first);
 	loc->next_steal = victim;
+	if (n)
+		map_work_count(&lru_work(h, cpu)->steals, 1);
 	return n;
 }
 

@@ -41,6 +41,22 @@ a=$("$maplab" replay --trace "$tmp/g.trace")
 b=$("$maplab" replay --trace - <"$tmp/g.trace")
 check "replay of a generated trace is repeatable" test -n "$a" -a "$a" = "$b"
 
+# --cpus: a random trace moves between cpus with `cpu N` lines; the same
+# seed gives the same operations with or without them.
+expect 2 "--cpus wants a count \(1 to 64\) or a list" "$maplab" gentrace --cpus 0
+expect 2 "--cpus: 'x' is not a cpu id" "$maplab" gentrace --cpus 0,x
+expect 2 "--cpus: '3-1' is not a cpu id" "$maplab" gentrace --cpus 3-1
+expect 2 "--cpus: cpu 1023 is not one this process may run on \(allowed: " \
+    "$maplab" validate --random --cpus 0,1023
+"$maplab" gentrace --type lru_hash --entries 8 --ops 1000 --seed 4 --cpus 0,1 >"$tmp/c.trace"
+"$maplab" gentrace --type lru_hash --entries 8 --ops 1000 --seed 4 >"$tmp/c0.trace"
+check "gentrace --cpus 0,1 names both cpus, often" \
+    test "$(grep -c "^cpu [01]$" "$tmp/c.trace")" -gt 15
+check "gentrace --cpus 2 is --cpus 0,1" \
+    cmp -s "$tmp/c.trace" <("$maplab" gentrace --type lru_hash --entries 8 --ops 1000 --seed 4 --cpus 2)
+check "gentrace --cpus: the operations are the seed's" \
+    cmp -s <(grep -v '^cpu \|^#' "$tmp/c.trace") <(grep -v '^#' "$tmp/c0.trace")
+
 # Sizes are decimal; flags have all eight names, and gentrace writes them.
 printf 'map hash key_size=4 value_size=4 max_entries=0x10\n' >"$tmp/hex.trace"
 expect 2 'hex.trace:1: max_entries must be a decimal number' "$maplab" replay --trace "$tmp/hex.trace"
@@ -166,6 +182,14 @@ if taskset -c 0,1 true 2>/dev/null && [ "$possible" -ge 2 ]; then
                 "$maplab" validate --map lru/linux_common --trace "$tmp/$t.trace"
             expect 0 "lru/linux_percpu matches the kernel" \
                 "$maplab" validate --map lru/linux_percpu --trace "$tmp/$t.trace"
+        done
+        # Random traces over both cpus, every map type (the kernel test
+        # suite runs 200 seeds of each LRU mode).
+        for args in "--type lru_hash" "--type lru_hash --flags zero_seed,no_common_lru" \
+                    "--type hash" "--type hash --flags zero_seed,no_prealloc" "--type lpm_trie"; do
+            # shellcheck disable=SC2086
+            expect 0 "matches the kernel" "$maplab" validate --random $args --entries 12 \
+                --ops 1500 --seed 7 --cpus 0,1
         done
     fi
 fi

@@ -10,6 +10,12 @@
  *    order compares) replay byte-identically on cpu 0, slot 0, both sides
  *    with the possible-CPU count.  A key space of 3 x max_entries makes
  *    every such trace evict, and the test checks that ours did.
+ *  - Random 2-cpu traces (tracegen with cpus 0 and 1: `cpu N` lines at
+ *    random points, runs of 1 to 256 operations), 200 seeds in each mode,
+ *    replayed through the trace replayer (which pins the kernel's side to
+ *    the line's cpu and runs ours as that cpu slot); the test checks that
+ *    the common LRU stole from the other cpu and that in per-CPU mode cpu
+ *    1 filled its share and evicted, so the traces test what they claim.
  *  - Two cpus: random operations, each on cpu 0 or 1 (pinned, and the
  *    same cpu slot on our side), compared answer by answer and the whole
  *    contents every few operations: stealing, pending nodes freed from
@@ -43,11 +49,14 @@
  * to `evicted`: a replay makes and destroys its maps itself.
  */
 static struct map_ops counted[2];
-static uint64_t evicted;
+static uint64_t evicted, stolen, evicted_on_cpu1;
 
 static void counted_destroy(struct map *m)
 {
-	evicted += map_work_of(m, -1).evictions;
+	struct map_work all = map_work_of(m, -1);
+	evicted += all.evictions;
+	stolen += all.steals;
+	evicted_on_cpu1 += map_work_of(m, 1).evictions;
 	map_find(m->ops->name)->destroy(m);
 }
 
@@ -132,6 +141,72 @@ Test(kernel_lru, random_traces_percpu)
 	need_kernel();
 	random_traces(MAP_F_NO_COMMON_LRU, 3);
 	random_traces(MAP_F_NO_COMMON_LRU, 1);
+}
+
+/* --- random traces on two cpus -------------------------------------------- */
+
+#define TWO_CPU_SEEDS 200
+
+static void skip_without_two_cpus(void)
+{
+	if (map_possible_cpus() < 2 || !map_cpu_is_allowed(0) ||
+	    !map_cpu_is_allowed(1))
+		cr_skip_test("needs cpus 0 and 1 (possible and allowed)");
+}
+
+static void random_two_cpu_traces(uint32_t mode)
+{
+	static const uint32_t entries[] = { 1, 2, 3, 4, 5, 8, 16, 33, 64, 129,
+					    256, 300 };
+	static const uint32_t key_sizes[] = { 4, 13 };
+	size_t ne = sizeof(entries) / sizeof(*entries);
+	evicted = stolen = evicted_on_cpu1 = 0;
+	for (uint64_t seed = 1; seed <= TWO_CPU_SEEDS; seed++) {
+		uint32_t e = entries[seed % ne];
+		struct tracegen_opts o = {
+			.attr = { .type = MAP_TYPE_LRU_HASH,
+				  .key_size = key_sizes[seed / ne % 2],
+				  .value_size = 1 + (uint32_t)(seed % 16),
+				  .max_entries = e,
+				  .flags = mode | MAP_F_ZERO_SEED },
+			.seed = 1000 + seed,
+			.ops = e < 100 ? 600 : 6 * e,
+			.key_space = (uint32_t)(1 + seed % 3) * e + 2,
+			.n_cpus = 2, .cpus = { 0, 1 },
+		};
+		char what[160];
+		snprintf(what, sizeof(what), "2 cpus %s entries=%u key_size=%u "
+			 "key_space=%u seed=%llu", mode ? "no_common_lru" :
+			 "common", e, o.attr.key_size, o.key_space,
+			 (unsigned long long)o.seed);
+		char *text = tracegen_string(&o);
+		cr_assert_not_null(text);
+		cr_assert_not_null(strstr(text, "\ncpu 1\n"), "%s: no cpu line",
+				   what);
+		expect_same(text, what);
+		free(text);
+	}
+	cr_assert_gt(evicted, 0, "no trace evicted");
+	if (mode)
+		cr_assert_gt(evicted_on_cpu1, 0, "per-CPU mode: cpu 1 never "
+			     "filled its share and evicted");
+	else
+		cr_assert_gt(stolen, 0, "common LRU: no trace stole from "
+			     "another cpu's local lists");
+}
+
+Test(kernel_lru, random_two_cpu_traces_common)
+{
+	need_kernel();
+	skip_without_two_cpus();
+	random_two_cpu_traces(0);
+}
+
+Test(kernel_lru, random_two_cpu_traces_percpu)
+{
+	need_kernel();
+	skip_without_two_cpus();
+	random_two_cpu_traces(MAP_F_NO_COMMON_LRU);
 }
 
 /* --- focused traces ------------------------------------------------------- */

@@ -528,3 +528,68 @@ Test(replay, compare_streams_under_an_address_space_limit, .timeout = 120)
 	expect_self_agreement(&t);
 	trace_free(&t);
 }
+
+/* --- cpu lines on the designs without per-cpu behaviour --------------------- */
+
+/* The echoed replay of o's trace, with each cpu line and its "ok" cut. */
+static char *echoed_without_cpu_lines(const struct tracegen_opts *o)
+{
+	char *text = tracegen_string(o);
+	cr_assert_not_null(text);
+	struct trace t = parse_or_fail(text);
+	struct replay_side side = replay_user_side(NULL);
+	char *out = NULL, err[256] = "";
+	size_t len;
+	FILE *f = open_memstream(&out, &len);
+	cr_assert_not_null(f);
+	cr_assert_eq(replay_run(&t, "t", &side, f, true, err, sizeof(err)),
+		     REPLAY_DONE, "%s", err);
+	fclose(f);
+	trace_free(&t);
+	free(text);
+	unsigned cut = 0;
+	for (char *at; (at = strstr(out, "# cpu ")); cut++) {
+		char *end = strstr(at, "\nok\n");
+		cr_assert_not_null(end, "a cpu line without its ok");
+		memmove(at, end + 4, strlen(end + 4) + 1);
+	}
+	/* the trace moved: more than its first cpu line */
+	cr_assert(o->n_cpus == 0 || cut > 1, "%u cpu lines", cut);
+	return out;
+}
+
+/*
+ * The hash and LPM trie faithful designs answer the same whichever cpu
+ * each line runs on (the kernel's per-cpu free lists of a preallocated
+ * hash decide which element holds a key, which no answer shows): a random
+ * trace moving between two cpus gives the answers of the same operations
+ * all on cpu 0.
+ */
+Test(replay, cpu_lines_leave_hash_and_lpm_answers_alone)
+{
+	if (map_cpu_allowed_count() < 2 || map_cpu_allowed_id(0) != 0)
+		cr_skip_test("needs cpu 0 and another cpu");
+	static const struct map_attr attrs[] = {
+		{ .type = MAP_TYPE_HASH, .key_size = 4, .value_size = 8,
+		  .max_entries = 16, .flags = MAP_F_ZERO_SEED },
+		{ .type = MAP_TYPE_HASH, .key_size = 4, .value_size = 8,
+		  .max_entries = 16,
+		  .flags = MAP_F_ZERO_SEED | MAP_F_NO_PREALLOC },
+		{ .type = MAP_TYPE_LPM_TRIE, .key_size = 8, .value_size = 8,
+		  .max_entries = 16, .flags = MAP_F_NO_PREALLOC },
+	};
+	for (size_t a = 0; a < sizeof(attrs) / sizeof(*attrs); a++)
+		for (uint64_t seed = 1; seed <= 10; seed++) {
+			struct tracegen_opts o = { .attr = attrs[a], .seed = seed,
+						   .ops = 400 };
+			char *alone = echoed_without_cpu_lines(&o);
+			o.n_cpus = 2;
+			o.cpus[1] = (uint16_t)map_cpu_allowed_id(1);
+			char *moved = echoed_without_cpu_lines(&o);
+			cr_assert_str_eq(moved, alone, "%s seed %llu",
+					 map_type_name(attrs[a].type),
+					 (unsigned long long)seed);
+			free(alone);
+			free(moved);
+		}
+}
