@@ -242,6 +242,10 @@ static size_t batch_end(const struct ksim_stream *s, size_t pos, size_t batch)
 	size_t end = s->n - pos > batch ? pos + batch : s->n;
 	if (pos < s->counted_from && end > s->counted_from)
 		end = s->counted_from;
+	if (s->cpus) /* and none across a change of cpu */
+		for (size_t i = pos + 1; i < end; i++)
+			if (s->cpus[i] != s->cpus[pos])
+				return i;
 	return end;
 }
 
@@ -313,14 +317,20 @@ static void replay_stream(const struct ksim_run_state *st,
 {
 	const struct ksim_stream *s = t->s;
 	size_t pos = 0;
+	int cpu = s->cpu;
 
 	while (!t->err && pos < s->n) {
 		size_t end = batch_end(s, pos, st->batch);
 		bool counted = pos >= s->counted_from;
+		if (s->cpus && s->cpus[pos] != cpu) {
+			cpu = s->cpus[pos];
+			if ((t->err = pin_to(cpu, t->why, sizeof(t->why))))
+				break;
+		}
 		struct ksim_batch b = {
 			.first = t->slot * st->batch,
 			.count = (unsigned)(end - pos),
-			.cpu = s->cpu,
+			.cpu = cpu,
 			.want_missed = s->missed != NULL,
 			.sample_live = counted,
 		};

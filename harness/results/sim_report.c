@@ -39,7 +39,7 @@ static void sim_record(const struct sim_report *rep, const struct sim_row *w,
 	record_init(r, "sim");
 	record_text(r, "trace", in->trace->name);
 	record_text(r, "format", rep->format_name);
-	record_whole(r, "requests_total", in->trace->n);
+	record_whole(r, "requests_total", in->n);
 	record_whole(r, "distinct_keys", in->distinct);
 	record_whole(r, "key_size", in->key_size);
 	record_bool(r, "keys_hashed", in->hashed);
@@ -110,12 +110,12 @@ static void write_table(FILE *f, const struct record *records, unsigned n,
 	unsigned n_shown = 0;
 	/* The byte miss ratio where the trace has sizes. */
 	for (size_t c = 0; c < sizeof(cols) / sizeof(cols[0]); c++)
-		if (in->trace->sizes || strcmp(cols[c].field, "byte_miss_ratio"))
+		if (in->has_sizes || strcmp(cols[c].field, "byte_miss_ratio"))
 			shown[n_shown++] = cols[c];
 
 	wrap_printf(f, "trace %s (%s): %zu requests, %u distinct keys, warm-up %llu"
 		", key_size %u%s\n", in->trace->name, rep->format_name,
-		in->trace->n, in->distinct, (unsigned long long)in->warmup,
+		in->n, in->distinct, (unsigned long long)in->warmup,
 		in->key_size, in->hashed ? " (ids hashed down: collisions "
 		"change miss ratios)" : "");
 	if (rep->notes)

@@ -79,7 +79,8 @@ uint32_t sim_input_lookup(const struct sim_input *in, const void *key)
 	}
 }
 
-/* The dense number of key value v, a new one if v is new. */
+/* The dense number of key value v, a new one if v is new (the table has
+ * room: at most half full). */
 static uint32_t number_key(struct sim_input *in, uint64_t v)
 {
 	size_t s = slot_of(in, v);
@@ -101,6 +102,9 @@ int sim_input_prepare(struct sim_input *in, const struct sim_trace *t,
 	while (cap < 2 * t->n)
 		cap *= 2;
 	in->trace = t;
+	in->n = in->len = t->n;
+	in->sizes = t->sizes;
+	in->has_sizes = t->sizes != NULL;
 	in->key_size = key_size;
 	in->hashed = key_size < 8;
 	in->warmup = warmup;
@@ -128,8 +132,137 @@ int sim_input_prepare(struct sim_input *in, const struct sim_trace *t,
 	return 0;
 }
 
+/* A streamed trace's table doubles when half full, so probes stay short
+ * and a key's number never changes.  0 or -ENOMEM. */
+static int table_grow(struct sim_input *in)
+{
+	size_t old = in->table_mask + 1, cap = 2 * old;
+	uint64_t *keys = in->table_key;
+	uint32_t *vals = in->table_val;
+	in->table_key = malloc(cap * sizeof(*in->table_key));
+	in->table_val = malloc(cap * sizeof(*in->table_val));
+	if (!in->table_key || !in->table_val) {
+		free(in->table_key);
+		free(in->table_val);
+		in->table_key = keys;
+		in->table_val = vals;
+		return -ENOMEM;
+	}
+	memset(in->table_val, 0xff, cap * sizeof(*in->table_val));
+	in->table_mask = cap - 1;
+	for (size_t s = 0; s < old; s++) {
+		if (vals[s] == NONE)
+			continue;
+		size_t d = slot_of(in, keys[s]);
+		while (in->table_val[d] != NONE)
+			d = (d + 1) & in->table_mask;
+		in->table_key[d] = keys[s];
+		in->table_val[d] = vals[s];
+	}
+	free(keys);
+	free(vals);
+	return 0;
+}
+
+/* Read the source's next chunk into in (ids encoded as keys, numbered,
+ * new keys added).  Its length, 0 at the end, or -errno with err. */
+static long read_chunk(struct sim_input *in, char *err, size_t errlen)
+{
+	struct sim_source *src = in->source;
+	long got = src->next(src->ctx, in->chunk_ids,
+			     src->has_sizes ? in->chunk_sizes : NULL,
+			     in->chunk, err, errlen);
+	if (got <= 0)
+		return got;
+	in->base += in->len;
+	in->len = (size_t)got;
+	for (size_t i = 0; i < in->len; i++) {
+		uint8_t *k = in->keys + i * in->key_size;
+		if (2 * ((size_t)in->distinct + 1) > in->table_mask + 1 &&
+		    table_grow(in)) {
+			snprintf(err, errlen, "out of memory for the table of "
+				 "%u distinct keys", in->distinct);
+			return -ENOMEM;
+		}
+		if (in->distinct == NONE - 1) {
+			snprintf(err, errlen, "more than %u distinct keys",
+				 NONE - 1);
+			return -E2BIG;
+		}
+		sim_encode_key(in->chunk_ids[i], in->key_size, k);
+		in->dense[i] = number_key(in, key_value(k, in->key_size));
+	}
+	return got;
+}
+
+/*
+ * The first chunk (first) or the next: its length, 0 past the last, or
+ * -errno with err.  A trace held whole is one chunk.
+ */
+static long load_chunk(struct sim_input *in, bool first, char *err,
+		       size_t errlen)
+{
+	if (!in->source)
+		return first ? (long)in->n : 0;
+	if (first) {
+		int rc = in->source->rewind(in->source->ctx, err, errlen);
+		if (rc)
+			return rc;
+		in->base = in->len = 0;
+	}
+	return read_chunk(in, err, errlen);
+}
+
+int sim_input_stream(struct sim_input *in, const struct sim_trace *t,
+		     struct sim_source *src, uint32_t key_size,
+		     uint64_t warmup, size_t chunk, char *err, size_t errlen)
+{
+	size_t cap = 1u << 16;
+	chunk = chunk ? chunk : SIM_CHUNK_REQUESTS;
+	long got;
+	memset(in, 0, sizeof(*in));
+	in->trace = t;
+	in->source = src;
+	in->has_sizes = src->has_sizes;
+	in->key_size = key_size;
+	in->hashed = key_size < 8;
+	in->warmup = warmup;
+	in->table_mask = cap - 1;
+	in->chunk = chunk;
+	in->keys = malloc(chunk * key_size);
+	in->dense = malloc(chunk * sizeof(*in->dense));
+	in->chunk_ids = malloc(chunk * sizeof(*in->chunk_ids));
+	in->chunk_sizes = malloc(chunk * sizeof(*in->chunk_sizes));
+	in->table_key = malloc(cap * sizeof(*in->table_key));
+	in->table_val = malloc(cap * sizeof(*in->table_val));
+	if (!in->keys || !in->dense || !in->chunk_ids || !in->chunk_sizes ||
+	    !in->table_key || !in->table_val) {
+		sim_input_free(in);
+		snprintf(err, errlen, "out of memory for a chunk of %zu requests",
+			 chunk);
+		return -ENOMEM;
+	}
+	in->sizes = src->has_sizes ? in->chunk_sizes : NULL;
+	memset(in->table_val, 0xff, cap * sizeof(*in->table_val));
+	/* The first pass: every key numbered, the requests counted. */
+	for (got = load_chunk(in, true, err, errlen); got > 0;
+	     got = load_chunk(in, false, err, errlen))
+		in->n += (size_t)got;
+	if (got == 0 && in->n == 0) {
+		snprintf(err, errlen, "%s: no request at all", t->name);
+		got = -EINVAL;
+	}
+	if (got < 0) {
+		sim_input_free(in);
+		return (int)got;
+	}
+	return 0;
+}
+
 void sim_input_free(struct sim_input *in)
 {
+	free(in->chunk_ids);
+	free(in->chunk_sizes);
 	free(in->keys);
 	free(in->dense);
 	free(in->table_key);
@@ -146,9 +279,11 @@ struct sim_worker {
 	uint32_t *sizes;   /* NULL: the trace has none */
 	uint32_t *dense;   /* stray pass only */
 	size_t n, counted_from;
-	/* counters: this worker's own, relaxed */
+	/* counters: this worker's own, relaxed; over every chunk */
 	_Atomic uint64_t inserts, evictions, done;
+	uint64_t done_before;        /* requests of the chunks before this */
 	uint64_t misses, requests, insert_failures;
+	bool counting;               /* past the warm-up */
 	uint64_t evictions_at_count; /* evictions when counting began */
 	double bytes, byte_misses;
 	double live_sum;
@@ -163,6 +298,7 @@ struct sim_shared {
 	struct sim_worker *workers;
 	unsigned n_workers;
 	uint64_t total;
+	bool slot_error;   /* serial cpus: a slot could not be claimed */
 	/* stray pass */
 	uint32_t *victims;
 	uint32_t n_victims, victim_cap;
@@ -202,67 +338,90 @@ static uint32_t key_hash(const uint8_t *key, uint32_t size)
 			  >> 32);
 }
 
+/* The worker (or serial cpu) of request `at` of the trace, the chunk's
+ * request i. */
 static unsigned worker_of(const struct sim_input *in, enum sim_split split,
-			  size_t i, unsigned n)
+			  size_t at, size_t i, unsigned n)
 {
 	if (split == SIM_SPLIT_RR)
-		return (unsigned)(i % n);
+		return (unsigned)(at % n);
 	return key_hash(in->keys + i * in->key_size, in->key_size) % n;
 }
 
-/* Each worker's stream; one worker reads the input's arrays directly. */
+/* The first request of the chunk held that is past the warm-up, as an
+ * index into the chunk (len: none is). */
+static size_t chunk_counted_from(const struct sim_input *in)
+{
+	if (in->warmup <= in->base)
+		return 0;
+	return in->warmup - in->base < in->len ? in->warmup - in->base
+					       : in->len;
+}
+
+/* Each worker's stream of the chunk held (sim_input); one worker reads
+ * the input's arrays directly.  The split goes by the request's index in
+ * the whole trace, so chunks do not change it. */
 static int make_streams(struct sim_shared *s, bool with_dense)
 {
 	const struct sim_input *in = s->in;
-	const struct sim_trace *t = in->trace;
 	unsigned n = s->n_workers;
 	uint32_t ks = in->key_size;
+	size_t from = chunk_counted_from(in);
 
 	if (n == 1) {
 		struct sim_worker *w = &s->workers[0];
 		w->keys = in->keys;
-		w->sizes = t->sizes;
+		w->sizes = (uint32_t *)in->sizes;
 		w->dense = with_dense ? in->dense : NULL;
-		w->n = t->n;
-		w->counted_from = in->warmup < t->n ? in->warmup : t->n;
+		w->n = in->len;
+		w->counted_from = from;
 		return 0;
 	}
-	for (size_t i = 0; i < t->n; i++)
-		s->workers[worker_of(in, s->c->split, i, n)].n++;
+	for (unsigned k = 0; k < n; k++)
+		s->workers[k].n = 0;
+	for (size_t i = 0; i < in->len; i++)
+		s->workers[worker_of(in, s->c->split, in->base + i, i, n)].n++;
 	for (unsigned k = 0; k < n; k++) {
 		struct sim_worker *w = &s->workers[k];
 		w->owns_stream = true;
 		w->keys = malloc((w->n ? w->n : 1) * ks);
-		w->sizes = t->sizes ? malloc((w->n ? w->n : 1) * sizeof(uint32_t))
-				    : NULL;
-		if (!w->keys || (t->sizes && !w->sizes))
+		w->sizes = in->sizes ? malloc((w->n ? w->n : 1) *
+					      sizeof(uint32_t)) : NULL;
+		if (!w->keys || (in->sizes && !w->sizes))
 			return -ENOMEM;
 		w->n = 0;
+		w->counted_from = SIZE_MAX;
 	}
-	for (size_t i = 0; i < t->n; i++) {
-		struct sim_worker *w =
-			&s->workers[worker_of(in, s->c->split, i, n)];
-		if (i == in->warmup)
+	for (size_t i = 0; i < in->len; i++) {
+		struct sim_worker *w = &s->workers[worker_of(
+			in, s->c->split, in->base + i, i, n)];
+		if (i == from)
 			for (unsigned k = 0; k < n; k++)
 				s->workers[k].counted_from = s->workers[k].n;
 		memcpy(w->keys + w->n * ks, in->keys + i * ks, ks);
 		if (w->sizes)
-			w->sizes[w->n] = t->sizes[i];
+			w->sizes[w->n] = in->sizes[i];
 		w->n++;
 	}
-	if (in->warmup >= t->n)
-		for (unsigned k = 0; k < n; k++)
+	for (unsigned k = 0; k < n; k++)
+		if (s->workers[k].counted_from > s->workers[k].n)
 			s->workers[k].counted_from = s->workers[k].n;
 	return 0;
 }
 
 static void free_streams(struct sim_shared *s)
 {
-	for (unsigned k = 0; k < s->n_workers; k++)
-		if (s->workers[k].owns_stream) {
-			free(s->workers[k].keys);
-			free(s->workers[k].sizes);
+	for (unsigned k = 0; k < s->n_workers; k++) {
+		struct sim_worker *w = &s->workers[k];
+		if (w->owns_stream) {
+			free(w->keys);
+			free(w->sizes);
 		}
+		w->owns_stream = false;
+		w->keys = NULL;
+		w->sizes = NULL;
+		w->done_before += w->n;
+	}
 }
 
 /* --- the timed pass ------------------------------------------------------------------ */
@@ -306,25 +465,49 @@ static void count_request(struct sim_worker *w, size_t i, bool hit)
 static void every_so_often(struct sim_shared *s, struct sim_worker *w,
 			   size_t done)
 {
-	if (done > w->counted_from) {
+	if (w->counting) {
 		w->live_sum += live_now(s);
 		w->live_samples++;
 	}
-	atomic_store_explicit(&w->done, done, memory_order_relaxed);
+	atomic_store_explicit(&w->done, w->done_before + done,
+			      memory_order_relaxed);
 	map_rcu_quiescent();
+}
+
+/*
+ * Serial cpus: run request i as the cpu the split gives it (sim.h).  The
+ * slot changes only where the cpu does; slot 0 is the unclaimed default,
+ * so no claim is needed to go back to it.  An error sticks in s.
+ */
+static void move_to_cpu(struct sim_shared *s, size_t i, unsigned *cpu)
+{
+	unsigned want = worker_of(s->in, s->c->split, s->in->base + i, i,
+				  s->c->serial_cpus);
+	if (want == *cpu)
+		return;
+	if (want == 0)
+		map_cpu_release();
+	else if (map_cpu_claim((int)want) != (int)want)
+		s->slot_error = true;
+	*cpu = want;
 }
 
 static void replay_stream(struct sim_shared *s, struct sim_worker *w)
 {
 	struct map *m = s->map;
 	uint32_t ks = s->in->key_size;
+	unsigned cpu = map_this_cpu();
 
 	current_worker = w;
 	for (size_t i = 0; i < w->n; i++) {
 		const uint8_t *key = w->keys + i * ks;
-		if (i == w->counted_from)
+		if (s->c->serial_cpus)
+			move_to_cpu(s, i, &cpu);
+		if (i == w->counted_from && !w->counting) {
+			w->counting = true;
 			w->evictions_at_count = atomic_load_explicit(
 				&w->evictions, memory_order_relaxed);
+		}
 		map_rcu_read_lock();
 		bool hit = map_lookup(m, key) != NULL;
 		map_rcu_read_unlock();
@@ -335,10 +518,10 @@ static void replay_stream(struct sim_shared *s, struct sim_worker *w)
 		if ((i & (SAMPLE_EVERY - 1)) == SAMPLE_EVERY - 1)
 			every_so_often(s, w, i + 1);
 	}
-	if (w->n == w->counted_from)
-		w->evictions_at_count = atomic_load_explicit(
-			&w->evictions, memory_order_relaxed);
-	atomic_store_explicit(&w->done, w->n, memory_order_relaxed);
+	atomic_store_explicit(&w->done, w->done_before + w->n,
+			      memory_order_relaxed);
+	if (s->c->serial_cpus)
+		map_cpu_release();
 	current_worker = NULL;
 }
 
@@ -372,7 +555,10 @@ static int create_map(const struct sim_input *in, const struct sim_config *c,
 		.type = MAP_TYPE_LRU_HASH, .key_size = in->key_size,
 		.value_size = 8, .max_entries = c->entries,
 		.flags = MAP_F_ZERO_SEED,
-		.ncpus = c->ncpus ? c->ncpus : map_cpus_for_threads(c->threads),
+		.ncpus = c->ncpus ? c->ncpus
+				  : map_cpus_for_threads(c->serial_cpus
+							 ? c->serial_cpus
+							 : c->threads),
 	};
 	int rc = map_create(ops, &attr, m);
 	if (rc)
@@ -393,8 +579,9 @@ static void sum_workers(const struct sim_shared *s, struct sim_result *r)
 		r->requests += w->requests;
 		r->misses += w->misses;
 		r->insert_failures += w->insert_failures;
-		r->evictions += atomic_load_explicit(&w->evictions,
-						     memory_order_relaxed) -
+		if (w->counting)
+			r->evictions += atomic_load_explicit(
+				&w->evictions, memory_order_relaxed) -
 				w->evictions_at_count;
 		r->bytes += w->bytes;
 		r->byte_misses += w->byte_misses;
@@ -414,16 +601,36 @@ static int timed_pass(struct sim_shared *s, struct sim_result *r, char *err,
 		.body = worker_phase, .ctx = s, .progress = c->progress,
 		.progress_arg = c->progress_arg, .done_fraction = fraction_done,
 	};
+	uint64_t ns = 0;
 	int rc = create_map(s->in, c, &s->map, err, errlen);
 	if (rc)
 		return rc;
 	rc = team_start(&team, &tc, err, errlen);
 	if (!rc) {
-		uint64_t t0 = clock_now_ns();
-		team_run_phase(&team, 0, 0);
-		uint64_t t1 = clock_now_ns();
+		/* Only the replay is timed: reading and splitting a
+		 * streamed trace's chunks is not. */
+		long got = load_chunk(s->in, true, err, errlen);
+		for (; got > 0; got = load_chunk(s->in, false, err, errlen)) {
+			if (make_streams(s, false)) {
+				snprintf(err, errlen, "out of memory for the "
+					 "streams");
+				got = -ENOMEM;
+				break;
+			}
+			uint64_t t0 = clock_now_ns();
+			team_run_phase(&team, 0, 0);
+			ns += clock_now_ns() - t0;
+			free_streams(s);
+		}
+		free_streams(s);
 		team_join(&team);
-		r->seconds = (double)(t1 - t0) * 1e-9;
+		rc = (int)(got < 0 ? got : 0);
+		if (!rc && s->slot_error) {
+			snprintf(err, errlen, "serial cpus: a cpu slot was "
+				 "held by another thread");
+			rc = -EBUSY;
+		}
+		r->seconds = (double)ns * 1e-9;
 		r->mreq_per_s = r->seconds > 0 ? (double)s->total / r->seconds
 						 / 1e6 : NAN;
 		sum_workers(s, r);
@@ -526,11 +733,17 @@ static int stray_pass(struct sim_shared *s, struct sim_result *r, char *err,
 	}
 	if (!rc)
 		rc = create_map(s->in, s->c, &s->map, err, errlen);
-	if (!rc) {
+	long got = rc ? rc : load_chunk(s->in, true, err, errlen);
+	if (got > 0)
 		current_shared = s;
+	for (; got > 0; got = load_chunk(s->in, false, err, errlen)) {
+		unsigned cpu = map_this_cpu();
+		make_streams(s, true); /* one worker: no allocation */
 		for (size_t i = 0; i < w->n; i++) {
 			const uint8_t *key = w->keys + i * ks;
 			bool counted = i >= w->counted_from;
+			if (s->c->serial_cpus)
+				move_to_cpu(s, i, &cpu);
 			map_rcu_read_lock();
 			bool hit = map_lookup(s->map, key) != NULL;
 			map_rcu_read_unlock();
@@ -550,14 +763,21 @@ static int stray_pass(struct sim_shared *s, struct sim_result *r, char *err,
 			if ((i & 1023) == 1023)
 				map_rcu_quiescent();
 		}
-		current_shared = NULL;
+		free_streams(s);
+	}
+	current_shared = NULL;
+	if (s->c->serial_cpus)
+		map_cpu_release();
+	if (!rc)
+		rc = (int)(got < 0 ? got : 0);
+	if (s->map) {
 		map_destroy(s->map);
 		s->map = NULL;
-		if (s->victim_unknown) {
-			snprintf(err, errlen, "%s reported a victim that is no "
-				 "trace key", s->c->policy->name);
-			rc = -EPROTO;
-		}
+	}
+	if (!rc && s->victim_unknown) {
+		snprintf(err, errlen, "%s reported a victim that is no trace key",
+			 s->c->policy->name);
+		rc = -EPROTO;
 	}
 	r->stray = victims ? (double)out / (double)victims : NAN;
 	r->stray_victims = victims;
@@ -597,6 +817,30 @@ static void count_kernel_bytes(const struct sim_worker *w,
 	}
 }
 
+/* Serial cpus: each request's CPU, the c-th allowed for cpu slot c, as a
+ * team pins worker c.  0, or -EINVAL / -ENOMEM with err. */
+static int serial_kernel_cpus(const struct sim_shared *s,
+			      struct ksim_stream *st, char *err, size_t errlen)
+{
+	unsigned n = s->c->serial_cpus;
+	size_t total = s->workers[0].n;
+	if (n > map_cpu_allowed_count()) {
+		snprintf(err, errlen, "%u cpus: this process may use %u", n,
+			 map_cpu_allowed_count());
+		return -EINVAL;
+	}
+	uint16_t *cpus = malloc((total ? total : 1) * sizeof(*cpus));
+	if (!cpus) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < total; i++)
+		cpus[i] = (uint16_t)map_cpu_allowed_id(
+			worker_of(s->in, s->c->split, i, i, n));
+	st->cpus = cpus;
+	return 0;
+}
+
 /*
  * The same streams, through the kernel's map: stream i on the i-th CPU
  * this process may use, as the team pins worker i.  The kernel counts no
@@ -619,6 +863,8 @@ static int kernel_pass(struct sim_shared *s, struct sim_result *r, char *err,
 
 	if (rc)
 		snprintf(err, errlen, "out of memory");
+	if (!rc && c->serial_cpus)
+		rc = serial_kernel_cpus(s, &st[0], err, errlen);
 	for (unsigned k = 0; !rc && k < s->n_workers; k++) {
 		if (k >= map_cpu_allowed_count()) {
 			snprintf(err, errlen, "%u threads: this process may use "
@@ -630,7 +876,8 @@ static int kernel_pass(struct sim_shared *s, struct sim_result *r, char *err,
 					      .n = s->workers[k].n,
 					      .counted_from =
 						      s->workers[k].counted_from,
-					      .cpu = map_cpu_allowed_id(k) };
+					      .cpu = map_cpu_allowed_id(k),
+					      .cpus = st[k].cpus };
 		/* the byte miss ratio needs to know which requests missed */
 		if (r->has_bytes &&
 		    !(st[k].missed = malloc(st[k].n ? st[k].n : 1))) {
@@ -664,8 +911,10 @@ static int kernel_pass(struct sim_shared *s, struct sim_result *r, char *err,
 		for (unsigned k = 0; k < s->n_workers && r->has_bytes; k++)
 			count_kernel_bytes(&s->workers[k], st[k].missed, r);
 	}
-	for (unsigned k = 0; st && k < s->n_workers; k++)
+	for (unsigned k = 0; st && k < s->n_workers; k++) {
 		free(st[k].missed);
+		free((void *)st[k].cpus);
+	}
 	free(st);
 	free(sr);
 	return rc;
@@ -678,23 +927,37 @@ int sim_run(struct sim_input *in, const struct sim_config *c,
 {
 	memset(r, 0, sizeof(*r));
 	r->live_mean = r->meta_per_entry = r->stray = NAN;
-	r->has_bytes = in->trace->sizes != NULL;
+	r->has_bytes = in->has_sizes;
+	if (in->source && c->policy->engine != SIM_ENGINE_MAP) {
+		snprintf(err, errlen, "%s needs the trace held whole, and this "
+			 "one is streamed (%zu requests)", c->policy->name,
+			 in->n);
+		return -EOPNOTSUPP;
+	}
+	if (c->serial_cpus && c->threads != 1) {
+		snprintf(err, errlen, "serial cpus run on one thread, not %u",
+			 c->threads);
+		return -EINVAL;
+	}
 	if (c->policy->engine == SIM_ENGINE_OPT)
 		return sim_opt_run(in, c->entries, r, err, errlen);
 	struct sim_shared s = { .in = in, .c = c, .n_workers = c->threads,
-				.total = in->trace->n };
-	int rc;
+				.total = in->n };
+	int rc = 0;
 	s.workers = aligned_alloc(64, c->threads * sizeof(*s.workers));
 	if (!s.workers) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
 	memset(s.workers, 0, c->threads * sizeof(*s.workers));
-	rc = make_streams(&s, c->stray && c->threads == 1);
-	if (rc)
-		snprintf(err, errlen, "out of memory for the streams");
-	if (!rc && c->policy->engine == SIM_ENGINE_KERNEL)
-		rc = kernel_pass(&s, r, err, errlen);
+	if (c->policy->engine == SIM_ENGINE_KERNEL) {
+		rc = make_streams(&s, false); /* held whole: one chunk */
+		if (rc)
+			snprintf(err, errlen, "out of memory for the streams");
+		else
+			rc = kernel_pass(&s, r, err, errlen);
+		free_streams(&s);
+	}
 	map_thread_online();
 	if (!rc && c->policy->engine == SIM_ENGINE_MAP)
 		rc = timed_pass(&s, r, err, errlen);
@@ -703,7 +966,6 @@ int sim_run(struct sim_input *in, const struct sim_config *c,
 	    c->policy->design->watch_evictions)
 		rc = stray_pass(&s, r, err, errlen);
 	map_thread_offline();
-	free_streams(&s);
 	free(s.workers);
 	return rc;
 }

@@ -29,6 +29,10 @@ struct ksim_stream {
 				 (-1: not pinned) */
 	uint8_t *missed;      /* optional (NULL): per request (all n, warm-up
 				 included), 1 if it missed, else 0 */
+	/* Added for sim's serial cpus: */
+	const uint16_t *cpus; /* optional (NULL: all on `cpu`): per request,
+				 the CPU it runs on; the thread re-pins where
+				 it changes (a batch never spans two) */
 };
 
 struct ksim_config {

@@ -17,6 +17,14 @@
  *                         count; on one thread, a second, untimed pass
  *                         measures stray against a shadow exact LRU
  *
+ * Serial cpus (sim_config.serial_cpus): --threads N's split without its
+ * threads: one thread replays the requests in order and moves to each
+ * request's cpu slot before it (a slot claim when the cpu changes), and
+ * ksim re-pins its thread where the cpu changes.  The per-cpu structures
+ * of the kernel's LRU see the same cpus as with N threads, but in an
+ * order fixed by the trace, so the design's and the kernel's miss counts
+ * can be compared exactly.
+ *
  * Per request (the timed loop; nothing else is in it):
  *   map_rcu_read_lock; hit = map_lookup(key) != NULL; map_rcu_read_unlock
  *   miss: map_update(key, value, MAP_NOEXIST)
@@ -33,14 +41,46 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* The trace as the maps see it. */
+/*
+ * A trace read as it is replayed, not held whole (cmd_sim streams a file
+ * too long to hold): each pass over it reads it again from the start.
+ */
+struct sim_source {
+	/* Back to the first request.  0, or -errno with one line in err. */
+	int (*rewind)(void *ctx, char *err, size_t errlen);
+	/* The next requests, at most max: their ids, and their sizes where
+	 * sizes is not NULL.  How many; 0 at the end; or -errno with err. */
+	long (*next)(void *ctx, uint64_t *ids, uint32_t *sizes, size_t max,
+		     char *err, size_t errlen);
+	void *ctx;
+	bool has_sizes;
+};
+
+/* Requests a streamed trace is read and replayed by. */
+#define SIM_CHUNK_REQUESTS (1u << 20)
+
+/*
+ * The trace as the maps see it.  keys, dense and sizes hold the requests
+ * [base, base + len): the whole trace when it is held (base 0, len n), or
+ * one chunk of a streamed one at a time, the engine reading the next as
+ * it goes.  The key table (every distinct key) is whole either way: its
+ * memory grows with the keys, not the requests.
+ */
 struct sim_input {
-	const struct sim_trace *trace;
+	const struct sim_trace *trace; /* its name; ids and sizes when held */
+	size_t n;            /* requests in the trace */
+	bool has_sizes;      /* the trace gives object sizes */
 	uint32_t key_size;   /* 1..8 */
 	bool hashed;         /* key_size < 8: ids hashed down (collisions) */
-	uint8_t *keys;       /* n * key_size bytes, request order */
-	uint32_t *dense;     /* n: the key's number, 0..distinct-1 */
+	size_t base, len;    /* the requests held now */
+	uint8_t *keys;       /* len * key_size bytes, request order */
+	uint32_t *dense;     /* len: the key's number, 0..distinct-1 */
+	const uint32_t *sizes; /* len object sizes, or NULL */
 	uint32_t distinct;   /* distinct keys (after hashing) */
+	struct sim_source *source; /* NULL: held whole */
+	size_t chunk;        /* a streamed trace's chunk, in requests */
+	uint64_t *chunk_ids; /* a streamed trace's read buffers */
+	uint32_t *chunk_sizes;
 	uint64_t warmup;     /* the first warmup requests are not counted */
 	/* key value (key bytes as a little-endian number) -> dense number */
 	uint64_t *table_key;
@@ -55,6 +95,18 @@ struct sim_input {
 int sim_input_prepare(struct sim_input *in, const struct sim_trace *t,
 		      uint32_t key_size, uint64_t warmup, char *err,
 		      size_t errlen);
+
+/*
+ * The same for a streamed trace: one pass over src numbers its distinct
+ * keys and counts its requests (t, the caller's, names it: its ids stay
+ * NULL).  Memory: the key table and one chunk of `chunk` requests (0:
+ * SIM_CHUNK_REQUESTS).  0, or -errno with err
+ * (the source's own, -ENOMEM, -E2BIG).  Opt and the kernel need a trace
+ * held whole: sim_run refuses them here (-EOPNOTSUPP).
+ */
+int sim_input_stream(struct sim_input *in, const struct sim_trace *t,
+		     struct sim_source *src, uint32_t key_size,
+		     uint64_t warmup, size_t chunk, char *err, size_t errlen);
 void sim_input_free(struct sim_input *in);
 
 /* The dense number of a key's bytes, or UINT32_MAX. */
@@ -86,6 +138,12 @@ struct sim_config {
 	bool stray;          /* one thread, designs: the untimed stray pass */
 	unsigned ncpus;      /* the map's cpu slots; 0: the possible CPUs
 				(at least threads), as bench's maps */
+	unsigned serial_cpus;/* 0: off.  N: the deterministic multi-cpu mode:
+				one thread (threads must be 1) replays every
+				request in order, request i as the cpu the
+				split gives it among N (slot c of the map; the
+				kernel's side pinned to the c-th allowed CPU),
+				so the result depends on the trace alone */
 	void (*progress)(double done, void *arg);
 	void *progress_arg;
 };
