@@ -126,12 +126,12 @@ def load(path):
             if rec.get("record") == "host":
                 runs.append({"host": rec["host"], "rows": [], "sims": [], "file": path})
             elif rec.get("record") in ("result", "sim"):
-                if rec["record"] == "sim" and (not runs or runs[-1].get("implied")) \
-                        and (not runs or runs[-1]["host"] != sim_host(rec)):
+                if rec["record"] == "sim" and sim_host(rec) and \
+                        (not runs or not same_run(runs[-1]["host"], sim_host(rec))):
                     # sim's jsonl for pandas: no host record, the host in
-                    # each row's host_ columns (sim_report.h).
-                    runs.append({"host": sim_host(rec), "rows": [], "sims": [], "file": path,
-                                 "implied": True})
+                    # each row's host_ columns (sim_report.h); a row of
+                    # another host or run than the last starts its own.
+                    runs.append({"host": sim_host(rec), "rows": [], "sims": [], "file": path})
                 if not runs:
                     bad_input(f"{path}:{n}: a {rec['record']} record before any host record")
                 runs[-1]["rows" if rec["record"] == "result" else "sims"].append(rec)
@@ -141,6 +141,12 @@ def load(path):
 def sim_host(rec):
     """A host record's fields from a sim row's host_ columns."""
     return {k[len("host_"):]: v for k, v in rec.items() if k.startswith("host_")}
+
+
+def same_run(host, row_host):
+    """Whether a sim row's host_ columns are those of the run's host record
+    (one run writes both from one reading of the host)."""
+    return all(host.get(k) == v for k, v in row_host.items())
 
 
 def host_identity(h):

@@ -81,6 +81,20 @@ with tempfile.TemporaryDirectory(prefix="maplab-report-sim-") as tmp:
     check("a hostless jsonl: one run, its host from the rows",
           len(loaded) == 1 and loaded[0]["host"].get("hostname") == "vm"
           and len(loaded[0]["sims"]) == len(recs), [len(r["sims"]) for r in loaded])
+    # The lab's log (its host record) with another host's hostless rows
+    # after it: two runs, each row with its own host.
+    log = os.path.join(tmp, "mixed.jsonl")
+    with open(log, "w") as f:
+        f.write(json.dumps({"record": "host", "host": {
+            "hostname": "vm", "cpu_model": "Test CPU", "kernel": "6.18.0", "nproc": 2,
+            "date": "2026-01-01T00:00:00Z"}}) + "\n")
+        f.writelines(json.dumps(r) + "\n" for r in recs[:3])
+        f.writelines(json.dumps(sim("lru/clock", 10, 500, 1.0, 0, 1, host="other")) + "\n"
+                     for _ in range(2))
+    mixed = report.load(log)
+    check("a log, then another host's rows: two runs",
+          [(r["host"].get("hostname"), len(r["sims"])) for r in mixed] == [("vm", 3), ("other", 2)],
+          [(r["host"].get("hostname"), len(r["sims"])) for r in mixed])
     if plotting.have_matplotlib():
         run = subprocess.run([sys.executable, os.path.join(root, "harness", "results",
                                                            "report.py"), tmp],
