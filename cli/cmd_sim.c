@@ -61,7 +61,12 @@ static const char usage_sim[] =
 	"report says so: collisions change miss ratios).\n\n"
 	"Threads: --threads N splits the trace over N pinned workers, request\n"
 	"i to worker i % N (--split rr) or by key hash (--split hash: all of a\n"
-	"key's requests from one cpu).\n";
+	"key's requests from one cpu).\n\n"
+	"Repeats: --repeat N runs every point N times, the points in turn within\n"
+	"each repeat (not one point N times over), so that a noisy moment spreads\n"
+	"over every point; the table gives each figure's median, with Mreq/s's\n"
+	"min-max (and the miss ratio's where threads make it vary); jsonl and\n"
+	"csv a row per repeat (repeat 0 to N-1), one shape for pandas.\n";
 static const char after_sim[] =
 	"examples:\n"
 	"  maplab sim --trace zipf:alpha=0.99,keys=100000,requests=1000000 \\\n"
@@ -99,6 +104,10 @@ static const struct opt_spec opt_plot = { OPT_PLOT, "plot", TAKES_TEXT, 0, 0, 0,
 	0, "DIR", "write plots (PNG, SVG) and their data into DIR" };
 static const struct opt_spec opt_no_stray = { OPT_NO_STRAY, "no-stray",
 	TAKES_NOTHING, 0, 0, 0, 0, NULL, "skip the untimed stray pass" };
+/* Sim's own range: its repeats are summed up on the stack (sim_report.h). */
+static const struct opt_spec opt_sim_repeat = { OPT_REPEAT, "repeat",
+	TAKES_NUMBER, 1, SIM_REPORT_MAX_REPEATS, 0, 0, "N",
+	"runs per point, the points in turn within each" };
 static const struct opt_spec opt_write_trace = { OPT_WRITE_TRACE, "write-trace",
 	TAKES_TEXT, 0, 0, 0, 0, "FILE", "write the trace to FILE and stop" };
 
@@ -122,6 +131,8 @@ static const struct cmd_option sim_options[] = {
 	{ &opt_out, NULL },
 	{ &opt_save, NULL },
 	{ &opt_plot, NULL },
+	{ &opt_sim_repeat, "runs per point, the points in turn within each\n"
+			   "repeat; medians with their min-max (1)" },
 	{ &opt_write_trace, "write the trace (txt, or oracleGeneral by the "
 			    "name,\nnext accesses filled) and stop" },
 	{ &opt_quiet, NULL },
@@ -132,6 +143,7 @@ struct sim_cli {
 	const char *out, *save, *plot, *write_trace;
 	uint64_t warmup;
 	uint32_t key_size;
+	unsigned repeat;
 	unsigned threads[SIM_MAX_THREAD_COUNTS], n_threads;
 	enum sim_split split;
 	enum record_format format;
@@ -149,6 +161,7 @@ static int apply_sim(void *ctx, enum opt_id id, const struct opt_value *v)
 	case OPT_POLICY: c->policies = v->text; return 0;
 	case OPT_SIZES: c->sizes = v->text; return 0;
 	case OPT_WARMUP_REQUESTS: c->warmup = v->u; return 0;
+	case OPT_REPEAT: c->repeat = (unsigned)v->u; return 0;
 	case OPT_OUT: c->out = v->text; return 0;
 	case OPT_SAVE: c->save = v->text; return 0;
 	case OPT_PLOT: c->plot = v->text; return 0;
@@ -568,39 +581,63 @@ struct sim_plan {
 	unsigned n_sizes;
 };
 
+/* One run of point (k, s, t) in repeat r into *row: 0, or EXIT_USAGE
+ * after one line. */
+static int run_point(const struct sim_cli *c, struct sim_input *in,
+		     const struct sim_plan *p, unsigned k, unsigned s,
+		     unsigned t, unsigned r, struct progress *prog,
+		     struct sim_row *row)
+{
+	const struct sim_policy *pol = &p->policies[k];
+	char err[512];
+	struct sim_config sc = {
+		.policy = pol, .entries = p->sizes[s],
+		.threads = pol->engine == SIM_ENGINE_OPT ? 1 : c->threads[t],
+		.split = c->split, .stray = !c->no_stray,
+		.progress = progress_update, .progress_arg = prog,
+	};
+	if (c->repeat > 1)
+		progress_label(prog, "repeat %u of %u: %s, %u entries, %u "
+			       "threads", r + 1, c->repeat, pol->name,
+			       sc.entries, sc.threads);
+	else
+		progress_label(prog, "%s, %u entries, %u threads", pol->name,
+			       sc.entries, sc.threads);
+	row->policy = pol->name;
+	row->entries = sc.entries;
+	row->threads = sc.threads;
+	row->repeat = r;
+	if (sim_run(in, &sc, &row->r, err, sizeof(err)))
+		return cli_error("sim", "%s", err);
+	return 0;
+}
+
+/*
+ * Every point, --repeat times: the repeats outermost, so that each repeat
+ * runs every point once before the next begins (as compare runs its sides
+ * in turn); a slow spell of the machine then lands on several points, not
+ * on all the runs of one.  rows get sim_report.h's order.
+ */
 static int run_points(const struct sim_cli *c, struct sim_input *in,
 		      const struct sim_plan *p, struct sim_row *rows,
 		      unsigned *n_rows)
 {
 	struct progress prog;
-	char err[512];
 	int rc = 0;
 	progress_init(&prog, c->quiet);
 	*n_rows = 0;
-	for (unsigned k = 0; k < p->n_policies && !rc; k++)
-		for (unsigned s = 0; s < p->n_sizes && !rc; s++)
-			for (unsigned t = 0; t < c->n_threads && !rc; t++) {
-				const struct sim_policy *pol = &p->policies[k];
-				if (pol->engine == SIM_ENGINE_OPT && t > 0)
-					break; /* offline: one thread */
-				struct sim_config sc = {
-					.policy = pol, .entries = p->sizes[s],
-					.threads = pol->engine == SIM_ENGINE_OPT
-							   ? 1 : c->threads[t],
-					.split = c->split, .stray = !c->no_stray,
-					.progress = progress_update,
-					.progress_arg = &prog,
-				};
-				struct sim_row *row = &rows[(*n_rows)++];
-				progress_label(&prog, "%s, %u entries, %u threads",
-					       pol->name, sc.entries, sc.threads);
-				row->policy = pol->name;
-				row->entries = sc.entries;
-				row->threads = sc.threads;
-				rc = sim_run(in, &sc, &row->r, err, sizeof(err));
-				if (rc)
-					rc = cli_error("sim", "%s", err);
-			}
+	for (unsigned r = 0; r < c->repeat && !rc; r++)
+		for (unsigned k = 0; k < p->n_policies && !rc; k++)
+			for (unsigned s = 0; s < p->n_sizes && !rc; s++)
+				for (unsigned t = 0; t < c->n_threads && !rc; t++) {
+					/* opt is offline: one thread. */
+					if (p->policies[k].engine == SIM_ENGINE_OPT &&
+					    t > 0)
+						break;
+					rc = run_point(c, in, p, k, s, t, r,
+						       &prog, &rows[*n_rows]);
+					*n_rows += !rc;
+				}
 	progress_clear(&prog);
 	return rc;
 }
@@ -631,7 +668,7 @@ static int write_outputs(const struct sim_cli *c, const struct sim_report *rep)
 							 sizeof(shown)),
 					 map_errno_text(e));
 		}
-		sim_report_write(s, RECORD_JSONL, &host, rep);
+		sim_report_log(s, &host, rep);
 		if (fclose(s))
 			rc = cli_error("sim", "writing %s failed",
 				       parse_printable(c->save, shown,
@@ -726,7 +763,7 @@ static int simulate(const struct sim_cli *c, struct sim_trace *t,
 	note_sizes(&plan, &in);
 
 	struct sim_row *rows = calloc((size_t)plan.n_policies * plan.n_sizes *
-				      c->n_threads, sizeof(*rows));
+				      c->n_threads * c->repeat, sizeof(*rows));
 	unsigned n_rows = 0;
 	rc = rows ? run_points(c, &in, &plan, rows, &n_rows)
 		  : cli_error("sim", "out of memory");
@@ -734,7 +771,7 @@ static int simulate(const struct sim_cli *c, struct sim_trace *t,
 		struct sim_report rep = {
 			.in = &in, .format_name = format_name,
 			.split = c->split == SIM_SPLIT_HASH ? "hash" : "rr",
-			.rows = rows, .n = n_rows,
+			.rows = rows, .n = n_rows, .repeats = c->repeat,
 			.notes = notes[0] ? notes : NULL,
 		};
 		rc = write_outputs(c, &rep);
@@ -759,7 +796,8 @@ static int refuse_warmup_seconds(int argc, char **argv)
 
 int cmd_sim(int argc, char **argv)
 {
-	struct sim_cli c = { .key_size = 8, .threads = { 1 }, .n_threads = 1 };
+	struct sim_cli c = { .key_size = 8, .repeat = 1, .threads = { 1 },
+			     .n_threads = 1 };
 	struct sim_trace t = { 0 };
 	const char *format_name = "txt";
 	int rc = refuse_warmup_seconds(argc, argv);

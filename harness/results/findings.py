@@ -119,8 +119,9 @@ class Run:
         return s is not None and s.get("status") == 0
 
     def of(self, step, **match):
-        return [r for r in self.records.get(step, [])
-                if all(r.get(k) == v for k, v in match.items())]
+        rs = [r for r in self.records.get(step, [])
+              if all(r.get(k) == v for k, v in match.items())]
+        return sim_medians(rs) if match.get("record") == "sim" else rs
 
     def one(self, step, **match):
         rs = self.of(step, **match)
@@ -131,6 +132,24 @@ class Run:
 
     def commands(self, prefix):
         return [self.steps[s]["command"] for s in self.steps_like(prefix)]
+
+
+def sim_medians(recs):
+    """sim's records, a point each: a point's repeats (sim --repeat: its
+    records of one policy, size and thread count) become one record, each
+    number the median over them; a point of one run stays as it is."""
+    by = {}
+    for r in recs:
+        by.setdefault((r.get("policy"), r.get("entries"), r.get("threads")), []).append(r)
+    out = []
+    for reps in by.values():
+        one = dict(reps[0])
+        for k, v in reps[0].items():
+            if isinstance(v, (int, float)) and not isinstance(v, bool):
+                vals = [x[k] for x in reps if isinstance(x.get(k), (int, float))]
+                one[k] = statistics.median(vals)
+        out.append(one)
+    return out
 
 
 # --- figures -----------------------------------------------------------------------

@@ -169,19 +169,29 @@ def _line_kw(style):
     return kw
 
 
-def draw(ax, xs, ys, lo=None, hi=None, style=None, label=None):
+def _bars(values, lo, hi):
+    """errorbar's [below, above] for values from their lo and hi (a None
+    bound: no bar on that side)."""
+    return [[v - (lo[i] if lo[i] is not None else v) for i, v in values],
+            [(hi[i] if hi[i] is not None else v) - v for i, v in values]]
+
+
+def draw(ax, xs, ys, lo=None, hi=None, style=None, label=None, xlo=None, xhi=None):
     """A line with markers through (xs, ys), min-max error bars when lo and
-    hi are given; a None value (in ys, lo or hi) is skipped."""
+    hi are given (across, on x, when xlo and xhi are: a scatter of speeds);
+    a None value (in ys, lo or hi) is skipped."""
     pts = [(i, x, y) for i, (x, y) in enumerate(zip(xs, ys)) if x is not None and y is not None]
     if not pts:
         return None
     x = [p[1] for p in pts]
     y = [p[2] for p in pts]
     kw = _line_kw(style)
-    if lo is not None and hi is not None:
-        below = [y_ - (lo[i] if lo[i] is not None else y_) for i, _, y_ in pts]
-        above = [(hi[i] if hi[i] is not None else y_) - y_ for i, _, y_ in pts]
-        return ax.errorbar(x, y, yerr=[below, above], capsize=4, elinewidth=1.2,
+    yerr = _bars([(i, y_) for i, _, y_ in pts], lo, hi) if lo is not None and hi is not None \
+        else None
+    xerr = _bars([(i, x_) for i, x_, _ in pts], xlo, xhi) if xlo is not None and xhi is not None \
+        else None
+    if yerr or xerr:
+        return ax.errorbar(x, y, xerr=xerr, yerr=yerr, capsize=4, elinewidth=1.2,
                            label=label, **kw)
     return ax.plot(x, y, label=label, **kw)
 

@@ -27,7 +27,7 @@ the reference); with several hosts each host gets its own panel of each,
 side by side on the same scale.  A series keeps its colour, marker and
 line in every figure of the run (the kernel's: greys, open markers,
 dashed); one legend, below the panels.  Each figure is written as .png and
-.svg; the printed line names the PNGs.
+.svg; the printed line names compare's PNGs and every sim file.
 
 compare's records ({"record":"result"}): a workload is a mix with its map
 (entries, sizes, prefill, key distribution) and, for eviction workloads,
@@ -57,21 +57,31 @@ design's name).  Writes into RESULTS_DIR:
                             points ringed red; a log scale where a panel
                             spans 20x
 
-sim's records ({"record":"sim"}), per trace (a later record of the same
-policy, size and threads replaces an earlier one; one run a point, so no
-spread to draw):
+sim's records ({"record":"sim"}), per trace, a record per repeat of a
+point (sim --repeat; a later run's records of the same policy, size and
+threads replace an earlier run's, all its repeats together; sim's jsonl
+for pandas, with no host record, reads too: the host from each row's
+host_ columns):
   pareto-<entries>.{png,svg} miss ratio against Mreq/s at the highest thread
-                            count, one per size, a point per policy, named
-                            beside it (the kernel's open), opt as a dashed
-                            line: the offline bound, whose speed is a heap's;
-                            every panel on the same axes
+                            count, one per size, a point per policy at its
+                            medians, bars across from its least to its
+                            greatest speed over the repeats (and up and down
+                            where its miss ratio varied), named beside it
+                            (the kernel's open), opt as a dashed line: the
+                            offline bound, whose speed is a heap's; every
+                            panel on the same axes; the title says whether
+                            speed is one run, and names the policies whose
+                            miss ratios are equal at every size
   mrc.{png,svg}             miss ratio against entries (log2 axis, ticked at
                             the sizes), a line per policy at the fewest
-                            threads (the kernel's dashed, open markers, over
-                            the design it matches), opt dashed black in every
-                            panel
+                            threads through its medians (the kernel's dashed,
+                            open markers), opt dashed black in every panel;
+                            policies whose curves are equal at every size are
+                            drawn once, the legend naming them all: "lru/global
+                            = lru/partitioned at 1 thread"
   with several traces in the files, each trace's names get its own prefix
-  (mrc-<trace>.png, pareto-<trace>-<entries>.png).
+  (mrc-<trace>.png, pareto-<trace>-<entries>.png).  The printed line names
+  every sim plot file written, PNG and SVG.
 
 Plots need matplotlib (python3-matplotlib); without it this says so in one
 line on stderr, still writes report.md, and exits 0.  Exit 2: no records,
@@ -116,10 +126,27 @@ def load(path):
             if rec.get("record") == "host":
                 runs.append({"host": rec["host"], "rows": [], "sims": [], "file": path})
             elif rec.get("record") in ("result", "sim"):
+                if rec["record"] == "sim" and sim_host(rec) and \
+                        (not runs or not same_run(runs[-1]["host"], sim_host(rec))):
+                    # sim's jsonl for pandas: no host record, the host in
+                    # each row's host_ columns (sim_report.h); a row of
+                    # another host or run than the last starts its own.
+                    runs.append({"host": sim_host(rec), "rows": [], "sims": [], "file": path})
                 if not runs:
                     bad_input(f"{path}:{n}: a {rec['record']} record before any host record")
                 runs[-1]["rows" if rec["record"] == "result" else "sims"].append(rec)
     return runs
+
+
+def sim_host(rec):
+    """A host record's fields from a sim row's host_ columns."""
+    return {k[len("host_"):]: v for k, v in rec.items() if k.startswith("host_")}
+
+
+def same_run(host, row_host):
+    """Whether a sim row's host_ columns are those of the run's host record
+    (one run writes both from one reading of the host)."""
+    return all(host.get(k) == v for k, v in row_host.items())
 
 
 def host_identity(h):
@@ -613,14 +640,36 @@ def compare_plots(outdir, groups, hosts):
 # --- sim's plots -------------------------------------------------------------------------
 
 def sim_traces(runs):
-    """{trace: {(host, policy, entries, threads): record}}: a later record of
-    a point replaces an earlier one."""
+    """{trace: {(host, policy, entries, threads): [a record a repeat]}}: a
+    later run's records of a point replace an earlier run's, all its
+    repeats together."""
     traces = {}
     for r in runs:
+        fresh = {}
         for rec in r["sims"]:
             key = (rec["_host"], rec["policy"], rec["entries"], rec["threads"])
-            traces.setdefault(rec["trace"], {})[key] = rec
+            fresh.setdefault(rec["trace"], {}).setdefault(key, []).append(rec)
+        for trace, points in fresh.items():
+            traces.setdefault(trace, {}).update(points)
     return traces
+
+
+def over_repeats(reps, field):
+    """(median, min, max) of a field over a point's repeats; None where no
+    repeat measured it."""
+    vals = [r[field] for r in reps if r.get(field) is not None]
+    return (median(vals), min(vals), max(vals)) if vals else None
+
+
+def sim_point(reps):
+    """A point's repeats summed up: its names, and its miss ratio and speed
+    as (median, min, max)."""
+    first = reps[0]
+    return {"policy": first["policy"], "entries": first["entries"],
+            "threads": first["threads"], "_host": first["_host"],
+            "distinct_keys": first.get("distinct_keys"), "runs": len(reps),
+            "miss": over_repeats(reps, "miss_ratio"),
+            "speed": over_repeats(reps, "mreq_per_s")}
 
 
 def slug(trace):
@@ -628,8 +677,8 @@ def slug(trace):
     return re.sub(r"[^A-Za-z0-9.=_-]+", "_", os.path.basename(trace)).strip("_") or "trace"
 
 
-def miss_ratio(rec):
-    return rec.get("miss_ratio")
+def miss_ratio(pt):
+    return pt["miss"][0] if pt.get("miss") else None
 
 
 def sim_groups(policies):
@@ -638,6 +687,47 @@ def sim_groups(policies):
     names = [p for p in dict.fromkeys(policies) if p != "opt"]
     return plotting.split_series(names, PER_PANEL,
                                  keep=[p for p in names if plotting.is_kernel(p)])
+
+
+def same_curve(a, b):
+    """Two miss-ratio curves ({entries: ratio}) equal at every size: the
+    same sizes, the same ratios (to rounding: they are counts over the same
+    requests)."""
+    return a.keys() == b.keys() and all(
+        math.isclose(a[k], b[k], rel_tol=1e-9, abs_tol=1e-12) for k in a)
+
+
+def identical_curves(curves):
+    """The names of curves ({name: {entries: ratio}}) in groups whose curves
+    are equal at every size, in first-seen order: [[name, same, ...], ...];
+    a curve like no other is a group of one.  A plot draws a group once."""
+    groups = []
+    for name, c in curves.items():
+        for g in groups:
+            if same_curve(curves[g[0]], c):
+                g.append(name)
+                break
+        else:
+            groups.append([name])
+    return groups
+
+
+def same_label(names, threads):
+    """A group's legend entry: every name in it, and the thread count the
+    curves were equal at (at another they may part)."""
+    if len(names) == 1:
+        return names[0]
+    return " = ".join(names) + f" at {plotting.plural(threads, 'thread')}"
+
+
+def curves_of(points, host, threads, names):
+    """{policy: {entries: miss ratio}} of names on host at threads."""
+    curves = {}
+    for pt in points:
+        if pt["policy"] in names and pt["_host"] == host and pt["threads"] == threads \
+                and miss_ratio(pt) is not None:
+            curves.setdefault(pt["policy"], {})[pt["entries"]] = miss_ratio(pt)
+    return curves
 
 
 def sim_host_line(hosts, recs):
@@ -652,29 +742,49 @@ def opt_line(ax, recs):
                    label="opt (offline bound)", zorder=1)
 
 
-def pareto_figure(outdir, base, trace, entries, recs, styles, hosts):
+def speed_note(points):
+    """What the Pareto plot's speed axis is: one run, or a median with its
+    spread (and the miss ratio's, where threads made it vary)."""
+    runs = max((p["runs"] for p in points), default=1)
+    if runs == 1:
+        return "speed: one run a point, no spread (--repeat N draws it)"
+    varies = any(p["miss"] and p["miss"][1] != p["miss"][2] for p in points)
+    return (f"speed: the median of {runs} runs, bars from the least to the greatest"
+            + ("; miss ratio likewise" if varies else ""))
+
+
+def pareto_point(ax, pt, style, label):
+    """One policy's point: its median speed and miss ratio, with bars over
+    its repeats' range where it ran more than once."""
+    speed, miss = pt["speed"] or (0, 0, 0), pt["miss"]
+    many = pt["runs"] > 1
+    plotting.draw(ax, [speed[0]], [miss[0]], style=dict(style, linestyle="none", markersize=10),
+                  label=label, xlo=[speed[1]] if many else None,
+                  xhi=[speed[2]] if many else None,
+                  lo=[miss[1]] if many and miss[1] != miss[2] else None,
+                  hi=[miss[2]] if many and miss[1] != miss[2] else None)
+
+
+def pareto_figure(outdir, base, trace, entries, points, styles, hosts, same):
     """Miss ratio against Mreq/s at the highest thread count, a panel per
-    group of policies and host, every panel on the same axes."""
-    threads = max((r["threads"] for r in recs if r["policy"] != "opt"), default=1)
-    at = [r for r in recs if r["policy"] != "opt" and r["threads"] == threads]
-    host_names = list(dict.fromkeys(r["_host"] for r in recs))
+    group of policies and host, every panel on the same axes; `same`: the
+    groups of policies whose miss ratios are equal at every size there."""
+    threads = max((r["threads"] for r in points if r["policy"] != "opt"), default=1)
+    at = [r for r in points if r["policy"] != "opt" and r["threads"] == threads]
+    host_names = list(dict.fromkeys(r["_host"] for r in points))
     plan = [(g, h) for g in sim_groups(r["policy"] for r in at) for h in host_names
             if any(r["_host"] == h and r["policy"] in g for r in at)]
     f, axes = plotting.panels(len(plan), ncols=2, panel_height_px=460, sharex=True, sharey=True)
-    speeds = [r.get("mreq_per_s") or 0 for r in at]
-    misses = [miss_ratio(r) for r in recs if miss_ratio(r) is not None] or [0, 1]
+    speeds = [r["speed"][2] for r in at if r["speed"]]
+    misses = [v for r in points if r["miss"] for v in r["miss"][1:]] or [0, 1]
     for i, (ax, (names, host)) in enumerate(zip(axes, plan)):
         named = []
         for p in names:
             for r in at:
                 if r["policy"] == p and r["_host"] == host and miss_ratio(r) is not None:
-                    st = styles.get(p)
-                    ax.plot([r.get("mreq_per_s") or 0], [miss_ratio(r)], linestyle="none",
-                            color=st["color"], marker=st["marker"], fillstyle=st["fillstyle"],
-                            markersize=10, markeredgewidth=1.8, label=p,
-                            zorder=4 if plotting.is_kernel(p) else 3)
-                    named.append((r.get("mreq_per_s") or 0, miss_ratio(r), p))
-        opt_line(ax, [r for r in recs if r["_host"] == host])
+                    pareto_point(ax, r, styles.get(p), p)
+                    named.append(((r["speed"] or (0,))[0], miss_ratio(r), p))
+        opt_line(ax, [r for r in points if r["_host"] == host])
         ax.set_xlim(0, max(speeds + [1]) * 1.08)
         # Speeds from 0 (a distance from the axis reads as a speed); miss
         # ratios over their own range, opt's included, so that a cluster of
@@ -691,32 +801,46 @@ def pareto_figure(outdir, base, trace, entries, recs, styles, hosts):
         ax.tick_params(labelbottom=True, labelleft=True)
         plotting.label_points(ax, named)
     plotting.legend(f, axes, ncol=4)
+    alike = [same_label(g, threads) for g in same if len(g) > 1]
     plotting.title(f, f"Miss ratio against speed: {entries} entries, "
-                   f"{plotting.plural(threads, 'thread')}, {trace} (one run: no spread)",
-                   sim_host_line(hosts, recs))
+                   f"{plotting.plural(threads, 'thread')}, {trace}\n{speed_note(at)}"
+                   + (f"\nthe same miss ratio at every size: {'; '.join(alike)}" if alike else ""),
+                   sim_host_line(hosts, points))
     return plotting.save(f, outdir, base)
 
 
-def mrc_figure(outdir, base, trace, recs, styles, hosts):
+def mrc_figure(outdir, base, trace, points, styles, hosts):
     """Miss ratio against entries (log2), a line per policy at the fewest
-    threads (opt at its one), a panel per group of policies and host."""
-    threads = min((r["threads"] for r in recs if r["policy"] != "opt"), default=1)
-    use = [r for r in recs if r["policy"] == "opt" or r["threads"] == threads]
+    threads (opt at its one), a panel per group of policies and host;
+    policies whose curves are equal at every size drawn once, the legend
+    naming them all."""
+    threads = min((r["threads"] for r in points if r["policy"] != "opt"), default=1)
+    use = [r for r in points if r["policy"] == "opt" or r["threads"] == threads]
     host_names = list(dict.fromkeys(r["_host"] for r in use))
     groups = sim_groups(r["policy"] for r in use) or [[]]
     plan = [(g, h) for g in groups for h in host_names]
     sizes = sorted({r["entries"] for r in use})
     f, axes = plotting.panels(len(plan), ncols=2, sharey=True)
+    every = {r["policy"] for r in use} - {"opt"}
     for i, (ax, (names, host)) in enumerate(zip(axes, plan)):
-        for p in names + ["opt"]:
-            pts = sorted((r["entries"], miss_ratio(r)) for r in use
-                         if r["policy"] == p and r["_host"] == host)
-            if not pts:
+        # Alike over every policy of the host, not the panel's alone: a
+        # reference repeated in each panel keeps the one legend entry.
+        curves = curves_of(use, host, threads, every)
+        for same in identical_curves(curves):
+            if not any(n in names for n in same):
                 continue
-            st = ({"color": "black", "marker": "*", "linestyle": (0, (5, 3)),
-                   "fillstyle": "full", "markersize": 9} if p == "opt" else styles.get(p))
-            plotting.draw(ax, [x for x, _ in pts], [y for _, y in pts], style=st,
-                          label="opt (offline bound)" if p == "opt" else p)
+            pts = sorted(curves[same[0]].items())
+            # The style of the panel's own member: its colours were chosen
+            # against the panel's others (a reference's: open, dashed).
+            own = next(n for n in same if n in names)
+            plotting.draw(ax, [x for x, _ in pts], [y for _, y in pts],
+                          style=styles.get(own), label=same_label(same, threads))
+        opt = sorted(curves_of(use, host, 1, ["opt"]).get("opt", {}).items())
+        if opt:
+            plotting.draw(ax, [x for x, _ in opt], [y for _, y in opt],
+                          style={"color": "black", "marker": "*", "linestyle": (0, (5, 3)),
+                                 "fillstyle": "full", "markersize": 9},
+                          label="opt (offline bound)")
         plotting.size_axis(ax, sizes, "entries (cache size, log scale)")
         ax.set_ylim(bottom=0)
         ax.set_ylabel("miss ratio (lower: fewer misses)")
@@ -724,31 +848,35 @@ def mrc_figure(outdir, base, trace, recs, styles, hosts):
         ax.set_title(", ".join(x for x in (part, host if len(host_names) > 1 else "") if x)
                      or "every policy")
         ax.tick_params(labelleft=True)
-    distinct = recs[0].get("distinct_keys", "?")
-    plotting.legend(f, axes, ncol=4)
+    distinct = points[0].get("distinct_keys", "?")
+    plotting.legend(f, axes, ncol=3)
     plotting.title(f, f"Miss ratio against cache size, {plotting.plural(threads, 'thread')}: "
-                   f"{trace}, {distinct} distinct keys", sim_host_line(hosts, recs))
+                   f"{trace}, {distinct} distinct keys", sim_host_line(hosts, points))
     return plotting.save(f, outdir, base)
 
 
 def sim_plots(outdir, runs, hosts):
-    """Every sim plot the records make: the PNGs written."""
+    """Every sim plot the records make: every file written, PNG and SVG."""
     traces = sim_traces(runs)
     styles = plotting.Styles()
     styles.place(sim_groups(k[1] for recs in traces.values() for k in recs))
-    pngs = []
-    for trace, points in traces.items():
-        recs = list(points.values())
+    written = []
+    for trace, by_point in traces.items():
+        points = [sim_point(reps) for reps in by_point.values()]
         prefix = "" if len(traces) == 1 else slug(trace) + "-"
-        for entries in sorted({r["entries"] for r in recs}):
-            at = [r for r in recs if r["entries"] == entries]
-            if all(r["policy"] == "opt" for r in at):
+        top = max((p["threads"] for p in points if p["policy"] != "opt"), default=1)
+        same = [g for h in dict.fromkeys(p["_host"] for p in points)
+                for g in identical_curves(curves_of(points, h, top,
+                                                    {p["policy"] for p in points} - {"opt"}))]
+        for entries in sorted({p["entries"] for p in points}):
+            at = [p for p in points if p["entries"] == entries]
+            if all(p["policy"] == "opt" for p in at):
                 continue  # opt alone: no speeds to set it against
-            pngs += pareto_figure(outdir, f"pareto-{prefix}{entries}", trace, entries, at,
-                                  styles, hosts)[:1]
-        pngs += mrc_figure(outdir, f"mrc{'-' + prefix[:-1] if prefix else ''}", trace, recs,
-                           styles, hosts)[:1]
-    return pngs
+            written += pareto_figure(outdir, f"pareto-{prefix}{entries}", trace, entries, at,
+                                     styles, hosts, same)
+        written += mrc_figure(outdir, f"mrc{'-' + prefix[:-1] if prefix else ''}", trace,
+                              points, styles, hosts)
+    return written
 
 
 NO_MATPLOTLIB = "matplotlib is not installed (apt-get install python3-matplotlib): no plots"

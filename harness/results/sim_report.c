@@ -4,6 +4,7 @@
  * table's sentences around them, and the folder the plotter draws from.
  */
 #include "harness/results/sim_report.h"
+#include "harness/results/report.h"
 #include "harness/common/wrap.h"
 #include "harness/common/parse.h"
 #include "maps/base/map.h"
@@ -29,10 +30,23 @@ static double effective(const struct sim_row *w)
 	return isnan(w->r.live_mean) ? NAN : w->r.live_mean / w->entries;
 }
 
+/* The host in a row's own columns: a csv or a jsonl of one shape has no
+ * host record, and rows of several hosts stay apart in one frame. */
+static void host_columns(const struct host_record *host, struct record *r)
+{
+	record_text(r, "host_hostname", host->hostname);
+	record_text(r, "host_cpu_model", host->cpu_model);
+	record_text(r, "host_kernel", host->kernel);
+	record_whole(r, "host_nproc", (uint64_t)host->nproc)->missing =
+		host->nproc < 0;
+	record_text(r, "host_date", host->date);
+}
+
 /* Figures to nine significant digits: enough for any ratio's last count. */
 #define FIGURE "%.9g"
 
-static void sim_record(const struct sim_report *rep, const struct sim_row *w,
+static void sim_record(const struct sim_report *rep,
+		       const struct host_record *host, const struct sim_row *w,
 		       struct record *r)
 {
 	const struct sim_input *in = rep->in;
@@ -62,23 +76,30 @@ static void sim_record(const struct sim_report *rep, const struct sim_row *w,
 	record_figure(r, "meta_bytes_per_entry", FIGURE, w->r.meta_per_entry);
 	record_figure(r, "stray", FIGURE, w->r.stray);
 	record_whole(r, "stray_victims", w->r.stray_victims);
+	/* Last, so that the columns above keep their places in csv. */
+	record_whole(r, "repeat", w->repeat);
+	record_whole(r, "repeats", rep->repeats);
+	host_columns(host, r);
 }
 
-/* The host's record, then a record per row; *out to free_records. */
+/* A record per row, after the host's where `with_host`; *out to
+ * free_records. */
 static unsigned build_records(const struct host_record *host,
-			      const struct sim_report *rep,
+			      const struct sim_report *rep, bool with_host,
 			      struct record **out)
 {
+	unsigned first = with_host ? 1 : 0;
 	struct record *r = calloc((size_t)rep->n + 1, sizeof(*r));
 	if (!r) {
 		fputs("maplab: out of memory writing the report\n", stderr);
 		abort();
 	}
-	host_record_build(host, &r[0]);
+	if (with_host)
+		host_record_build(host, &r[0]);
 	for (unsigned i = 0; i < rep->n; i++)
-		sim_record(rep, &rep->rows[i], &r[i + 1]);
+		sim_record(rep, host, &rep->rows[i], &r[first + i]);
 	*out = r;
-	return rep->n + 1;
+	return rep->n + first;
 }
 
 static void free_records(struct record *r, unsigned n)
@@ -88,30 +109,130 @@ static void free_records(struct record *r, unsigned n)
 	free(r);
 }
 
-static void write_table(FILE *f, const struct record *records, unsigned n,
-			const struct sim_report *rep)
+/* --- the table: a line per point, its repeats summed up ------------------------------ */
+
+typedef double (*row_figure)(const struct sim_row *w);
+
+static double row_misses(const struct sim_row *w) { return (double)w->r.misses; }
+static double row_miss_ratio(const struct sim_row *w)
 {
-	const struct sim_input *in = rep->in;
-	const struct record_column cols[] = {
+	return ratio(w->r.misses, w->r.requests);
+}
+static double row_byte_ratio(const struct sim_row *w) { return byte_ratio(&w->r); }
+static double row_evictions(const struct sim_row *w)
+{
+	return w->r.has_evictions ? (double)w->r.evictions : NAN;
+}
+static double row_mreq(const struct sim_row *w) { return w->r.mreq_per_s; }
+static double row_meta(const struct sim_row *w) { return w->r.meta_per_entry; }
+static double row_stray(const struct sim_row *w) { return w->r.stray; }
+
+/* A figure of point i over its repeats (sim_report.h: rows' order). */
+static struct spread over_repeats(const struct sim_report *rep, unsigned i,
+				  row_figure get)
+{
+	double v[SIM_REPORT_MAX_REPEATS];
+	unsigned points = rep->n / rep->repeats;
+	for (unsigned r = 0; r < rep->repeats; r++)
+		v[r] = get(&rep->rows[r * points + i]);
+	return spread_of(v, rep->repeats);
+}
+
+/* Point i's miss ratio differs between its repeats: threads interleave
+ * their requests differently each run. */
+static bool miss_varies(const struct sim_report *rep, unsigned i)
+{
+	struct spread s = over_repeats(rep, i, row_miss_ratio);
+	return s.max > s.min;
+}
+
+/* A figure's least and greatest as a table's cell, "-" for none. */
+static struct record_field *range_cell(struct record *r, const char *name,
+				       const char *format, struct spread s)
+{
+	if (isnan(s.min))
+		return record_text(r, name, NULL);
+	return record_textf(r, name, format, s.min, s.max);
+}
+
+/* Point i as the table's record: each figure its median over the
+ * repeats, Mreq/s's and the miss ratio's least and greatest as text. */
+static void point_record(const struct sim_report *rep, unsigned i,
+			 struct record *r)
+{
+	const struct sim_row *w = &rep->rows[i];
+	struct spread miss = over_repeats(rep, i, row_miss_ratio);
+	struct spread mreq = over_repeats(rep, i, row_mreq);
+	struct spread eff = over_repeats(rep, i, effective);
+	record_init(r, "sim");
+	record_text(r, "policy", w->policy);
+	record_whole(r, "entries", w->entries);
+	record_whole(r, "threads", w->threads);
+	record_whole(r, "requests", w->r.requests);
+	record_figure(r, "misses", "%.0f", over_repeats(rep, i, row_misses).median);
+	record_figure(r, "miss_ratio", FIGURE, miss.median);
+	range_cell(r, "miss_range", "%.4f-%.4f", miss);
+	record_figure(r, "byte_miss_ratio", FIGURE,
+		      over_repeats(rep, i, row_byte_ratio).median);
+	record_figure(r, "evictions", "%.0f",
+		      over_repeats(rep, i, row_evictions).median);
+	record_figure(r, "mreq_per_s", FIGURE, mreq.median);
+	range_cell(r, "mreq_range", "%.2f-%.2f", mreq);
+	record_figure(r, "effective_capacity", FIGURE, eff.median);
+	record_figure(r, "meta_bytes_per_entry", FIGURE,
+		      over_repeats(rep, i, row_meta).median);
+	record_figure(r, "stray", FIGURE, over_repeats(rep, i, row_stray).median);
+}
+
+/* The columns shown: the byte miss ratio where the trace has sizes; with
+ * repeats, Mreq/s's range, and the miss ratio's where any point's varies. */
+static unsigned table_columns(const struct sim_report *rep,
+			      struct record_column *shown)
+{
+	static const struct record_column cols[] = {
 		{ "policy", "policy", 24, RECORD_LEFT, NULL, 0 },
 		{ "entries", "entries", 8, 0, NULL, 0 },
 		{ "thr", "threads", 3, 0, NULL, 0 },
 		{ "requests", "requests", 10, 0, NULL, 0 },
 		{ "misses", "misses", 10, 0, NULL, 0 },
 		{ "miss", "miss_ratio", 8, 0, "%.4f", 0 },
+		{ "miss min-max", "miss_range", 13, 0, NULL, 0 },
 		{ "bytemiss", "byte_miss_ratio", 8, 0, "%.4f", 0 },
 		{ "evictions", "evictions", 10, 0, NULL, 0 },
 		{ "Mreq/s", "mreq_per_s", 8, 0, "%.2f", 0 },
+		{ "min-max", "mreq_range", 11, 0, NULL, 0 },
 		{ "effcap", "effective_capacity", 7, 0, "%.3f", 0 },
 		{ "meta/e", "meta_bytes_per_entry", 6, 0, "%.0f", 0 },
 		{ "stray", "stray", 7, 0, "%.4f", 0 },
 	};
-	struct record_column shown[sizeof(cols) / sizeof(cols[0])];
-	unsigned n_shown = 0;
-	/* The byte miss ratio where the trace has sizes. */
-	for (size_t c = 0; c < sizeof(cols) / sizeof(cols[0]); c++)
-		if (in->has_sizes || strcmp(cols[c].field, "byte_miss_ratio"))
-			shown[n_shown++] = cols[c];
+	unsigned points = rep->n / rep->repeats, n = 0;
+	bool varies = false;
+	for (unsigned i = 0; i < points && rep->repeats > 1; i++)
+		varies = varies || miss_varies(rep, i);
+	for (size_t c = 0; c < sizeof(cols) / sizeof(cols[0]); c++) {
+		const char *field = cols[c].field;
+		if ((!rep->in->has_sizes && !strcmp(field, "byte_miss_ratio")) ||
+		    (rep->repeats == 1 && !strcmp(field, "mreq_range")) ||
+		    (!varies && !strcmp(field, "miss_range")))
+			continue;
+		shown[n++] = cols[c];
+	}
+	return n;
+}
+
+static void write_table(FILE *f, const struct sim_report *rep)
+{
+	const struct sim_input *in = rep->in;
+	struct record_column shown[16];
+	unsigned n_shown = table_columns(rep, shown);
+	unsigned points = rep->repeats ? rep->n / rep->repeats : 0;
+	struct record *records = calloc(points + 1, sizeof(*records));
+	if (!records) {
+		fputs("maplab: out of memory writing the report\n", stderr);
+		abort();
+	}
+	for (unsigned i = 0; i < points; i++)
+		point_record(rep, i, &records[i]);
 
 	wrap_printf(f, "trace %s (%s): %zu requests, %u distinct keys, warm-up %llu"
 		", key_size %u%s\n", in->trace->name, rep->format_name,
@@ -120,34 +241,53 @@ static void write_table(FILE *f, const struct record *records, unsigned n,
 		"change miss ratios)" : "");
 	if (rep->notes)
 		wrap_printf(f, "%s\n", rep->notes);
+	if (rep->repeats > 1)
+		wrap_printf(f, "%u repeats, every point in turn within each: each "
+			    "figure is the median of its %u runs, min-max the "
+			    "least and the greatest\n", rep->repeats, rep->repeats);
 	fputc('\n', f);
-	record_write(f, RECORD_TABLE, records, n, shown, n_shown);
+	record_write(f, RECORD_TABLE, records, points, shown, n_shown);
 	wrap_printf(f, "\nmiss: misses / requests (after the warm-up); Mreq/s: every "
 		"request, warm-up included; effcap: mean live entries / entries; "
 		"meta/e: bytes per entry beyond key and value; stray: share of "
 		"victims not among the k least recently used (one thread).  "
 		"split: %s.\n", rep->split);
+	free_records(records, points);
 }
+
+/* --- the writers --------------------------------------------------------------------- */
 
 void sim_report_write(FILE *f, enum record_format format,
 		      const struct host_record *host,
 		      const struct sim_report *rep)
 {
 	struct record *records;
-	unsigned n = build_records(host, rep, &records);
-	if (format == RECORD_CSV && n == 1) {
+	unsigned n;
+	if (format == RECORD_TABLE) {
+		write_table(f, rep);
+		host_record_line(f, host);
+		return;
+	}
+	n = build_records(host, rep, false, &records);
+	if (format == RECORD_CSV && n == 0) {
 		/* No rows: the header alone. */
 		struct sim_row none = { .policy = "" };
 		struct record any;
-		sim_record(rep, &none, &any);
+		sim_record(rep, host, &none, &any);
 		record_write_csv_header(f, &any);
 		record_free(&any);
-	} else if (format == RECORD_TABLE) {
-		write_table(f, records, n, rep);
-		host_record_line(f, host);
 	} else {
 		record_write(f, format, records, n, NULL, 0);
 	}
+	free_records(records, n);
+}
+
+void sim_report_log(FILE *f, const struct host_record *host,
+		    const struct sim_report *rep)
+{
+	struct record *records;
+	unsigned n = build_records(host, rep, true, &records);
+	record_write(f, RECORD_JSONL, records, n, NULL, 0);
 	free_records(records, n);
 }
 
@@ -180,7 +320,7 @@ int sim_plot(const char *dir, const struct host_record *host,
 			 map_errno_text(err));
 		return -err;
 	}
-	sim_report_write(f, RECORD_JSONL, host, rep);
+	sim_report_log(f, host, rep);
 	if (fclose(f)) {
 		err = errno;
 		snprintf(note, notelen, "writing %s failed: %s",

@@ -4,15 +4,26 @@
  * table, JSON lines or CSV by record.h's one writer, and drawn by its one
  * plotter.
  *
- * A record per (policy, size, threads): trace, format, requests_total,
+ * A record per (policy, size, threads, repeat): trace, format, requests_total,
  * distinct_keys, key_size, keys_hashed, warmup_requests, policy, entries, threads,
  * split, requests, misses, miss_ratio, byte_miss_ratio (not measured
  * without sizes), evictions, insert_failures, seconds, mreq_per_s,
  * live_mean, effective_capacity (live_mean / entries),
- * meta_bytes_per_entry, stray, stray_victims.  A figure not measured is
- * null (jsonl), empty (csv) or "-" (table).  jsonl starts with the host
- * record; the table has a line on the trace above it, a note on its
- * columns and the host's line below.
+ * meta_bytes_per_entry, stray, stray_victims, then repeat (0 to
+ * repeats - 1), repeats, and the host that ran it, its host record's
+ * fields of the same names: host_hostname, host_cpu_model, host_kernel,
+ * host_nproc, host_date.  A figure not measured is null
+ * (jsonl), empty (csv) or "-" (table).
+ *
+ * jsonl and csv are one shape for pandas (docs/sim.md, "Results for
+ * pandas"): every line the same fields, no host record (the host is in
+ * each row's host_ columns), so pd.read_csv and pd.read_json(lines=True)
+ * load them as they are.  The lab's log (--save, --plot's results.jsonl)
+ * is the jsonl led by the host record, as every command's log is, which
+ * report.py merges by.  The table is a line per point, its figures the
+ * medians over the repeats, Mreq/s's least and greatest beside it; a
+ * line on the trace above it, a note on its columns and the host's line
+ * below.
  */
 #ifndef MAPLAB_SIM_REPORT_H
 #define MAPLAB_SIM_REPORT_H
@@ -23,10 +34,14 @@
 
 #include <stdio.h>
 
+/* --repeat's range: a point's repeats are summed up on the stack. */
+#define SIM_REPORT_MAX_REPEATS 100
+
 struct sim_row {
 	const char *policy;
 	uint32_t entries;
 	unsigned threads;
+	unsigned repeat; /* 0 to repeats - 1 */
 	struct sim_result r;
 };
 
@@ -36,13 +51,22 @@ struct sim_report {
 	const char *split;       /* "rr" or "hash" */
 	const char *notes;       /* NULL, or lines for the table's head: the
 				  * aliases used, where the sizes came from */
+	/* Every point once per repeat, the repeats in turn (a repeat runs
+	 * every point before the next repeat starts): the point i of repeat r
+	 * is rows[r * (n / repeats) + i]. */
 	const struct sim_row *rows;
 	unsigned n;
+	unsigned repeats; /* 1 or more */
 };
 
+/* rep in format: a table, or pandas' jsonl or csv (above). */
 void sim_report_write(FILE *f, enum record_format format,
 		      const struct host_record *host,
 		      const struct sim_report *rep);
+
+/* The lab's log: the host record, then rep's records, as jsonl. */
+void sim_report_log(FILE *f, const struct host_record *host,
+		    const struct sim_report *rep);
 
 /*
  * The plots of docs/sim.md ("Plots"): dir (created if need be) gets the

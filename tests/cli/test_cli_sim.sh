@@ -118,10 +118,13 @@ check "a big cache misses only first requests" grep -qE '^lru/global +5000 +1 +1
 err=$("$maplab" sim --trace "$traces/loop.txt" --policy opt --sizes 2.0 2>&1 >/dev/null)
 check "a fraction above 1: allowed, and said on stderr" grep -q 'more than the trace.s 1200 distinct keys' <<<"$err"
 
-# Formats: jsonl (a host record, then one record per point), csv.
+# Formats: jsonl (one record per point, the host in its columns: no host
+# record, one shape for pandas), csv.
 "$maplab" sim --trace "$traces/zipf.txt" --policy lru/global,lru/clock,opt \
     --sizes 100,0.1 --format jsonl --out "$tmp/r.jsonl"
-check "jsonl: host + 6 points" test "$(wc -l <"$tmp/r.jsonl")" -eq 7
+check "jsonl: 6 points, no host record" test "$(wc -l <"$tmp/r.jsonl")" -eq 6 \
+    -a "$(grep -c '^{"record":"sim",' "$tmp/r.jsonl")" -eq 6
+check "jsonl: the host in each row" grep -q '"repeat":0,"repeats":1,"host_hostname":' "$tmp/r.jsonl"
 check "jsonl: golden lru/global" grep -q '"policy":"lru/global","entries":100,.*"misses":9985,' "$tmp/r.jsonl"
 check "jsonl: a fraction of the distinct keys" grep -q '"distinct_keys":1803,.*"entries":180,' "$tmp/r.jsonl"
 check "jsonl parses" python3 -c 'import json,sys; [json.loads(l) for l in open(sys.argv[1])]' "$tmp/r.jsonl"
@@ -134,6 +137,60 @@ expect 0 '^lru/global +100 +1 +20000 +9985 ' \
 "$maplab" sim --trace "$traces/loop.txt" --policy opt --sizes 10 --save "$tmp/s.jsonl" >/dev/null
 "$maplab" sim --trace "$traces/loop.txt" --policy opt --sizes 10 --save "$tmp/s.jsonl" >/dev/null
 check "--save appends" test "$(grep -c '"record":"sim"' "$tmp/s.jsonl")" -eq 2
+
+# --repeat N: every point N times, the points in turn within each repeat.
+# csv and jsonl a row per repeat, numbered 0 to N-1, every row the same
+# fields under one header (pandas loads them as they are: docs/sim.md);
+# the table a line per point, medians with Mreq/s's min-max.
+for bad in 0 abc 101 -1; do
+    check "--repeat $bad refused" one_line_error "--repeat wants a whole number from 1 to 100" \
+        "$maplab" sim --trace loop:keys=5 --policy opt --sizes 2 --repeat $bad
+done
+"$maplab" sim --trace "$traces/zipf.txt" --policy lru/global,lru/clock,opt --sizes 100,200 \
+    --threads 1,2 --repeat 3 --format csv --out "$tmp/rep.csv" 2>"$tmp/rep.err"
+"$maplab" sim --trace "$traces/zipf.txt" --policy lru/global,lru/clock,opt --sizes 100,200 \
+    --threads 1,2 --repeat 3 --format jsonl --out "$tmp/rep.jsonl" 2>>"$tmp/rep.err"
+check "--repeat 3: nothing on stderr" test ! -s "$tmp/rep.err"
+# 2 designs x 2 sizes x 2 thread counts + opt x 2 sizes (one thread) = 10
+# points, 3 rows each.
+shape=$(python3 - "$tmp/rep.csv" "$tmp/rep.jsonl" <<'PY'
+import collections, csv, json, sys
+with open(sys.argv[1], newline="") as f:
+    lines = f.read().splitlines()
+rows = list(csv.reader(lines))
+head = rows[0]
+ok = [head[:3] == ["trace", "format", "requests_total"], "repeat" in head, "repeats" in head,
+      all(len(r) == len(head) for r in rows[1:]),
+      sum(1 for line in lines if line.startswith("trace,")) == 1,
+      not any(line.startswith(("#", "host")) for line in lines)]
+recs = list(csv.DictReader(lines))
+per = collections.Counter((r["policy"], r["entries"], r["threads"]) for r in recs)
+ok += [len(recs) == 30, len(per) == 10, set(per.values()) == {3},
+       all(sorted(int(r["repeat"]) for r in recs if (r["policy"], r["entries"], r["threads"]) == k)
+           == [0, 1, 2] for k in per),
+       all(r["repeats"] == "3" for r in recs)]
+js = [json.loads(line) for line in open(sys.argv[2])]
+ok += [len(js) == 30, len({tuple(j) for j in js}) == 1,
+       [k for k in js[0] if k != "record"] == head,
+       all(j["record"] == "sim" for j in js),
+       sorted(j["repeat"] for j in js) == sorted([0, 1, 2] * 10),
+       # the repeats outermost: every point once before the next repeat
+       [j["repeat"] for j in js] == sorted(j["repeat"] for j in js)]
+print(" ".join("ok" if x else f"FAIL{i}" for i, x in enumerate(ok)))
+PY
+)
+check "csv and jsonl: a row per repeat, rectangular, one header ($shape)" \
+    bash -c "! grep -q FAIL <<<'$shape' && test -n '$shape'"
+out=$("$maplab" sim --trace "$traces/zipf.txt" --policy lru/global,opt --sizes 100 --repeat 3)
+check "table: a line per point" test "$(grep -cE '^(lru/global|opt) +100 ' <<<"$out")" -eq 2
+check "table: the repeats said" grep -q '^3 repeats, every point in turn within each: each figure is the median' <<<"$out"
+check "table: Mreq/s's min-max" grep -qE '^lru/global +100 +1 +20000 +9985 +0\.4993 .* [0-9.]+ +[0-9.]+-[0-9.]+ ' <<<"$out"
+check "table: no min-max for one run" bash -c "! '$maplab' sim --trace '$traces/loop.txt' --policy opt --sizes 10 | grep -q min-max"
+# The lab's log keeps its host record before the rows.
+"$maplab" sim --trace "$traces/loop.txt" --policy opt --sizes 10 --repeat 2 --save "$tmp/rs.jsonl" >/dev/null
+check "--save with repeats: the host record, then a row per repeat" \
+    test "$(head -1 "$tmp/rs.jsonl" | grep -c '"record":"host"')" -eq 1 -a \
+    "$(grep -c '"record":"sim"' "$tmp/rs.jsonl")" -eq 2
 
 # The byte miss ratio where the trace has sizes; --warmup-requests.
 expect 0 'bytemiss' "$maplab" sim --trace "$traces/zipf_sizes.oracleGeneral" --policy opt --sizes 100
@@ -204,6 +261,21 @@ if "$plot_python" -c 'import matplotlib' 2>/dev/null; then
     check "the plots' paths on stderr" grep -qE "^plots: .*$tmp/plots/mrc.png" "$tmp/plot.err"
     check "the pareto plots' paths too" grep -qE "^plots: .*$tmp/plots/pareto-200.png" "$tmp/plot.err"
     check "no complaint from the plotter" bash -c "! grep -v '^plots: ' '$tmp/plot.err' | grep -q ."
+    # Every file the plotter wrote is named, SVGs too, and every name is a file.
+    named=$(sed -n 's/^plots: //p' "$tmp/plot.err" | tr -d ' ' | tr ',' '\n')
+    written=$(ls "$tmp/plots"/*.png "$tmp/plots"/*.svg)
+    check "every plot written is named, and only those" test -n "$named" -a \
+        "$(sort <<<"$named")" = "$(sort <<<"$written")"
+    check "pareto: one run said" grep -q 'speed: one run a point, no spread' "$tmp/plots/pareto-50.svg"
+    "$maplab" sim --trace "$traces/zipf.txt" --policy lru/global,lru/partitioned,lru/clock \
+        --sizes 50,200 --repeat 3 --plot "$tmp/plots4" >/dev/null 2>"$tmp/plot4.err"
+    check "pareto with repeats: the spread said" \
+        grep -q 'speed: the median of 3 runs, bars from the least to the greatest' "$tmp/plots4/pareto-50.svg"
+    check "mrc: curves alike at every size drawn once, named together" \
+        grep -q 'lru/global = lru/partitioned at 1 thread' "$tmp/plots4/mrc.svg"
+    check "mrc: no line of its own for the twin" bash -c "! grep -q '>lru/partitioned<' '$tmp/plots4/mrc.svg'"
+    check "a row per repeat in the folder's records" \
+        test "$(grep -c '"record":"sim"' "$tmp/plots4/results.jsonl")" -eq 18
 fi
 # matplotlib hidden from the plotter: it says so, sim exits 0, records kept.
 mkdir -p "$tmp/nompl/matplotlib"

@@ -845,50 +845,80 @@ Test(record, formats_are_parsed_by_name)
 
 /* A trace of 4 requests: a design's point and a kernel's, whose evictions
  * are not known and whose evictions beyond 2^32 must stay exact. */
-static void write_sim(enum record_format format, char **text)
+static const struct sim_row sim_rows[] = {
+	{ .policy = "lru/global", .entries = 2, .threads = 1,
+	  .r = { .requests = 4, .misses = 3,
+		 .evictions = 5000000000ULL, .has_evictions = true,
+		 .seconds = 0.5, .mreq_per_s = 8e-6, .live_mean = 1.5,
+		 .meta_per_entry = 64, .stray = 0.25, .stray_victims = 4 } },
+	{ .policy = "kernel", .entries = 2, .threads = 2,
+	  .r = { .requests = 4, .misses = 4, .seconds = 1,
+		 .mreq_per_s = 4e-6, .live_mean = NAN,
+		 .meta_per_entry = NAN, .stray = NAN } },
+};
+
+/* rows[0..n) as a report of `repeats` (rows in sim_report.h's order), in
+ * format, or as the lab's log. */
+static void write_sim_rows(enum record_format format, bool log,
+			   const struct sim_row *rows, unsigned n,
+			   unsigned repeats, char **text)
 {
 	static uint64_t ids[4] = { 1, 2, 1, 3 };
 	static struct sim_trace t = { .ids = ids, .n = 4, .name = "a,b" };
 	static const struct sim_input in = { .trace = &t, .key_size = 8,
 					     .distinct = 3 };
-	const struct sim_row rows[] = {
-		{ "lru/global", 2, 1, { .requests = 4, .misses = 3,
-			.evictions = 5000000000ULL, .has_evictions = true,
-			.seconds = 0.5, .mreq_per_s = 8e-6, .live_mean = 1.5,
-			.meta_per_entry = 64, .stray = 0.25, .stray_victims = 4 } },
-		{ "kernel", 2, 2, { .requests = 4, .misses = 4, .seconds = 1,
-			.mreq_per_s = 4e-6, .live_mean = NAN,
-			.meta_per_entry = NAN, .stray = NAN } },
-	};
 	const struct sim_report rep = { .in = &in, .format_name = "txt",
-					.split = "rr", .rows = rows, .n = 2 };
-	struct host_record host = { 0 };
+					.split = "rr", .rows = rows, .n = n,
+					.repeats = repeats };
+	struct host_record host = { .hostname = "box", .nproc = 2 };
 	size_t len = 0;
 	FILE *f = open_memstream(text, &len);
-	sim_report_write(f, format, &host, &rep);
+	if (log)
+		sim_report_log(f, &host, &rep);
+	else
+		sim_report_write(f, format, &host, &rep);
 	fclose(f);
 }
 
-Test(sim_report, jsonl_has_the_host_then_a_record_a_point)
+static void write_sim(enum record_format format, char **text)
+{
+	write_sim_rows(format, false, sim_rows, 2, 1, text);
+}
+
+Test(sim_report, jsonl_is_a_record_a_point_with_the_host_in_it)
 {
 	char *text = NULL;
 	write_sim(RECORD_JSONL, &text);
+	/* pandas' shape: no host record, every line a sim record. */
+	cr_expect(strncmp(text, "{\"record\":\"sim\",\"trace\":\"a,b\","
+			  "\"format\":\"txt\",\"requests_total\":4,"
+			  "\"distinct_keys\":3,\"key_size\":8,"
+			  "\"keys_hashed\":false,\"warmup_requests\":0,"
+			  "\"policy\":\"lru/global\",\"entries\":2,"
+			  "\"threads\":1,\"split\":\"rr\",\"requests\":4,"
+			  "\"misses\":3,\"miss_ratio\":0.75,"
+			  "\"byte_miss_ratio\":null,"
+			  "\"evictions\":5000000000,\"insert_failures\":0,"
+			  "\"seconds\":0.5,\"mreq_per_s\":8e-06,"
+			  "\"live_mean\":1.5,\"effective_capacity\":0.75,"
+			  "\"meta_bytes_per_entry\":64,\"stray\":0.25,"
+			  "\"stray_victims\":4,\"repeat\":0,\"repeats\":1,"
+			  "\"host_hostname\":\"box\",\"host_cpu_model\":\"\","
+			  "\"host_kernel\":\"\",\"host_nproc\":2,"
+			  "\"host_date\":\"\"}\n", 535) == 0, "%s", text);
+	cr_expect_null(strstr(text, "\"record\":\"host\""), "%s", text);
+	cr_expect(strstr(text, "\"evictions\":null,"), "%s", text);
+	free(text);
+}
+
+Test(sim_report, the_log_leads_with_the_host_record)
+{
+	char *text = NULL;
+	write_sim_rows(RECORD_JSONL, true, sim_rows, 2, 1, &text);
 	cr_expect(strncmp(text, "{\"record\":\"host\",\"host\":{", 25) == 0,
 		  "%s", text);
-	cr_expect(strstr(text, "{\"record\":\"sim\",\"trace\":\"a,b\","
-			       "\"format\":\"txt\",\"requests_total\":4,"
-			       "\"distinct_keys\":3,\"key_size\":8,"
-			       "\"keys_hashed\":false,\"warmup_requests\":0,"
-			       "\"policy\":\"lru/global\",\"entries\":2,"
-			       "\"threads\":1,\"split\":\"rr\",\"requests\":4,"
-			       "\"misses\":3,\"miss_ratio\":0.75,"
-			       "\"byte_miss_ratio\":null,"
-			       "\"evictions\":5000000000,\"insert_failures\":0,"
-			       "\"seconds\":0.5,\"mreq_per_s\":8e-06,"
-			       "\"live_mean\":1.5,\"effective_capacity\":0.75,"
-			       "\"meta_bytes_per_entry\":64,\"stray\":0.25,"
-			       "\"stray_victims\":4}\n"), "%s", text);
-	cr_expect(strstr(text, "\"evictions\":null,"), "%s", text);
+	cr_expect(strstr(text, "}\n{\"record\":\"sim\",\"trace\":\"a,b\","),
+		  "%s", text);
 	free(text);
 }
 
@@ -897,13 +927,50 @@ Test(sim_report, csv_and_table_say_not_measured_their_way)
 	char *text = NULL;
 	write_sim(RECORD_CSV, &text);
 	cr_expect(strstr(text, "\n\"a,b\",txt,4,3,8,0,0,kernel,2,2,rr,4,4,1,,,0,1,"
-			       "4e-06,,,,,0\n"), "%s", text);
+			       "4e-06,,,,,0,0,1,box,,,2,\n"), "%s", text);
 	free(text);
 	write_sim(RECORD_TABLE, &text);
 	cr_expect(strstr(text, "\nkernel                          2   2          "
 			       "4          4   1.0000          -     0.00       "
 			       "-      -       -\n"), "%s", text);
 	cr_expect_null(strstr(text, "bytemiss"), "no sizes: %s", text);
+	cr_expect_null(strstr(text, "min-max"), "one run: %s", text);
+	free(text);
+}
+
+/* Three repeats of two points, in turn: a row each in csv, numbered; a
+ * line a point in the table, its medians and Mreq/s's min-max. */
+Test(sim_report, repeats_are_rows_in_csv_and_medians_in_the_table)
+{
+	struct sim_row rows[6];
+	const double mreq[3][2] = { { 10, 4 }, { 12, 5 }, { 11, 3 } };
+	const uint64_t misses[3][2] = { { 3, 2 }, { 3, 4 }, { 3, 3 } };
+	char *text = NULL;
+	for (unsigned r = 0; r < 3; r++)
+		for (unsigned i = 0; i < 2; i++) {
+			rows[r * 2 + i] = sim_rows[i];
+			rows[r * 2 + i].repeat = r;
+			rows[r * 2 + i].r.mreq_per_s = mreq[r][i];
+			rows[r * 2 + i].r.misses = misses[r][i];
+		}
+	write_sim_rows(RECORD_CSV, false, rows, 6, 3, &text);
+	unsigned lines = 0;
+	for (const char *p = text; (p = strchr(p, '\n')); p++)
+		lines++;
+	cr_expect_eq(lines, 7, "a header and 6 rows: %s", text);
+	cr_expect(strstr(text, ",repeat,repeats,host_hostname,"), "%s", text);
+	cr_expect(strstr(text, ",kernel,2,2,rr,4,3,0.75,,,0,1,3,,,,,0,2,3,box,"),
+		  "kernel's third run: %s", text);
+	free(text);
+	write_sim_rows(RECORD_TABLE, false, rows, 6, 3, &text);
+	cr_expect(strstr(text, "3 repeats, every point in turn"), "%s", text);
+	/* lru/global: 10, 12, 11 Mreq/s; its misses the same each run. */
+	cr_expect(strstr(text, "\nlru/global                      2   1          4"
+			       "          3   0.7500 0.7500-0.7500 "), "%s", text);
+	cr_expect(strstr(text, " 11.00 10.00-12.00 "), "%s", text);
+	/* kernel: misses 2, 4, 3: the miss ratio's range shown. */
+	cr_expect(strstr(text, "   0.7500 0.5000-1.0000 "), "%s", text);
+	cr_expect(strstr(text, "    4.00   3.00-5.00 "), "%s", text);
 	free(text);
 }
 
