@@ -865,7 +865,7 @@ static void write_sim_rows(enum record_format format, bool log,
 {
 	static uint64_t ids[4] = { 1, 2, 1, 3 };
 	static struct sim_trace t = { .ids = ids, .n = 4, .name = "a,b" };
-	static const struct sim_input in = { .trace = &t, .key_size = 8,
+	static const struct sim_input in = { .trace = &t, .n = 4, .key_size = 8,
 					     .distinct = 3 };
 	const struct sim_report rep = { .in = &in, .format_name = "txt",
 					.split = "rr", .rows = rows, .n = n,
