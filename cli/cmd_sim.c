@@ -93,6 +93,9 @@ static const struct opt_spec opt_trace_format = { OPT_TRACE_FORMAT,
 	"trace-format", TAKES_TEXT, 0, 0, 0, 0, "F", "txt, csv or oracleGeneral" };
 static const struct opt_spec opt_csv_column = { OPT_CSV_COLUMN, "csv-column",
 	TAKES_TEXT, 0, 0, 0, 0, "N|NAME", "the csv column of the key" };
+/* The deterministic multi-cpu mode (sim.h, "Serial cpus"). */
+static const struct opt_spec opt_serial_cpus = { OPT_CPUS, "cpus", TAKES_TEXT,
+	0, 0, 0, 0, "N[,N...]", "serial cpus: one thread, the split's cpus" };
 static const struct opt_spec opt_split = { OPT_SPLIT, "split", TAKES_TEXT, 0, 0,
 	0, 0, "rr|hash", "how requests are split over threads" };
 /* A trace has no clock: sim's warm-up is a count of requests, so it has a
@@ -124,6 +127,10 @@ static const struct cmd_option sim_options[] = {
 				"not\ncounted (0)" },
 	{ &opt_key_size, "key bytes, 1 to 8 (8: the ids themselves)" },
 	{ &opt_threads, "worker threads; one result per count (1)" },
+	{ &opt_serial_cpus, "one thread replays the trace in order, request i\n"
+			    "as the cpu --split gives it among N (slot c;\n"
+			    "the kernel's side pinned per request): exact,\n"
+			    "repeatable; one result per count" },
 	{ &opt_split, "rr (round-robin by request) or hash (by key) (rr)" },
 	{ &opt_no_stray, NULL },
 	{ &opt_rcu, "liburcu flavour (memb)" },
@@ -148,6 +155,7 @@ struct sim_cli {
 	enum sim_split split;
 	enum record_format format;
 	bool quiet, no_stray;
+	bool serial, threads_given; /* --cpus (threads[] holds its counts) */
 };
 
 static int apply_sim(void *ctx, enum opt_id id, const struct opt_value *v)
@@ -178,6 +186,15 @@ static int apply_sim(void *ctx, enum opt_id id, const struct opt_value *v)
 		c->key_size = (uint32_t)v->u;
 		return 0;
 	case OPT_THREADS:
+	case OPT_CPUS:
+		/* both fill threads[]: one or the other */
+		if ((id == OPT_CPUS && c->threads_given) ||
+		    (id == OPT_THREADS && c->serial))
+			return cli_error("sim", "--threads N runs N threads at "
+					 "once, --cpus N one thread as N cpus: "
+					 "one or the other");
+		c->threads_given = id == OPT_THREADS;
+		c->serial = id == OPT_CPUS;
 		return opts_thread_list("sim", v->text, c->threads,
 					SIM_MAX_THREAD_COUNTS, &c->n_threads);
 	case OPT_SPLIT:
@@ -592,7 +609,10 @@ static int run_point(const struct sim_cli *c, struct sim_input *in,
 	char err[512];
 	struct sim_config sc = {
 		.policy = pol, .entries = p->sizes[s],
-		.threads = pol->engine == SIM_ENGINE_OPT ? 1 : c->threads[t],
+		.threads = pol->engine == SIM_ENGINE_OPT || c->serial
+				   ? 1 : c->threads[t],
+		.serial_cpus = pol->engine != SIM_ENGINE_OPT && c->serial
+				       ? c->threads[t] : 0,
 		.split = c->split, .stray = !c->no_stray,
 		.progress = progress_update, .progress_arg = prog,
 	};
@@ -601,11 +621,15 @@ static int run_point(const struct sim_cli *c, struct sim_input *in,
 			       "threads", r + 1, c->repeat, pol->name,
 			       sc.entries, sc.threads);
 	else
-		progress_label(prog, "%s, %u entries, %u threads", pol->name,
-			       sc.entries, sc.threads);
+		progress_label(prog, "%s, %u entries, %u %s", pol->name,
+			       sc.entries, sc.serial_cpus ? sc.serial_cpus
+			       : sc.threads, sc.serial_cpus ? "serial cpus"
+			       : "threads");
 	row->policy = pol->name;
 	row->entries = sc.entries;
 	row->threads = sc.threads;
+	row->cpus = sc.serial_cpus ? sc.serial_cpus : sc.threads;
+	row->serial = sc.serial_cpus > 0;
 	row->repeat = r;
 	if (sim_run(in, &sc, &row->r, err, sizeof(err)))
 		return cli_error("sim", "%s", err);

@@ -79,6 +79,8 @@ static void sim_record(const struct sim_report *rep,
 	/* Last, so that the columns above keep their places in csv. */
 	record_whole(r, "repeat", w->repeat);
 	record_whole(r, "repeats", rep->repeats);
+	record_whole(r, "cpus", w->cpus);
+	record_bool(r, "serial", w->serial);
 	host_columns(host, r);
 }
 
@@ -168,6 +170,7 @@ static void point_record(const struct sim_report *rep, unsigned i,
 	record_text(r, "policy", w->policy);
 	record_whole(r, "entries", w->entries);
 	record_whole(r, "threads", w->threads);
+	record_whole(r, "cpus", w->cpus);
 	record_whole(r, "requests", w->r.requests);
 	record_figure(r, "misses", "%.0f", over_repeats(rep, i, row_misses).median);
 	record_figure(r, "miss_ratio", FIGURE, miss.median);
@@ -193,6 +196,7 @@ static unsigned table_columns(const struct sim_report *rep,
 		{ "policy", "policy", 24, RECORD_LEFT, NULL, 0 },
 		{ "entries", "entries", 8, 0, NULL, 0 },
 		{ "thr", "threads", 3, 0, NULL, 0 },
+		{ "cpus", "cpus", 4, 0, NULL, 0 },
 		{ "requests", "requests", 10, 0, NULL, 0 },
 		{ "misses", "misses", 10, 0, NULL, 0 },
 		{ "miss", "miss_ratio", 8, 0, "%.4f", 0 },
@@ -206,14 +210,17 @@ static unsigned table_columns(const struct sim_report *rep,
 		{ "stray", "stray", 7, 0, "%.4f", 0 },
 	};
 	unsigned points = rep->n / rep->repeats, n = 0;
-	bool varies = false;
+	bool varies = false, serial = false;
 	for (unsigned i = 0; i < points && rep->repeats > 1; i++)
 		varies = varies || miss_varies(rep, i);
+	for (unsigned i = 0; i < rep->n; i++)
+		serial = serial || rep->rows[i].serial;
 	for (size_t c = 0; c < sizeof(cols) / sizeof(cols[0]); c++) {
 		const char *field = cols[c].field;
 		if ((!rep->in->has_sizes && !strcmp(field, "byte_miss_ratio")) ||
 		    (rep->repeats == 1 && !strcmp(field, "mreq_range")) ||
-		    (!varies && !strcmp(field, "miss_range")))
+		    (!varies && !strcmp(field, "miss_range")) ||
+		    (!serial && !strcmp(field, "cpus")))
 			continue;
 		shown[n++] = cols[c];
 	}
@@ -251,7 +258,10 @@ static void write_table(FILE *f, const struct sim_report *rep)
 		"request, warm-up included; effcap: mean live entries / entries; "
 		"meta/e: bytes per entry beyond key and value; stray: share of "
 		"victims not among the k least recently used (one thread).  "
-		"split: %s.\n", rep->split);
+		"split: %s.%s\n", rep->split, rep->rows && rep->n &&
+		rep->rows[rep->n - 1].serial ? "  cpus: serial cpus (--cpus): "
+		"one thread replays the requests in order, each as the cpu the "
+		"split gives it, so the figures repeat exactly" : "");
 	free_records(records, points);
 }
 

@@ -41,6 +41,9 @@ struct sim_row {
 	const char *policy;
 	uint32_t entries;
 	unsigned threads;
+	unsigned cpus;   /* the cpus its requests ran as: threads, or the
+			    serial cpus of one thread (--cpus) */
+	bool serial;     /* --cpus: one thread, request i on the split's cpu */
 	unsigned repeat; /* 0 to repeats - 1 */
 	struct sim_result r;
 };

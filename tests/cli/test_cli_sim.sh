@@ -124,7 +124,7 @@ check "a fraction above 1: allowed, and said on stderr" grep -q 'more than the t
     --sizes 100,0.1 --format jsonl --out "$tmp/r.jsonl"
 check "jsonl: 6 points, no host record" test "$(wc -l <"$tmp/r.jsonl")" -eq 6 \
     -a "$(grep -c '^{"record":"sim",' "$tmp/r.jsonl")" -eq 6
-check "jsonl: the host in each row" grep -q '"repeat":0,"repeats":1,"host_hostname":' "$tmp/r.jsonl"
+check "jsonl: the host in each row" grep -q '"repeat":0,"repeats":1,"cpus":1,"serial":false,"host_hostname":' "$tmp/r.jsonl"
 check "jsonl: golden lru/global" grep -q '"policy":"lru/global","entries":100,.*"misses":9985,' "$tmp/r.jsonl"
 check "jsonl: a fraction of the distinct keys" grep -q '"distinct_keys":1803,.*"entries":180,' "$tmp/r.jsonl"
 check "jsonl parses" python3 -c 'import json,sys; [json.loads(l) for l in open(sys.argv[1])]' "$tmp/r.jsonl"
@@ -301,6 +301,38 @@ if has_kernel; then
         test "$m" = "9041 9041 10725 10725"
     [ "$(nproc)" -ge 2 ] && expect 0 '^kernel +100 +2 +20000 ' \
         "$maplab" sim --trace "$traces/hotset.txt" --policy kernel --sizes 100 --threads 2 --split hash
+fi
+
+# Serial cpus (--cpus N): one thread, request i as cpu i % N (rr) or its
+# key's cpu (hash); the kernel's side re-pinned per request.  The result
+# depends on the trace alone: the same twice, and on 2 cpus the kernel's
+# own misses.
+misses_of() { python3 -c 'import csv,sys; print(" ".join(r["policy"] + "@" + r["entries"] + ":" + r["misses"] for r in csv.DictReader(sys.stdin)))'; }
+expect 2 '--threads N runs N threads at once, --cpus N one thread as N cpus' \
+    "$maplab" sim --trace "$traces/loop.txt" --policy lru --sizes 10 --threads 2 --cpus 2
+expect 2 '--threads N runs N threads at once, --cpus N one thread as N cpus' \
+    "$maplab" sim --trace "$traces/loop.txt" --policy lru --sizes 10 --cpus 2 --threads 2
+expect 2 "'0'" "$maplab" sim --trace "$traces/loop.txt" --policy lru --sizes 10 --cpus 0
+a1=$("$maplab" sim --trace "$traces/hotset.txt" --policy lru/linux_percpu,lru/linux_common --sizes 400 \
+    --cpus 2 --format csv --no-stray | misses_of)
+a2=$("$maplab" sim --trace "$traces/hotset.txt" --policy lru/linux_percpu,lru/linux_common --sizes 400 \
+    --cpus 2 --format csv --no-stray | misses_of)
+a0=$("$maplab" sim --trace "$traces/hotset.txt" --policy lru/linux_percpu,lru/linux_common --sizes 400 \
+    --cpus 1 --format csv --no-stray | misses_of)
+check "serial cpus repeat exactly ($a1 / $a2)" test -n "$a1" -a "$a1" = "$a2"
+check "serial cpus: 2 cpus are not 1 for the per-CPU LRU ($a1 / $a0)" test "${a1%% *}" != "${a0%% *}"
+expect 0 '^lru/linux_percpu +400 +1 +2 +20000 ' "$maplab" sim --trace "$traces/hotset.txt" \
+    --policy lru/linux_percpu --sizes 400 --cpus 2 --no-stray
+if has_kernel && [ "$(nproc)" -ge 2 ]; then
+    for split in rr hash; do
+        out=$("$maplab" sim --trace "$traces/hotset.txt" --sizes 50,400 --cpus 2 --split $split \
+            --format csv --no-stray --policy kernel,lru/linux_common,kernel:no_common_lru,lru/linux_percpu | misses_of)
+        read -r k50 k400 c50 c400 kp50 kp400 p50 p400 <<<"$out"
+        check "serial 2 cpus, split $split: kernel == lru/linux_common ($out)" \
+            test "${k50##*:} ${k400##*:}" = "${c50##*:} ${c400##*:}"
+        check "serial 2 cpus, split $split: no_common_lru == lru/linux_percpu ($out)" \
+            test "${kp50##*:} ${kp400##*:}" = "${p50##*:} ${p400##*:}"
+    done
 fi
 
 expect 0 'usage: maplab sim' "$maplab" sim --help
