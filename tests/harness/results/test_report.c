@@ -846,12 +846,12 @@ Test(record, formats_are_parsed_by_name)
 /* A trace of 4 requests: a design's point and a kernel's, whose evictions
  * are not known and whose evictions beyond 2^32 must stay exact. */
 static const struct sim_row sim_rows[] = {
-	{ .policy = "lru/global", .entries = 2, .threads = 1,
+	{ .policy = "lru/global", .entries = 2, .threads = 1, .cpus = 1,
 	  .r = { .requests = 4, .misses = 3,
 		 .evictions = 5000000000ULL, .has_evictions = true,
 		 .seconds = 0.5, .mreq_per_s = 8e-6, .live_mean = 1.5,
 		 .meta_per_entry = 64, .stray = 0.25, .stray_victims = 4 } },
-	{ .policy = "kernel", .entries = 2, .threads = 2,
+	{ .policy = "kernel", .entries = 2, .threads = 2, .cpus = 2,
 	  .r = { .requests = 4, .misses = 4, .seconds = 1,
 		 .mreq_per_s = 4e-6, .live_mean = NAN,
 		 .meta_per_entry = NAN, .stray = NAN } },
@@ -903,9 +903,10 @@ Test(sim_report, jsonl_is_a_record_a_point_with_the_host_in_it)
 			  "\"live_mean\":1.5,\"effective_capacity\":0.75,"
 			  "\"meta_bytes_per_entry\":64,\"stray\":0.25,"
 			  "\"stray_victims\":4,\"repeat\":0,\"repeats\":1,"
+			  "\"cpus\":1,\"serial\":false,"
 			  "\"host_hostname\":\"box\",\"host_cpu_model\":\"\","
 			  "\"host_kernel\":\"\",\"host_nproc\":2,"
-			  "\"host_date\":\"\"}\n", 535) == 0, "%s", text);
+			  "\"host_date\":\"\"}\n", 562) == 0, "%s", text);
 	cr_expect_null(strstr(text, "\"record\":\"host\""), "%s", text);
 	cr_expect(strstr(text, "\"evictions\":null,"), "%s", text);
 	free(text);
@@ -927,7 +928,7 @@ Test(sim_report, csv_and_table_say_not_measured_their_way)
 	char *text = NULL;
 	write_sim(RECORD_CSV, &text);
 	cr_expect(strstr(text, "\n\"a,b\",txt,4,3,8,0,0,kernel,2,2,rr,4,4,1,,,0,1,"
-			       "4e-06,,,,,0,0,1,box,,,2,\n"), "%s", text);
+			       "4e-06,,,,,0,0,1,2,0,box,,,2,\n"), "%s", text);
 	free(text);
 	write_sim(RECORD_TABLE, &text);
 	cr_expect(strstr(text, "\nkernel                          2   2          "
@@ -958,8 +959,9 @@ Test(sim_report, repeats_are_rows_in_csv_and_medians_in_the_table)
 	for (const char *p = text; (p = strchr(p, '\n')); p++)
 		lines++;
 	cr_expect_eq(lines, 7, "a header and 6 rows: %s", text);
-	cr_expect(strstr(text, ",repeat,repeats,host_hostname,"), "%s", text);
-	cr_expect(strstr(text, ",kernel,2,2,rr,4,3,0.75,,,0,1,3,,,,,0,2,3,box,"),
+	cr_expect(strstr(text, ",repeat,repeats,cpus,serial,host_hostname,"),
+		  "%s", text);
+	cr_expect(strstr(text, ",kernel,2,2,rr,4,3,0.75,,,0,1,3,,,,,0,2,3,2,0,box,"),
 		  "kernel's third run: %s", text);
 	free(text);
 	write_sim_rows(RECORD_TABLE, false, rows, 6, 3, &text);
