@@ -11,6 +11,7 @@
 #include "cli/cli.h"
 #include "cli/options.h"
 #include "cli/progress.h"
+#include "cli/sim_cachesim.h"
 #include "harness/common/parse.h"
 #include "harness/sim/sim.h"
 #include "harness/results/sim_report.h"
@@ -88,6 +89,18 @@ static const struct opt_spec opt_trace_format = { OPT_TRACE_FORMAT,
 	"trace-format", TAKES_TEXT, 0, 0, 0, 0, "F", "txt, csv or oracleGeneral" };
 static const struct opt_spec opt_csv_column = { OPT_CSV_COLUMN, "csv-column",
 	TAKES_TEXT, 0, 0, 0, 0, "N|NAME", "the csv column of the key" };
+static const struct opt_spec opt_csv_size_column = { OPT_CSV_SIZE_COLUMN,
+	"csv-size-column", TAKES_TEXT, 0, 0, 0, 0, "N|NAME",
+	"the csv column of the object size" };
+static const struct opt_spec opt_csv_delimiter = { OPT_CSV_DELIMITER,
+	"csv-delimiter", TAKES_TEXT, 0, 0, 0, 0, "C", "the csv delimiter" };
+static const struct opt_spec opt_csv_header = { OPT_CSV_HEADER, "csv-header",
+	TAKES_TEXT, 0, 0, 0, 0, "yes|no", "whether line 1 is a header" };
+static const struct opt_spec opt_id_type = { OPT_ID_TYPE, "id-type", TAKES_TEXT,
+	0, 0, 0, 0, "number|string", "what a txt or csv trace's keys are" };
+static const struct opt_spec opt_trace_type_params = { OPT_TRACE_TYPE_PARAMS,
+	"trace-type-params", TAKES_TEXT, 0, 0, 0, 0, "K=V,...",
+	"cachesim's csv parameters (its -t)" };
 static const struct opt_spec opt_split = { OPT_SPLIT, "split", TAKES_TEXT, 0, 0,
 	0, 0, "rr|hash", "how requests are split over threads" };
 /* A trace has no clock: sim's warm-up is a count of requests, so it has a
@@ -107,6 +120,16 @@ static const struct cmd_option sim_options[] = {
 	{ &opt_trace_format, "txt, csv or oracleGeneral (from the file name)" },
 	{ &opt_csv_column, "the key's column in a csv trace: 1-based, or its\n"
 			   "name in a header line (1)" },
+	{ &opt_csv_size_column, "the object size's column, as --csv-column (none;\n"
+				"sizes give the byte miss ratio)" },
+	{ &opt_csv_delimiter, "one character, or tab (',', or tab or '|' where "
+			      "line 1\nhas no comma)" },
+	{ &opt_csv_header, "whether line 1 of a csv is a header (where it "
+			   "looks\nlike one)" },
+	{ &opt_id_type, "number or string: strings are hashed to 8-byte ids\n"
+			"(as the first key is)" },
+	{ &opt_trace_type_params, "cachesim's -t: obj-id-col=N,obj-size-col=N,"
+				  "\ndelimiter=C,has-header=B,obj-id-is-num=B" },
 	{ &opt_policy, NULL },
 	{ &opt_sizes, "cache sizes (max_entries): whole numbers, or fractions\n"
 		      "of the trace's distinct keys with a dot (0.01,0.1);\n"
@@ -128,7 +151,8 @@ static const struct cmd_option sim_options[] = {
 };
 
 struct sim_cli {
-	const char *trace, *trace_format, *csv_column, *policies, *sizes;
+	const char *trace, *trace_format, *policies, *sizes;
+	struct sim_csv_params csv;
 	const char *out, *save, *plot, *write_trace;
 	uint64_t warmup;
 	uint32_t key_size;
@@ -138,6 +162,60 @@ struct sim_cli {
 	bool quiet, no_stray;
 };
 
+/* A column, "N" (1-based) or a header's NAME, into *col or *name. */
+static void set_column(const char *text, unsigned *col, const char **name)
+{
+	uint64_t n;
+	*col = 0;
+	*name = NULL;
+	if (parse_u64(text, 1, 4096, &n) == 0)
+		*col = (unsigned)n;
+	else
+		*name = text;
+}
+
+/* The options that say how a csv trace is read, in maplab's words or in
+ * cachesim's -t form; the last one given wins. */
+static int apply_csv(struct sim_csv_params *p, enum opt_id id,
+		     const char *text)
+{
+	char shown[80], err[512];
+	bool b;
+	switch (id) {
+	case OPT_CSV_COLUMN:
+		set_column(text, &p->id_col, &p->id_name);
+		return 0;
+	case OPT_CSV_SIZE_COLUMN:
+		set_column(text, &p->size_col, &p->size_name);
+		return 0;
+	case OPT_CSV_DELIMITER:
+		if (sim_csv_parse_delimiter(text, &p->delimiter))
+			return cli_error("sim", "--csv-delimiter wants one "
+					 "character or tab, got '%s'",
+					 parse_printable(text, shown,
+							 sizeof(shown)));
+		return 0;
+	case OPT_CSV_HEADER:
+		if (sim_csv_parse_bool(text, &b))
+			return cli_error("sim", "--csv-header wants yes or no, "
+					 "got '%s'", parse_printable(
+					 text, shown, sizeof(shown)));
+		p->has_header = b;
+		return 0;
+	case OPT_ID_TYPE:
+		if (strcmp(text, "number") && strcmp(text, "string"))
+			return cli_error("sim", "--id-type wants number or "
+					 "string, got '%s'", parse_printable(
+					 text, shown, sizeof(shown)));
+		p->id_is_num = strcmp(text, "number") == 0;
+		return 0;
+	default:
+		if (sim_csv_params_parse(text, p, err, sizeof(err)))
+			return cli_error("sim", "--trace-type-params: %s", err);
+		return 0;
+	}
+}
+
 static int apply_sim(void *ctx, enum opt_id id, const struct opt_value *v)
 {
 	struct sim_cli *c = ctx;
@@ -145,7 +223,13 @@ static int apply_sim(void *ctx, enum opt_id id, const struct opt_value *v)
 	switch (id) {
 	case OPT_TRACE: c->trace = v->text; return 0;
 	case OPT_TRACE_FORMAT: c->trace_format = v->text; return 0;
-	case OPT_CSV_COLUMN: c->csv_column = v->text; return 0;
+	case OPT_CSV_COLUMN:
+	case OPT_CSV_SIZE_COLUMN:
+	case OPT_CSV_DELIMITER:
+	case OPT_CSV_HEADER:
+	case OPT_ID_TYPE:
+	case OPT_TRACE_TYPE_PARAMS:
+		return apply_csv(&c->csv, id, v->text);
 	case OPT_POLICY: c->policies = v->text; return 0;
 	case OPT_SIZES: c->sizes = v->text; return 0;
 	case OPT_WARMUP_REQUESTS: c->warmup = v->u; return 0;
@@ -206,8 +290,11 @@ static int load_trace(const struct sim_cli *c, struct sim_trace *t,
 	} else {
 		if (f == SIM_TRACE_AUTO)
 			f = sim_trace_guess_format(c->trace);
-		rc = sim_trace_read(c->trace, f, c->csv_column, t, err,
+		rc = sim_trace_read(c->trace, f, &c->csv, t, err,
 				    sizeof(err));
+		if (t->note[0])
+			fprintf(stderr, "maplab sim: note: %s: %s\n", t->name,
+				t->note);
 		if (rc == -ENOENT && strchr(c->trace, ':'))
 			return cli_error("sim", "%s (nor is it a generator: zipf:, "
 					 "loop:, scan:, hotset:, mix:)", err);
@@ -757,14 +844,13 @@ static int refuse_warmup_seconds(int argc, char **argv)
 	return 0;
 }
 
-int cmd_sim(int argc, char **argv)
+static int run_sim(int argc, char **argv)
 {
 	struct sim_cli c = { .key_size = 8, .threads = { 1 }, .n_threads = 1 };
 	struct sim_trace t = { 0 };
 	const char *format_name = "txt";
-	int rc = refuse_warmup_seconds(argc, argv);
-	if (rc)
-		return rc;
+	int rc;
+	sim_csv_params_init(&c.csv);
 	rc = opts_parse("sim", argc, argv, sim_options, N_OPTIONS(sim_options),
 			apply_sim, &c, usage_sim, after_sim);
 	if (rc)
@@ -773,5 +859,20 @@ int cmd_sim(int argc, char **argv)
 		return rc;
 	rc = c.write_trace ? write_trace(&c, &t) : simulate(&c, &t, format_name);
 	sim_trace_free(&t);
+	return rc;
+}
+
+/* maplab's options, or cachesim's command line rewritten into them
+ * (sim_cachesim.h). */
+int cmd_sim(int argc, char **argv)
+{
+	char **args;
+	int n, rc = refuse_warmup_seconds(argc, argv);
+	if (rc || (rc = sim_cachesim_translate(argc, argv, sim_options,
+					       N_OPTIONS(sim_options), &n,
+					       &args)))
+		return rc;
+	rc = run_sim(n, args);
+	free(args);
 	return rc;
 }
