@@ -844,7 +844,18 @@ static int refuse_warmup_seconds(int argc, char **argv)
 	return 0;
 }
 
-static int run_sim(int argc, char **argv)
+/* Lines of notes, each as "maplab sim: note: ..." on stderr. */
+static void say_notes(const char *notes)
+{
+	for (const char *n = notes, *end; *n; n = *end ? end + 1 : end) {
+		end = n + strcspn(n, "\n");
+		fprintf(stderr, "maplab sim: note: %.*s\n", (int)(end - n), n);
+	}
+}
+
+/* cachesim_notes: the rewrite's (sim_cachesim.h), said once the command
+ * line and the trace are known good. */
+static int run_sim(int argc, char **argv, const char *cachesim_notes)
 {
 	struct sim_cli c = { .key_size = 8, .threads = { 1 }, .n_threads = 1 };
 	struct sim_trace t = { 0 };
@@ -857,6 +868,7 @@ static int run_sim(int argc, char **argv)
 		return rc == 1 ? EXIT_OK : rc;
 	if ((rc = check_required(&c)) || (rc = load_trace(&c, &t, &format_name)))
 		return rc;
+	say_notes(cachesim_notes);
 	rc = c.write_trace ? write_trace(&c, &t) : simulate(&c, &t, format_name);
 	sim_trace_free(&t);
 	return rc;
@@ -866,13 +878,13 @@ static int run_sim(int argc, char **argv)
  * (sim_cachesim.h). */
 int cmd_sim(int argc, char **argv)
 {
-	char **args;
+	char **args, notes[2048];
 	int n, rc = refuse_warmup_seconds(argc, argv);
 	if (rc || (rc = sim_cachesim_translate(argc, argv, sim_options,
 					       N_OPTIONS(sim_options), &n,
-					       &args)))
+					       &args, notes, sizeof(notes))))
 		return rc;
-	rc = run_sim(n, args);
+	rc = run_sim(n, args, notes);
 	free(args);
 	return rc;
 }

@@ -17,6 +17,7 @@
 #include "harness/common/parse.h"
 #include "harness/sim/simtrace.h"
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -289,8 +290,25 @@ static bool sizes_in_bytes_maybe(const char *sizes)
 	       !strchr(sizes, '.');
 }
 
+/* One note line appended to notes. */
+static void add_line(char *notes, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void add_line(char *notes, size_t len, const char *fmt, ...)
+{
+	size_t used = strlen(notes);
+	va_list ap;
+	if (used + 1 >= len)
+		return;
+	va_start(ap, fmt);
+	used += vsnprintf(notes + used, len - used, fmt, ap);
+	va_end(ap);
+	if (used + 1 < len)
+		strcat(notes, "\n");
+}
+
 int sim_cachesim_translate(int argc, char **argv, const struct cmd_option *opts,
-			   size_t n_opts, int *out_argc, char ***out_argv)
+			   size_t n_opts, int *out_argc, char ***out_argv,
+			   char *notes, size_t noteslen)
 {
 	struct cs_line l = { 0 };
 	char **rest = calloc((size_t)argc * 2 + 16, sizeof(char *));
@@ -344,17 +362,18 @@ int sim_cachesim_translate(int argc, char **argv, const struct cmd_option *opts,
 		free(l.out);
 		return rc;
 	}
+	notes[0] = '\0';
 	if (l.n_args == 4) {
-		fprintf(stderr, "maplab sim: note: cachesim's form; maplab's is: "
-			"%s\n", command_line(&l, line, sizeof(line)));
+		add_line(notes, noteslen, "cachesim's form; maplab's is: %s",
+			 command_line(&l, line, sizeof(line)));
 		if (!l.ignore_obj_size && sizes_in_bytes_maybe(l.args[3]))
-			fprintf(stderr, "maplab sim: note: sizes are entries "
-				"here (cachesim counts bytes unless "
-				"--ignore-obj-size)\n");
+			add_line(notes, noteslen, "sizes are entries here "
+				 "(cachesim counts bytes unless "
+				 "--ignore-obj-size)");
 	}
 	for (char *n = l.notes, *end; *n; n = *end ? end + 2 : end) {
 		end = strstr(n, "; ") ? strstr(n, "; ") : n + strlen(n);
-		fprintf(stderr, "maplab sim: note: %.*s\n", (int)(end - n), n);
+		add_line(notes, noteslen, "%.*s", (int)(end - n), n);
 	}
 	*out_argc = l.n;
 	*out_argv = l.out;

@@ -62,6 +62,9 @@ static void sim_record(const struct sim_report *rep, const struct sim_row *w,
 	record_figure(r, "meta_bytes_per_entry", FIGURE, w->r.meta_per_entry);
 	record_figure(r, "stray", FIGURE, w->r.stray);
 	record_whole(r, "stray_victims", w->r.stray_victims);
+	/* String keys (simkeys.h): ids are their hashes. */
+	record_bool(r, "ids_hashed_from_strings", in->trace->string_keys);
+	record_whole(r, "id_collisions", in->trace->id_collisions);
 }
 
 /* The host's record, then a record per row; *out to free_records. */
@@ -118,6 +121,11 @@ static void write_table(FILE *f, const struct record *records, unsigned n,
 		in->trace->n, in->distinct, (unsigned long long)in->warmup,
 		in->key_size, in->hashed ? " (ids hashed down: collisions "
 		"change miss ratios)" : "");
+	if (in->trace->string_keys)
+		wrap_printf(f, "keys: strings, hashed to 8-byte ids with %s: "
+			    "%llu collisions (distinct strings on one id)\n",
+			    in->trace->id_hash, (unsigned long long)
+			    in->trace->id_collisions);
 	if (rep->notes)
 		wrap_printf(f, "%s\n", rep->notes);
 	fputc('\n', f);
