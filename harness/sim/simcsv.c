@@ -74,11 +74,12 @@ static bool key_in(const char *key, const char *const *names)
 }
 
 /*
- * The delimiter's value starts at v (after '='): one character, "\t", or
- * a lone backslash (a comma, as cachesim's "delimiter=\,").  The count of
- * characters it takes, or 0 when it is none of those.
+ * The delimiter's value starts at v (after '='): one character, "\t", a
+ * lone backslash (a comma, as cachesim's "delimiter=\,"), or nothing at
+ * the end (a comma too: cachesim reads "delimiter=" so).  The count of
+ * characters it takes, or -1 when it is none of those.
  */
-static size_t delimiter_value(const char *v, char *out)
+static int delimiter_value(const char *v, char *out)
 {
 	if (v[0] == '\\' && v[1] == 't') {
 		*out = '\t';
@@ -88,8 +89,12 @@ static size_t delimiter_value(const char *v, char *out)
 		*out = ',';
 		return 1;
 	}
-	if (v[0] == '\0' || v[0] == '\n' || v[0] == '"')
+	if (v[0] == '\0') {
+		*out = ',';
 		return 0;
+	}
+	if (v[0] == '\n' || v[0] == '"')
+		return -1;
 	*out = v[0];
 	return 1;
 }
@@ -175,8 +180,9 @@ int sim_csv_params_parse(const char *text, struct sim_csv_params *p,
 		s += kl + 1;
 		size_t vl;
 		if (key_is(key, "delimiter")) {
-			vl = delimiter_value(s, &p->delimiter);
-			if (!vl || (s[vl] && !strchr(",; ", s[vl]))) {
+			int dl = delimiter_value(s, &p->delimiter);
+			vl = dl < 0 ? 0 : (size_t)dl;
+			if (dl < 0 || (s[vl] && !strchr(",; ", s[vl]))) {
 				snprintf(err, errlen, "trace parameter delimiter "
 					 "wants one character (delimiter=, or "
 					 "delimiter=\\t), got '%s'",
