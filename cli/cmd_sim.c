@@ -160,6 +160,7 @@ struct sim_cli {
 	enum sim_split split;
 	enum record_format format;
 	bool quiet, no_stray;
+	const char *cachesim_notes; /* sim_cachesim.h's, a line each */
 };
 
 /* A column, "N" (1-based) or a header's NAME, into *col or *name. */
@@ -274,6 +275,22 @@ static int apply_sim(void *ctx, enum opt_id id, const struct opt_value *v)
 
 /* --- the trace --------------------------------------------------------------------- */
 
+/*
+ * What was taken unasked, on stderr once the command line is known good
+ * (so that a refusal stays one line): the rewrite of cachesim's form
+ * (sim_cachesim.h) and what the trace's reader decided.
+ */
+static void say_notes(const struct sim_cli *c, const struct sim_trace *t)
+{
+	for (const char *n = c->cachesim_notes, *end; n && *n;
+	     n = *end ? end + 1 : end) {
+		end = n + strcspn(n, "\n");
+		fprintf(stderr, "maplab sim: note: %.*s\n", (int)(end - n), n);
+	}
+	if (t->note[0])
+		fprintf(stderr, "maplab sim: note: %s: %s\n", t->name, t->note);
+}
+
 static int load_trace(const struct sim_cli *c, struct sim_trace *t,
 		      const char **format_name)
 {
@@ -292,9 +309,6 @@ static int load_trace(const struct sim_cli *c, struct sim_trace *t,
 			f = sim_trace_guess_format(c->trace);
 		rc = sim_trace_read(c->trace, f, &c->csv, t, err,
 				    sizeof(err));
-		if (t->note[0])
-			fprintf(stderr, "maplab sim: note: %s: %s\n", t->name,
-				t->note);
 		if (rc == -ENOENT && strchr(c->trace, ':'))
 			return cli_error("sim", "%s (nor is it a generator: zipf:, "
 					 "loop:, scan:, hotset:, mix:)", err);
@@ -794,6 +808,7 @@ static int simulate(const struct sim_cli *c, struct sim_trace *t,
 			c->sizes, shown, sizeof(shown)));
 	}
 	plan.n_sizes = sl.n;
+	say_notes(c, t);
 	if (pl.aliases_used[0])
 		snprintf(notes, sizeof(notes), "policies: %s (libCacheSim's "
 			 "names)%s", pl.aliases_used, sizes_note[0] ? "\n" : "");
@@ -844,15 +859,6 @@ static int refuse_warmup_seconds(int argc, char **argv)
 	return 0;
 }
 
-/* Lines of notes, each as "maplab sim: note: ..." on stderr. */
-static void say_notes(const char *notes)
-{
-	for (const char *n = notes, *end; *n; n = *end ? end + 1 : end) {
-		end = n + strcspn(n, "\n");
-		fprintf(stderr, "maplab sim: note: %.*s\n", (int)(end - n), n);
-	}
-}
-
 /* cachesim_notes: the rewrite's (sim_cachesim.h), said once the command
  * line and the trace are known good. */
 static int run_sim(int argc, char **argv, const char *cachesim_notes)
@@ -861,6 +867,7 @@ static int run_sim(int argc, char **argv, const char *cachesim_notes)
 	struct sim_trace t = { 0 };
 	const char *format_name = "txt";
 	int rc;
+	c.cachesim_notes = cachesim_notes;
 	sim_csv_params_init(&c.csv);
 	rc = opts_parse("sim", argc, argv, sim_options, N_OPTIONS(sim_options),
 			apply_sim, &c, usage_sim, after_sim);
@@ -868,8 +875,12 @@ static int run_sim(int argc, char **argv, const char *cachesim_notes)
 		return rc == 1 ? EXIT_OK : rc;
 	if ((rc = check_required(&c)) || (rc = load_trace(&c, &t, &format_name)))
 		return rc;
-	say_notes(cachesim_notes);
-	rc = c.write_trace ? write_trace(&c, &t) : simulate(&c, &t, format_name);
+	if (c.write_trace) {
+		say_notes(&c, &t);
+		rc = write_trace(&c, &t);
+	} else {
+		rc = simulate(&c, &t, format_name);
+	}
 	sim_trace_free(&t);
 	return rc;
 }
