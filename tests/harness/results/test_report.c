@@ -887,7 +887,9 @@ Test(sim_report, jsonl_has_the_host_then_a_record_a_point)
 			       "\"seconds\":0.5,\"mreq_per_s\":8e-06,"
 			       "\"live_mean\":1.5,\"effective_capacity\":0.75,"
 			       "\"meta_bytes_per_entry\":64,\"stray\":0.25,"
-			       "\"stray_victims\":4}\n"), "%s", text);
+			       "\"stray_victims\":4,"
+			       "\"ids_hashed_from_strings\":false,"
+			       "\"id_collisions\":0}\n"), "%s", text);
 	cr_expect(strstr(text, "\"evictions\":null,"), "%s", text);
 	free(text);
 }
@@ -897,7 +899,7 @@ Test(sim_report, csv_and_table_say_not_measured_their_way)
 	char *text = NULL;
 	write_sim(RECORD_CSV, &text);
 	cr_expect(strstr(text, "\n\"a,b\",txt,4,3,8,0,0,kernel,2,2,rr,4,4,1,,,0,1,"
-			       "4e-06,,,,,0\n"), "%s", text);
+			       "4e-06,,,,,0,0,0\n"), "%s", text);
 	free(text);
 	write_sim(RECORD_TABLE, &text);
 	cr_expect(strstr(text, "\nkernel                          2   2          "
