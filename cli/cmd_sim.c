@@ -29,7 +29,9 @@
 
 static const char usage_sim[] =
 	"usage: maplab sim --trace T --policy P[,P...] --sizes S[,S...] "
-	"[options]\n\n"
+	"[options]\n"
+	"       maplab sim TRACE TYPE POLICY[,POLICY...] SIZE[,SIZE...] "
+	"[cachesim's options]\n\n"
 	"Replays a cache trace through each policy at each size: every request\n"
 	"is a program-style lookup (map_lookup in an RCU read section, which\n"
 	"marks the key as a BPF program's lookup does), and a miss inserts the\n"
@@ -49,9 +51,22 @@ static const char usage_sim[] =
 	"clock (fifo-reinsertion, second-chance), sieve, s3fifo (s3-fifo),\n"
 	"belady (optimal) (docs/sim.md, \"cachesim's conventions\").\n\n"
 	"Traces: a file (txt: a key a line, decimal or 0x hex; csv: the column\n"
-	"of --csv-column; oracleGeneral: libCacheSim's 24-byte binary records;\n"
-	"the format guessed from the name unless --trace-format says; .zst\n"
-	"files read through libzstd), or a generator:\n"
+	"of --csv-column, sizes from --csv-size-column; oracleGeneral:\n"
+	"libCacheSim's 24-byte binary records; the format guessed from the name\n"
+	"unless --trace-format says; .zst files read through libzstd), or a\n"
+	"generator (below).  cachesim's csv parameters are taken in the form its\n"
+	"parser takes: -t \"obj-id-col=2,obj-size-col=3,delimiter=,,has-header="
+	"true\"\n"
+	"(commas between pairs; delimiter=, or delimiter=\\t; booleans true/"
+	"false,\n1/0, yes/no).  Keys that are strings, not numbers (Twitter's "
+	"and Meta's\ntraces), are hashed to 8-byte ids with xxh64; the report "
+	"says so and\ncounts collisions.\n\n"
+	"cachesim's command line (TRACE TYPE ALGO[,ALGO] SIZE[,SIZE] and its\n"
+	"options) is read as cachesim reads it and answered with the maplab\n"
+	"command line it comes to; an option sim cannot honour (--warmup-sec,\n"
+	"-e, -a, ...) is refused with that line (docs/sim.md, \"cachesim's\n"
+	"conventions\").\n\n"
+	"Generators:\n"
 	"  zipf:alpha=A,keys=N,requests=M,seed=S   (0.99, 10000, 100000, 1)\n"
 	"  loop:keys=N,requests=M                  0..N-1 over and over\n"
 	"  scan:requests=M,start=S                 every request a new key\n"
@@ -90,16 +105,16 @@ static const struct opt_spec opt_trace_format = { OPT_TRACE_FORMAT,
 static const struct opt_spec opt_csv_column = { OPT_CSV_COLUMN, "csv-column",
 	TAKES_TEXT, 0, 0, 0, 0, "N|NAME", "the csv column of the key" };
 static const struct opt_spec opt_csv_size_column = { OPT_CSV_SIZE_COLUMN,
-	"csv-size-column", TAKES_TEXT, 0, 0, 0, 0, "N|NAME",
+	"csv-size-column", TAKES_TEXT, 0, 0, 0, 0, "COL",
 	"the csv column of the object size" };
 static const struct opt_spec opt_csv_delimiter = { OPT_CSV_DELIMITER,
 	"csv-delimiter", TAKES_TEXT, 0, 0, 0, 0, "C", "the csv delimiter" };
 static const struct opt_spec opt_csv_header = { OPT_CSV_HEADER, "csv-header",
 	TAKES_TEXT, 0, 0, 0, 0, "yes|no", "whether line 1 is a header" };
 static const struct opt_spec opt_id_type = { OPT_ID_TYPE, "id-type", TAKES_TEXT,
-	0, 0, 0, 0, "number|string", "what a txt or csv trace's keys are" };
+	0, 0, 0, 0, "T", "what a txt or csv trace's keys are" };
 static const struct opt_spec opt_trace_type_params = { OPT_TRACE_TYPE_PARAMS,
-	"trace-type-params", TAKES_TEXT, 0, 0, 0, 0, "K=V,...",
+	"trace-type-params", TAKES_TEXT, 0, 0, 0, 0, "P",
 	"cachesim's csv parameters (its -t)" };
 static const struct opt_spec opt_split = { OPT_SPLIT, "split", TAKES_TEXT, 0, 0,
 	0, 0, "rr|hash", "how requests are split over threads" };
@@ -120,16 +135,18 @@ static const struct cmd_option sim_options[] = {
 	{ &opt_trace_format, "txt, csv or oracleGeneral (from the file name)" },
 	{ &opt_csv_column, "the key's column in a csv trace: 1-based, or its\n"
 			   "name in a header line (1)" },
-	{ &opt_csv_size_column, "the object size's column, as --csv-column (none;\n"
-				"sizes give the byte miss ratio)" },
+	{ &opt_csv_size_column, "the object size's column, N or NAME as\n"
+				"--csv-column's (none; sizes give the byte "
+				"miss ratio)" },
 	{ &opt_csv_delimiter, "one character, or tab (',', or tab or '|' where "
 			      "line 1\nhas no comma)" },
 	{ &opt_csv_header, "whether line 1 of a csv is a header (where it "
 			   "looks\nlike one)" },
-	{ &opt_id_type, "number or string: strings are hashed to 8-byte ids\n"
-			"(as the first key is)" },
-	{ &opt_trace_type_params, "cachesim's -t: obj-id-col=N,obj-size-col=N,"
-				  "\ndelimiter=C,has-header=B,obj-id-is-num=B" },
+	{ &opt_id_type, "number or string: a txt or csv trace's keys; strings\n"
+			"are hashed to 8-byte ids (as the first key is)" },
+	{ &opt_trace_type_params, "(or -t) cachesim's csv parameters: obj-id-col=N,\n"
+				  "obj-size-col=N,delimiter=C,has-header=B,\n"
+				  "obj-id-is-num=B" },
 	{ &opt_policy, NULL },
 	{ &opt_sizes, "cache sizes (max_entries): whole numbers, or fractions\n"
 		      "of the trace's distinct keys with a dot (0.01,0.1);\n"

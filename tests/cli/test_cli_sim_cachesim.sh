@@ -118,6 +118,6 @@ check "--ignore-obj-size wants a boolean" one_line_error "cachesim's --ignore-ob
 check "sizes in bytes: answered as ever" one_line_error "'100MB' is bytes, as cachesim counts" \
     "$maplab" sim "$traces/zipf.txt" txt lru 100MB
 
-expect 0 "trace-type-params K=V" "$maplab" sim --help
+expect 0 "trace-type-params P +\\(or -t\\) cachesim.s csv parameters" "$maplab" sim --help
 
 finish
