@@ -96,15 +96,22 @@ static const struct cs_option *cs_short(char letter)
 	return NULL;
 }
 
-/* Whether sim's option --name (len bytes) takes a value. */
+/* Whether sim's option --name (len bytes) takes a value: the option of
+ * that name, or else the first it begins (getopt_long takes a prefix). */
 static bool sim_takes_value(const struct cmd_option *opts, size_t n_opts,
 			    const char *name, size_t len)
 {
-	for (size_t i = 0; i < n_opts; i++)
-		if (strlen(opts[i].spec->name) == len &&
-		    strncmp(opts[i].spec->name, name, len) == 0)
-			return opts[i].spec->kind != TAKES_NOTHING;
-	return false;
+	const struct opt_spec *prefix = NULL;
+	for (size_t i = 0; i < n_opts; i++) {
+		const struct opt_spec *o = opts[i].spec;
+		if (strncmp(o->name, name, len) != 0)
+			continue;
+		if (strlen(o->name) == len)
+			return o->kind != TAKES_NOTHING;
+		if (!prefix)
+			prefix = o;
+	}
+	return prefix && prefix->kind != TAKES_NOTHING;
 }
 
 static void append(char *buf, size_t len, const char *fmt, const char *a,
