@@ -75,7 +75,7 @@ struct cs_line {
 	int n_args;
 	char refused[512];   /* "--warmup-sec (why); -e (why)" */
 	char notes[512];
-	bool ignore_obj_size, cachesim_option;
+	bool ignore_obj_size;
 	int rc;
 };
 
@@ -128,7 +128,6 @@ static void cs_take(struct cs_line *l, const struct cs_option *o,
 {
 	char shown[80];
 	bool b = false;
-	l->cachesim_option = true;
 	if (!value) {
 		l->rc = cli_error("sim", "cachesim's --%s wants a value",
 				  o->name);
@@ -278,7 +277,7 @@ static void put_arguments(struct cs_line *l, char **front)
 }
 
 /* The new argv: argv[0], the arguments' options, then the rest. */
-static int assemble(struct cs_line *l, char **rest, int n_rest)
+static void assemble(struct cs_line *l, char **rest, int n_rest)
 {
 	char *front[12];
 	put_arguments(l, front);
@@ -288,7 +287,6 @@ static int assemble(struct cs_line *l, char **rest, int n_rest)
 	for (int i = 0; i < n_rest; i++)
 		l->out[l->n++] = rest[i];
 	l->out[l->n] = NULL;
-	return 0;
 }
 
 static bool sizes_in_bytes_maybe(const char *sizes)

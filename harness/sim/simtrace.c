@@ -528,6 +528,10 @@ int sim_trace_open(const char *path, enum sim_trace_format format,
 	r->facts.id_hash = SIM_KEYS_HASH;
 	sim_keys_init(&r->keys, NULL);
 	rc = open_file(r, path, err, errlen);
+	if (!rc && make_room(r)) {   /* the buffer, from the start */
+		snprintf(err, errlen, "%s: out of memory", r->name);
+		rc = -ENOMEM;
+	}
 	if (!rc && r->format == SIM_TRACE_CSV)
 		rc = csv_prepare(r, err, errlen);
 	if (rc) {
