@@ -14,6 +14,7 @@
 
 #include "harness/sim/simkeys.h"
 #include "harness/sim/simtrace.h"
+#include "tests/common/memlimit.h"
 
 #define TRACES MAPLAB_SOURCE_ROOT "/examples/traces/"
 
@@ -140,6 +141,65 @@ Test(sim_reader, chunks_of_seven_read_as_the_whole)
 		unlink(copy);
 	}
 	unlink(csv);
+}
+
+/* An oracleGeneral file of n records, id i % 100003, size i % 4096 + 1,
+ * written a record at a time. */
+static const char *oracle_file(const char *name, size_t n)
+{
+	const char *p = temp_path(name);
+	FILE *f = fopen(p, "wb");
+	cr_assert_not_null(f);
+	for (size_t i = 0; i < n; i++) {
+		unsigned char r[24] = { 0 };
+		uint64_t id = i % 100003, size = i % 4096 + 1;
+		for (int b = 0; b < 8; b++)
+			r[4 + b] = (unsigned char)(id >> 8 * b);
+		for (int b = 0; b < 4; b++)
+			r[12 + b] = (unsigned char)(size >> 8 * b);
+		fwrite(r, 1, sizeof(r), f);
+	}
+	cr_assert_eq(fclose(f), 0);
+	return p;
+}
+
+/*
+ * Streaming: 3 million records (72 MB, 36 MB of ids and sizes read whole)
+ * read in chunks under an address-space limit of 24 MB more than the test
+ * has: memory does not grow with the trace, plain or .zst.
+ */
+Test(sim_reader, a_long_trace_streams_in_bounded_memory)
+{
+	const size_t n = 3000000;
+	const char *plain = oracle_file("long.oracleGeneral", n);
+	const char *z = have_zstd_command() ? zstd_of(plain) : NULL;
+	const char *paths[] = { plain, z };
+	limit_address_space(24u << 20);
+	for (int k = 0; k < 2 && paths[k]; k++) {
+		struct sim_trace_reader *r;
+		uint64_t ids[4096], id_sum = 0, want = 0;
+		uint32_t sizes[4096];
+		char err[512];
+		size_t total = 0;
+		ssize_t got;
+		cr_assert_eq(sim_trace_open(paths[k], SIM_TRACE_AUTO, NULL, &r, err,
+					    sizeof(err)), 0, "%s", err);
+		while ((got = sim_trace_next(r, ids, sizes, 4096, err,
+					     sizeof(err))) > 0)
+			for (ssize_t i = 0; i < got; i++, total++) {
+				id_sum += ids[i];
+				cr_assert_eq(sizes[i], total % 4096 + 1);
+			}
+		cr_assert_eq(got, 0, "%s", err);
+		sim_trace_close(r);
+		for (size_t i = 0; i < n; i++)
+			want += i % 100003;
+		cr_assert_eq(total, n, "%s", paths[k]);
+		cr_assert_eq(id_sum, want, "%s", paths[k]);
+	}
+	if (z)
+		unlink(z);
+	unlink(plain);
 }
 
 Test(sim_reader, string_keys_from_csv)
