@@ -435,13 +435,11 @@ static bool looks_like_header(struct sim_trace_reader *r, char lines[][4096],
 	       line_has_number(lines[1], r->delim);
 }
 
-static int csv_prepare(struct sim_trace_reader *r, char *err, size_t errlen)
+/* The delimiter, the columns and the header, from the first n lines. */
+static int csv_decide(struct sim_trace_reader *r, char lines[][4096],
+		      unsigned n, char *err, size_t errlen)
 {
-	static char lines[PEEK_LINES][4096];  /* too big for a stack frame */
-	unsigned n;
-	int rc = peek_lines(r, lines, &n, err, errlen);
-	if (rc)
-		return rc;
+	int rc;
 	const char *first = n ? lines[0] : "";
 	r->delim = guess_delimiter(r, first);
 	if ((rc = find_column(r, first, r->p.id_name,
@@ -459,9 +457,26 @@ static int csv_prepare(struct sim_trace_reader *r, char *err, size_t errlen)
 		 looks_like_header(r, lines, n)) {
 		r->skip_first = true;
 		add_note(r, "line 1 taken as a header (has-header=false "
-			 "reads it)");
+			 "reads it as a request)");
 	}
 	return 0;
+}
+
+/* csv_decide on the first lines, peeked at. */
+static int csv_prepare(struct sim_trace_reader *r, char *err, size_t errlen)
+{
+	/* Not on the stack (8 KB), nor static: readers may open in threads. */
+	char (*lines)[4096] = malloc(PEEK_LINES * sizeof(*lines));
+	unsigned n;
+	if (!lines) {
+		snprintf(err, errlen, "%s: out of memory", r->name);
+		return -ENOMEM;
+	}
+	int rc = peek_lines(r, lines, &n, err, errlen);
+	if (!rc)
+		rc = csv_decide(r, lines, n, err, errlen);
+	free(lines);
+	return rc;
 }
 
 /* --- opening and closing ----------------------------------------------------- */
