@@ -11,6 +11,7 @@
 #include "cli/cli.h"
 #include "cli/options.h"
 #include "cli/progress.h"
+#include "cli/sim_cachesim.h"
 #include "harness/common/parse.h"
 #include "harness/sim/sim.h"
 #include "harness/results/sim_report.h"
@@ -28,7 +29,9 @@
 
 static const char usage_sim[] =
 	"usage: maplab sim --trace T --policy P[,P...] --sizes S[,S...] "
-	"[options]\n\n"
+	"[options]\n"
+	"       maplab sim TRACE TYPE POLICY[,POLICY...] SIZE[,SIZE...] "
+	"[cachesim's options]\n\n"
 	"Replays a cache trace through each policy at each size: every request\n"
 	"is a program-style lookup (map_lookup in an RCU read section, which\n"
 	"marks the key as a BPF program's lookup does), and a miss inserts the\n"
@@ -48,9 +51,22 @@ static const char usage_sim[] =
 	"clock (fifo-reinsertion, second-chance), sieve, s3fifo (s3-fifo),\n"
 	"belady (optimal) (docs/sim.md, \"cachesim's conventions\").\n\n"
 	"Traces: a file (txt: a key a line, decimal or 0x hex; csv: the column\n"
-	"of --csv-column; oracleGeneral: libCacheSim's 24-byte binary records;\n"
-	"the format guessed from the name unless --trace-format says; .zst\n"
-	"files read through libzstd), or a generator:\n"
+	"of --csv-column, sizes from --csv-size-column; oracleGeneral:\n"
+	"libCacheSim's 24-byte binary records; the format guessed from the name\n"
+	"unless --trace-format says; .zst files read through libzstd), or a\n"
+	"generator (below).  cachesim's csv parameters are taken in the form its\n"
+	"parser takes: -t \"obj-id-col=2,obj-size-col=3,delimiter=,,has-header="
+	"true\"\n"
+	"(commas between pairs; delimiter=, or delimiter=\\t; booleans true/"
+	"false,\n1/0, yes/no).  Keys that are strings, not numbers (Twitter's "
+	"and Meta's\ntraces), are hashed to 8-byte ids with xxh64; the report "
+	"says so and\ncounts collisions.\n\n"
+	"cachesim's command line (TRACE TYPE ALGO[,ALGO] SIZE[,SIZE] and its\n"
+	"options) is read as cachesim reads it and answered with the maplab\n"
+	"command line it comes to; an option sim cannot honour (--warmup-sec,\n"
+	"-e, -a, ...) is refused with that line (docs/sim.md, \"cachesim's\n"
+	"conventions\").\n\n"
+	"Generators:\n"
 	"  zipf:alpha=A,keys=N,requests=M,seed=S   (0.99, 10000, 100000, 1)\n"
 	"  loop:keys=N,requests=M                  0..N-1 over and over\n"
 	"  scan:requests=M,start=S                 every request a new key\n"
@@ -96,6 +112,18 @@ static const struct opt_spec opt_csv_column = { OPT_CSV_COLUMN, "csv-column",
 /* The deterministic multi-cpu mode (sim.h, "Serial cpus"). */
 static const struct opt_spec opt_serial_cpus = { OPT_CPUS, "cpus", TAKES_TEXT,
 	0, 0, 0, 0, "N[,N...]", "serial cpus: one thread, the split's cpus" };
+static const struct opt_spec opt_csv_size_column = { OPT_CSV_SIZE_COLUMN,
+	"csv-size-column", TAKES_TEXT, 0, 0, 0, 0, "COL",
+	"the csv column of the object size" };
+static const struct opt_spec opt_csv_delimiter = { OPT_CSV_DELIMITER,
+	"csv-delimiter", TAKES_TEXT, 0, 0, 0, 0, "C", "the csv delimiter" };
+static const struct opt_spec opt_csv_header = { OPT_CSV_HEADER, "csv-header",
+	TAKES_TEXT, 0, 0, 0, 0, "yes|no", "whether line 1 is a header" };
+static const struct opt_spec opt_id_type = { OPT_ID_TYPE, "id-type", TAKES_TEXT,
+	0, 0, 0, 0, "T", "what a txt or csv trace's keys are" };
+static const struct opt_spec opt_trace_type_params = { OPT_TRACE_TYPE_PARAMS,
+	"trace-type-params", TAKES_TEXT, 0, 0, 0, 0, "P",
+	"cachesim's csv parameters (its -t)" };
 static const struct opt_spec opt_split = { OPT_SPLIT, "split", TAKES_TEXT, 0, 0,
 	0, 0, "rr|hash", "how requests are split over threads" };
 /* A trace has no clock: sim's warm-up is a count of requests, so it has a
@@ -119,6 +147,18 @@ static const struct cmd_option sim_options[] = {
 	{ &opt_trace_format, "txt, csv or oracleGeneral (from the file name)" },
 	{ &opt_csv_column, "the key's column in a csv trace: 1-based, or its\n"
 			   "name in a header line (1)" },
+	{ &opt_csv_size_column, "the object size's column, N or NAME as\n"
+				"--csv-column's (none; sizes give the byte "
+				"miss ratio)" },
+	{ &opt_csv_delimiter, "one character, or tab (',', or tab or '|' where "
+			      "line 1\nhas no comma)" },
+	{ &opt_csv_header, "whether line 1 of a csv is a header (where it "
+			   "looks\nlike one)" },
+	{ &opt_id_type, "number or string: a txt or csv trace's keys; strings\n"
+			"are hashed to 8-byte ids (as the first key is)" },
+	{ &opt_trace_type_params, "(or -t) cachesim's csv parameters: obj-id-col=N,\n"
+				  "obj-size-col=N,delimiter=C,has-header=B,\n"
+				  "obj-id-is-num=B" },
 	{ &opt_policy, NULL },
 	{ &opt_sizes, "cache sizes (max_entries): whole numbers, or fractions\n"
 		      "of the trace's distinct keys with a dot (0.01,0.1);\n"
@@ -146,7 +186,8 @@ static const struct cmd_option sim_options[] = {
 };
 
 struct sim_cli {
-	const char *trace, *trace_format, *csv_column, *policies, *sizes;
+	const char *trace, *trace_format, *policies, *sizes;
+	struct sim_csv_params csv;
 	const char *out, *save, *plot, *write_trace;
 	uint64_t warmup;
 	uint32_t key_size;
@@ -156,7 +197,62 @@ struct sim_cli {
 	enum record_format format;
 	bool quiet, no_stray;
 	bool serial, threads_given; /* --cpus (threads[] holds its counts) */
+	const char *cachesim_notes; /* sim_cachesim.h's, a line each */
 };
+
+/* A column, "N" (1-based) or a header's NAME, into *col or *name. */
+static void set_column(const char *text, unsigned *col, const char **name)
+{
+	uint64_t n;
+	*col = 0;
+	*name = NULL;
+	if (parse_u64(text, 1, 4096, &n) == 0)
+		*col = (unsigned)n;
+	else
+		*name = text;
+}
+
+/* The options that say how a csv trace is read, in maplab's words or in
+ * cachesim's -t form; the last one given wins. */
+static int apply_csv(struct sim_csv_params *p, enum opt_id id,
+		     const char *text)
+{
+	char shown[80], err[512];
+	bool b;
+	switch (id) {
+	case OPT_CSV_COLUMN:
+		set_column(text, &p->id_col, &p->id_name);
+		return 0;
+	case OPT_CSV_SIZE_COLUMN:
+		set_column(text, &p->size_col, &p->size_name);
+		return 0;
+	case OPT_CSV_DELIMITER:
+		if (sim_csv_parse_delimiter(text, &p->delimiter))
+			return cli_error("sim", "--csv-delimiter wants one "
+					 "character or tab, got '%s'",
+					 parse_printable(text, shown,
+							 sizeof(shown)));
+		return 0;
+	case OPT_CSV_HEADER:
+		if (sim_csv_parse_bool(text, &b))
+			return cli_error("sim", "--csv-header wants yes or no, "
+					 "got '%s'", parse_printable(
+					 text, shown, sizeof(shown)));
+		p->has_header = b;
+		return 0;
+	case OPT_ID_TYPE:
+		if (strcmp(text, "number") && strcmp(text, "string"))
+			return cli_error("sim", "--id-type wants number or "
+					 "string, got '%s'", parse_printable(
+					 text, shown, sizeof(shown)));
+		p->id_is_num = strcmp(text, "number") == 0;
+		return 0;
+	default:
+		if (sim_csv_params_parse(text, p, err, sizeof(err)))
+			return cli_error("sim", "--trace-type-params: %s", err);
+		return 0;
+	}
+}
 
 static int apply_sim(void *ctx, enum opt_id id, const struct opt_value *v)
 {
@@ -165,7 +261,13 @@ static int apply_sim(void *ctx, enum opt_id id, const struct opt_value *v)
 	switch (id) {
 	case OPT_TRACE: c->trace = v->text; return 0;
 	case OPT_TRACE_FORMAT: c->trace_format = v->text; return 0;
-	case OPT_CSV_COLUMN: c->csv_column = v->text; return 0;
+	case OPT_CSV_COLUMN:
+	case OPT_CSV_SIZE_COLUMN:
+	case OPT_CSV_DELIMITER:
+	case OPT_CSV_HEADER:
+	case OPT_ID_TYPE:
+	case OPT_TRACE_TYPE_PARAMS:
+		return apply_csv(&c->csv, id, v->text);
 	case OPT_POLICY: c->policies = v->text; return 0;
 	case OPT_SIZES: c->sizes = v->text; return 0;
 	case OPT_WARMUP_REQUESTS: c->warmup = v->u; return 0;
@@ -220,6 +322,22 @@ static int apply_sim(void *ctx, enum opt_id id, const struct opt_value *v)
 
 /* --- the trace --------------------------------------------------------------------- */
 
+/*
+ * What was taken unasked, on stderr once the command line is known good
+ * (so that a refusal stays one line): the rewrite of cachesim's form
+ * (sim_cachesim.h) and what the trace's reader decided.
+ */
+static void say_notes(const struct sim_cli *c, const struct sim_trace *t)
+{
+	for (const char *n = c->cachesim_notes, *end; n && *n;
+	     n = *end ? end + 1 : end) {
+		end = n + strcspn(n, "\n");
+		fprintf(stderr, "maplab sim: note: %.*s\n", (int)(end - n), n);
+	}
+	if (t->note[0])
+		fprintf(stderr, "maplab sim: note: %s: %s\n", t->name, t->note);
+}
+
 static int load_trace(const struct sim_cli *c, struct sim_trace *t,
 		      const char **format_name)
 {
@@ -236,7 +354,7 @@ static int load_trace(const struct sim_cli *c, struct sim_trace *t,
 	} else {
 		if (f == SIM_TRACE_AUTO)
 			f = sim_trace_guess_format(c->trace);
-		rc = sim_trace_read(c->trace, f, c->csv_column, t, err,
+		rc = sim_trace_read(c->trace, f, &c->csv, t, err,
 				    sizeof(err));
 		if (rc == -ENOENT && strchr(c->trace, ':'))
 			return cli_error("sim", "%s (nor is it a generator: zipf:, "
@@ -768,6 +886,7 @@ static int simulate(const struct sim_cli *c, struct sim_trace *t,
 			c->sizes, shown, sizeof(shown)));
 	}
 	plan.n_sizes = sl.n;
+	say_notes(c, t);
 	if (pl.aliases_used[0])
 		snprintf(notes, sizeof(notes), "policies: %s (libCacheSim's "
 			 "names)%s", pl.aliases_used, sizes_note[0] ? "\n" : "");
@@ -818,22 +937,44 @@ static int refuse_warmup_seconds(int argc, char **argv)
 	return 0;
 }
 
-int cmd_sim(int argc, char **argv)
+/* cachesim_notes: the rewrite's (sim_cachesim.h), said once the command
+ * line and the trace are known good. */
+static int run_sim(int argc, char **argv, const char *cachesim_notes)
 {
 	struct sim_cli c = { .key_size = 8, .repeat = 1, .threads = { 1 },
 			     .n_threads = 1 };
 	struct sim_trace t = { 0 };
 	const char *format_name = "txt";
-	int rc = refuse_warmup_seconds(argc, argv);
-	if (rc)
-		return rc;
+	int rc;
+	c.cachesim_notes = cachesim_notes;
+	sim_csv_params_init(&c.csv);
 	rc = opts_parse("sim", argc, argv, sim_options, N_OPTIONS(sim_options),
 			apply_sim, &c, usage_sim, after_sim);
 	if (rc)
 		return rc == 1 ? EXIT_OK : rc;
 	if ((rc = check_required(&c)) || (rc = load_trace(&c, &t, &format_name)))
 		return rc;
-	rc = c.write_trace ? write_trace(&c, &t) : simulate(&c, &t, format_name);
+	if (c.write_trace) {
+		say_notes(&c, &t);
+		rc = write_trace(&c, &t);
+	} else {
+		rc = simulate(&c, &t, format_name);
+	}
 	sim_trace_free(&t);
+	return rc;
+}
+
+/* maplab's options, or cachesim's command line rewritten into them
+ * (sim_cachesim.h). */
+int cmd_sim(int argc, char **argv)
+{
+	char **args, notes[2048];
+	int n, rc = refuse_warmup_seconds(argc, argv);
+	if (rc || (rc = sim_cachesim_translate(argc, argv, sim_options,
+					       N_OPTIONS(sim_options), &n,
+					       &args, notes, sizeof(notes))))
+		return rc;
+	rc = run_sim(n, args, notes);
+	free(args);
 	return rc;
 }

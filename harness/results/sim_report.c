@@ -81,6 +81,9 @@ static void sim_record(const struct sim_report *rep,
 	record_whole(r, "repeats", rep->repeats);
 	record_whole(r, "cpus", w->cpus);
 	record_bool(r, "serial", w->serial);
+	/* String keys (simkeys.h): ids are their hashes. */
+	record_bool(r, "ids_hashed_from_strings", in->trace->string_keys);
+	record_whole(r, "id_collisions", in->trace->id_collisions);
 	host_columns(host, r);
 }
 
@@ -246,6 +249,11 @@ static void write_table(FILE *f, const struct sim_report *rep)
 		in->n, in->distinct, (unsigned long long)in->warmup,
 		in->key_size, in->hashed ? " (ids hashed down: collisions "
 		"change miss ratios)" : "");
+	if (in->trace->string_keys)
+		wrap_printf(f, "keys: strings, hashed to 8-byte ids with %s: "
+			    "%llu collisions (distinct strings on one id)\n",
+			    in->trace->id_hash, (unsigned long long)
+			    in->trace->id_collisions);
 	if (rep->notes)
 		wrap_printf(f, "%s\n", rep->notes);
 	if (rep->repeats > 1)

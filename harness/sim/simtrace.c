@@ -1,18 +1,25 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * simtrace.c: reading cache traces whole into memory (txt, csv,
- * oracleGeneral, each optionally zstd-compressed), next-use positions and
- * writing traces back.  The generators live in simgen.c.
+ * simtrace.c: reading cache traces (txt, csv, oracleGeneral, each
+ * optionally zstd-compressed) in chunks, or whole into memory on top of
+ * that; next-use positions and writing traces back.  The generators live
+ * in simgen.c, cachesim's csv parameters in simcsv.c, string keys' hash
+ * in simkeys.c.
  *
- * A file is read into one buffer first (decompressed if .zst) and parsed
- * from there, so a bad line is reported with its number and nothing is
- * timed while a disk is read.  The id and size arrays grow by doubling.
+ * A reader holds one buffer of the file (decompressed where .zst), at
+ * least a megabyte and grown only for a longer line, so a trace of any
+ * length streams through it; a bad line is reported with its number.
+ * sim_trace_read gathers the chunks before anything is timed, its arrays
+ * growing by doubling.
  */
 #include "simtrace.h"
+#include "simkeys.h"
 #include "harness/common/parse.h"
 #include "maps/base/map.h"
 
 #include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #ifdef MAPLAB_HAVE_ZSTD
@@ -81,161 +88,172 @@ void sim_trace_free(struct sim_trace *t)
 	t->n = 0;
 }
 
-/* --- the whole file in memory ------------------------------------------------ */
+/* --- the bytes, a buffer at a time ------------------------------------------- */
 
-struct buffer {
-	char *data;
-	size_t len, cap;
+#define CHUNK (1u << 20)   /* bytes read (or decompressed) at a time */
+#define PEEK_LINES 2       /* lines csv's guesses look at */
+
+struct sim_trace_reader {
+	FILE *f;
+	char name[256];        /* the path in messages: made printable */
+	enum sim_trace_format format;
+	char *buf;             /* bytes [start, end) not yet consumed; one
+				  spare byte for a last line's NUL */
+	size_t start, end, cap;
+	bool eof;              /* the file (or stream) has no more */
+	uint64_t bytes;        /* bytes delivered so far (decompressed) */
+	uint64_t lineno;       /* txt and csv: the last line's number */
+#ifdef MAPLAB_HAVE_ZSTD
+	ZSTD_DStream *z;       /* NULL: a plain file */
+	unsigned char *zin;
+	size_t zin_len, zin_pos;
+	size_t z_last;         /* ZSTD_decompressStream's last hint: 0 at a
+				  frame's end */
+#endif
+	/* txt and csv */
+	struct sim_csv_params p;
+	unsigned id_col, size_col; /* 0-based; size_col UINT_MAX: none */
+	char delim;
+	bool skip_first;       /* line 1 is a header */
+	int id_is_num;         /* -1 until the first data line says */
+	struct sim_keys keys;
+	bool failed;           /* an error was reported: only close now */
+	struct sim_trace facts; /* string_keys, collisions, note */
 };
 
-static int buffer_reserve(struct buffer *b, size_t more)
+/* Room for more at the end: consumed bytes moved out, the buffer doubled
+ * when a line fills it all. */
+static int make_room(struct sim_trace_reader *r)
 {
-	if (b->len + more + 1 <= b->cap)
+	if (r->start > 0) {
+		memmove(r->buf, r->buf + r->start, r->end - r->start);
+		r->end -= r->start;
+		r->start = 0;
+	}
+	if (r->end + 1 < r->cap)
 		return 0;
-	size_t cap = b->cap ? b->cap : 1 << 16;
-	while (cap < b->len + more + 1)
-		cap *= 2;
-	char *d = realloc(b->data, cap);
-	if (!d)
+	size_t cap = r->cap ? r->cap * 2 : CHUNK + 1;
+	char *b = realloc(r->buf, cap);
+	if (!b)
 		return -ENOMEM;
-	b->data = d;
-	b->cap = cap;
+	r->buf = b;
+	r->cap = cap;
 	return 0;
 }
 
-static int read_plain(FILE *f, struct buffer *b)
+static int fill_plain(struct sim_trace_reader *r, char *err, size_t errlen)
+{
+	errno = 0;
+	size_t got = fread(r->buf + r->end, 1, r->cap - r->end - 1, r->f);
+	r->end += got;
+	r->bytes += got;
+	if (got)
+		return 0;
+	r->eof = true;
+	if (!ferror(r->f))
+		return 0;
+	int e = errno ? errno : EIO;   /* a directory: EISDIR */
+	snprintf(err, errlen, "cannot read %s: %s", r->name, map_errno_text(e));
+	return -e;
+}
+
+#ifdef MAPLAB_HAVE_ZSTD
+/* Decompress until some bytes come out or the file ends. */
+static int fill_zstd(struct sim_trace_reader *r, char *err, size_t errlen)
 {
 	for (;;) {
-		if (buffer_reserve(b, 1 << 16))
-			return -ENOMEM;
-		size_t got = fread(b->data + b->len, 1, b->cap - b->len - 1, f);
-		b->len += got;
-		if (got == 0)   /* a directory: EISDIR */
-			return ferror(f) ? -(errno ? errno : EIO) : 0;
+		ZSTD_inBuffer ib = { r->zin, r->zin_len, r->zin_pos };
+		ZSTD_outBuffer ob = { r->buf + r->end, r->cap - r->end - 1, 0 };
+		size_t hint = ZSTD_decompressStream(r->z, &ob, &ib);
+		if (ZSTD_isError(hint)) {
+			snprintf(err, errlen, "%s: not a zstd stream (%s)",
+				 r->name, ZSTD_getErrorName(hint));
+			return -EINVAL;
+		}
+		/* A call with nothing to do after a frame's end hints at the
+		 * next frame: only a call that did something says whether
+		 * the stream ended cleanly. */
+		if (ib.pos != r->zin_pos || ob.pos)
+			r->z_last = hint;
+		r->zin_pos = ib.pos;
+		r->end += ob.pos;
+		r->bytes += ob.pos;
+		if (ob.pos)
+			return 0;
+		if (r->zin_pos < r->zin_len)
+			continue;
+		r->zin_len = fread(r->zin, 1, ZSTD_DStreamInSize(), r->f);
+		r->zin_pos = 0;
+		if (r->zin_len)
+			continue;
+		r->eof = true;
+		if (ferror(r->f)) {
+			snprintf(err, errlen, "%s: read error", r->name);
+			return -EIO;
+		}
+		if (r->z_last) {
+			snprintf(err, errlen, "%s: the zstd stream is cut short",
+				 r->name);
+			return -EINVAL;
+		}
+		return 0;
 	}
 }
+#endif
 
+/* More bytes into [start, end), unless at the end.  0 or -errno. */
+static int fill(struct sim_trace_reader *r, char *err, size_t errlen)
+{
+	if (r->eof)
+		return 0;
+	if (make_room(r)) {
+		snprintf(err, errlen, "%s: out of memory", r->name);
+		return -ENOMEM;
+	}
 #ifdef MAPLAB_HAVE_ZSTD
-static int read_zstd(FILE *f, struct buffer *b, char *err, size_t errlen,
-		     const char *path)
-{
-	ZSTD_DStream *z = ZSTD_createDStream();
-	size_t in_cap = ZSTD_DStreamInSize();
-	char *in = malloc(in_cap);
-	int rc = z && in ? 0 : -ENOMEM;
-	size_t last = 0;
+	if (r->z)
+		return fill_zstd(r, err, errlen);
+#endif
+	return fill_plain(r, err, errlen);
+}
 
-	if (!rc)
-		ZSTD_initDStream(z);
-	while (!rc) {
-		size_t got = fread(in, 1, in_cap, f);
-		if (got == 0) {
-			rc = ferror(f) ? -EIO : 0;
-			break;
-		}
-		ZSTD_inBuffer ib = { in, got, 0 };
-		while (!rc && ib.pos < ib.size) {
-			if (buffer_reserve(b, ZSTD_DStreamOutSize())) {
-				rc = -ENOMEM;
-				break;
+/*
+ * The next line, its end made a NUL and a '\r' before it dropped: 1, 0 at
+ * the end, or -errno.  A NUL byte inside is refused: the file is not text.
+ */
+static int next_line(struct sim_trace_reader *r, char **line, char *err,
+		     size_t errlen)
+{
+	for (;;) {
+		char *s = r->buf + r->start;
+		size_t avail = r->end - r->start;
+		char *nl = memchr(s, '\n', avail);
+		if (nl || (r->eof && avail)) {
+			size_t len = nl ? (size_t)(nl - s) : avail;
+			s[len] = '\0';   /* the spare byte, at the end */
+			r->start += nl ? len + 1 : len;
+			r->lineno++;
+			if (strlen(s) != len) {
+				snprintf(err, errlen, "%s:%llu: a NUL byte: not "
+					 "a text trace (is it oracleGeneral? "
+					 "--trace-format says)", r->name,
+					 (unsigned long long)r->lineno);
+				return -EINVAL;
 			}
-			ZSTD_outBuffer ob = { b->data + b->len,
-					      b->cap - b->len - 1, 0 };
-			last = ZSTD_decompressStream(z, &ob, &ib);
-			if (ZSTD_isError(last)) {
-				snprintf(err, errlen, "%s: not a zstd stream "
-					 "(%s)", path, ZSTD_getErrorName(last));
-				rc = -EINVAL;
-			}
-			b->len += ob.pos;
+			if (len && s[len - 1] == '\r')
+				s[len - 1] = '\0';
+			*line = s;
+			return 1;
 		}
+		if (r->eof)
+			return 0;
+		int rc = fill(r, err, errlen);
+		if (rc)
+			return rc;
 	}
-	if (!rc && last != 0) {
-		snprintf(err, errlen, "%s: the zstd stream is cut short", path);
-		rc = -EINVAL;
-	}
-	ZSTD_freeDStream(z);
-	free(in);
-	return rc;
-}
-#endif
-
-/* path is opened; name (path made printable) is what messages say. */
-static int read_file(const char *path, const char *name, struct buffer *b,
-		     char *err, size_t errlen)
-{
-	bool zst = ends_with(path, ".zst");
-#ifndef MAPLAB_HAVE_ZSTD
-	if (zst) {
-		snprintf(err, errlen, "%s: this maplab was built without libzstd "
-			 "(install libzstd-dev and rebuild, or decompress the "
-			 "file with zstd -d)", name);
-		return -EOPNOTSUPP;
-	}
-#endif
-	FILE *f = fopen(path, "rb");
-	if (!f) {
-		int e = errno;
-		snprintf(err, errlen, "cannot open %s: %s", name,
-			 map_errno_text(e));
-		return -e;
-	}
-	int rc;
-	errno = 0;
-#ifdef MAPLAB_HAVE_ZSTD
-	if (zst)
-		rc = read_zstd(f, b, err, errlen, name);
-	else
-#endif
-		rc = read_plain(f, b);
-	fclose(f);
-	if (rc == -ENOMEM)
-		snprintf(err, errlen, "%s: out of memory", name);
-	else if (rc == -EIO)
-		snprintf(err, errlen, "%s: read error", name);
-	else if (rc < 0 && !zst)
-		snprintf(err, errlen, "cannot read %s: %s", name,
-			 map_errno_text(-rc));
-	if (!rc && buffer_reserve(b, 0))
-		rc = -ENOMEM;
-	if (!rc)
-		b->data[b->len] = '\0';
-	return rc;
 }
 
-/* --- requests, appended ---------------------------------------------------- */
-
-struct appender {
-	struct sim_trace *t;
-	size_t cap;
-	bool sizes;
-};
-
-static int append(struct appender *a, uint64_t id, uint32_t size)
-{
-	struct sim_trace *t = a->t;
-	if (t->n == a->cap) {
-		size_t cap = a->cap ? a->cap * 2 : 4096;
-		uint64_t *ids = realloc(t->ids, cap * sizeof(*ids));
-		if (!ids)
-			return -ENOMEM;
-		t->ids = ids;
-		if (a->sizes) {
-			uint32_t *s = realloc(t->sizes, cap * sizeof(*s));
-			if (!s)
-				return -ENOMEM;
-			t->sizes = s;
-		}
-		a->cap = cap;
-	}
-	t->ids[t->n] = id;
-	if (a->sizes)
-		t->sizes[t->n] = size;
-	t->n++;
-	return 0;
-}
-
-/* --- txt and csv ------------------------------------------------------------- */
+/* --- keys and csv fields ----------------------------------------------------- */
 
 /* A key: decimal, or hex with 0x.  0 or -1. */
 static int parse_key(const char *text, uint64_t *out)
@@ -245,132 +263,454 @@ static int parse_key(const char *text, uint64_t *out)
 	return parse_u64(text, 0, UINT64_MAX, out);
 }
 
-/* The line at *p (its end made a NUL), advancing *p past it. */
-static char *next_line(char **p, char *end)
-{
-	char *line = *p;
-	if (line >= end)
-		return NULL;
-	char *nl = memchr(line, '\n', (size_t)(end - line));
-	if (nl) {
-		*nl = '\0';
-		*p = nl + 1;
-	} else {
-		*p = end;
-	}
-	size_t len = strlen(line);
-	if (len && line[len - 1] == '\r')
-		line[len - 1] = '\0';
-	return line;
-}
+struct field {
+	const char *s;
+	size_t len;
+};
 
-/* Field `col` (0-based) of a comma-separated line, trimmed of spaces and
- * quotes, into buf; NULL when the line has fewer fields. */
-static const char *csv_field(const char *line, unsigned col, char *buf,
-			     size_t len)
+/* Field col (0-based) of line, trimmed of spaces and quotes: false when
+ * the line has fewer fields. */
+static bool csv_field(const char *line, char delim, unsigned col,
+		      struct field *f)
 {
 	for (unsigned i = 0; i < col; i++) {
-		line = strchr(line, ',');
+		line = strchr(line, delim);
 		if (!line)
-			return NULL;
+			return false;
 		line++;
 	}
-	size_t n = strcspn(line, ",");
+	const char *stop = strchr(line, delim);
+	size_t n = stop ? (size_t)(stop - line) : strlen(line);
 	while (n && (*line == ' ' || *line == '"'))
 		line++, n--;
 	while (n && (line[n - 1] == ' ' || line[n - 1] == '"'))
 		n--;
-	snprintf(buf, len, "%.*s", (int)(n < len ? n : len - 1), line);
+	f->s = line;
+	f->len = n;
+	return true;
+}
+
+/* A field as a NUL-terminated copy, cut at len-1 bytes (for numbers and
+ * messages: a number is never that long). */
+static const char *field_text(const struct field *f, char *buf, size_t len)
+{
+	snprintf(buf, len, "%.*s", (int)(f->len < len ? f->len : len - 1),
+		 f->s);
 	return buf;
 }
 
-/* Which column --csv-column names: a number (1-based), else a name in the
- * first line, which is then a header.  0, or -EINVAL with err. */
-static int csv_column_of(const char *spec, const char *first, unsigned *col,
-			 bool *header, const char *path, char *err,
-			 size_t errlen)
+static bool field_is_number(const struct field *f)
 {
-	uint64_t n;
-	char shown[80], field[256];
-	*header = false;
-	if (!spec || parse_u64(spec, 1, 4096, &n) == 0) {
-		*col = spec ? (unsigned)n - 1 : 0;
-		return 0;
-	}
-	for (unsigned i = 0; first && csv_field(first, i, field, sizeof(field));
-	     i++)
-		if (strcmp(field, spec) == 0) {
-			*col = i;
-			*header = true;
-			return 0;
-		}
-	snprintf(err, errlen, "%s:1: no column named '%s' in the header line",
-		 path, parse_printable(spec, shown, sizeof(shown)));
-	return -EINVAL;
+	char buf[64];
+	uint64_t v;
+	return f->len < sizeof(buf) && parse_key(field_text(f, buf, sizeof(buf)),
+						 &v) == 0;
 }
 
-static int parse_text(char *data, size_t len, bool csv, const char *column,
-		      const char *path, struct sim_trace *t, char *err,
-		      size_t errlen)
+static bool line_has_number(const char *line, char delim)
 {
-	struct appender a = { .t = t };
-	char *p = data, *end = data + len, *line;
-	char field[256], shown[80];
-	unsigned col = 0;
-	bool header = false;
-	size_t lineno = 0;
+	struct field f;
+	for (unsigned i = 0; csv_field(line, delim, i, &f); i++)
+		if (field_is_number(&f))
+			return true;
+	return false;
+}
 
-	if (memchr(data, '\0', len)) {
-		snprintf(err, errlen, "%s: a NUL byte: not a text trace (is it "
-			 "oracleGeneral? --trace-format says)", path);
-		return -EINVAL;
-	}
-	if (csv) {
-		char *nl = memchr(data, '\n', len);
-		char first[4096];
-		snprintf(first, sizeof(first), "%.*s",
-			 (int)(nl ? nl - data : (long)len), data);
-		int rc = csv_column_of(column, first, &col, &header, path, err,
-				       errlen);
+/* The column named name in the header line, or -1. */
+static int column_named(const char *line, char delim, const char *name)
+{
+	struct field f;
+	for (unsigned i = 0; csv_field(line, delim, i, &f); i++)
+		if (f.len == strlen(name) && memcmp(f.s, name, f.len) == 0)
+			return (int)i;
+	return -1;
+}
+
+static void add_note(struct sim_trace_reader *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void add_note(struct sim_trace_reader *r, const char *fmt, ...)
+{
+	char *n = r->facts.note;
+	size_t used = strlen(n);
+	if (used)
+		used += snprintf(n + used, sizeof(r->facts.note) - used, "; ");
+	if (used >= sizeof(r->facts.note))
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(n + used, sizeof(r->facts.note) - used, fmt, ap);
+	va_end(ap);
+}
+
+/* --- csv: what the first lines say ------------------------------------------ */
+
+/* The first PEEK_LINES lines (or fewer: the file's), each a NUL-ended copy
+ * in lines[i], read without consuming them. */
+static int peek_lines(struct sim_trace_reader *r, char lines[][4096],
+		      unsigned *n, char *err, size_t errlen)
+{
+	for (;;) {
+		const char *s = r->buf + r->start, *end = r->buf + r->end;
+		unsigned k = 0;
+		while (k < PEEK_LINES && s < end) {
+			const char *nl = memchr(s, '\n', (size_t)(end - s));
+			if (!nl && !r->eof)
+				break;
+			size_t len = nl ? (size_t)(nl - s) : (size_t)(end - s);
+			if (len && s[len - 1] == '\r')
+				len--;
+			snprintf(lines[k++], 4096, "%.*s",
+				 (int)(len < 4095 ? len : 4095), s);
+			s = nl ? nl + 1 : end;
+		}
+		if (k == PEEK_LINES || r->eof || r->end - r->start > 65536) {
+			*n = k;
+			return 0;
+		}
+		int rc = fill(r, err, errlen);
 		if (rc)
 			return rc;
 	}
-	while ((line = next_line(&p, end))) {
-		uint64_t id;
-		const char *text = line;
-		lineno++;
-		if (header && lineno == 1)
-			continue;
-		if (!csv) {
-			while (*text == ' ' || *text == '\t')
-				text++;
-			if (*text == '\0' || *text == '#')
-				continue;
-			size_t n = strcspn(text, " \t");
-			snprintf(field, sizeof(field), "%.*s", (int)n, text);
-			text = field;
-		} else if (*line == '\0') {
-			continue;
-		} else if (!(text = csv_field(line, col, field, sizeof(field)))) {
-			snprintf(err, errlen, "%s:%zu: no column %u", path,
-				 lineno, col + 1);
-			return -EINVAL;
-		}
-		if (parse_key(text, &id)) {
-			/* A header line the column number skipped over. */
-			if (csv && lineno == 1 && !header)
-				continue;
-			snprintf(err, errlen, "%s:%zu: key '%s' is not a number "
-				 "(decimal, or hex with 0x)", path, lineno,
-				 parse_printable(text, shown, sizeof(shown)));
-			return -EINVAL;
-		}
-		if (append(&a, id, 0)) {
-			snprintf(err, errlen, "%s: out of memory", path);
-			return -ENOMEM;
-		}
+}
+
+static char guess_delimiter(struct sim_trace_reader *r, const char *first)
+{
+	if (r->p.delimiter)
+		return r->p.delimiter;
+	if (strchr(first, ',') || !*first)
+		return ',';
+	char d = strchr(first, '\t') ? '\t' : strchr(first, '|') ? '|' : ',';
+	if (d != ',')
+		add_note(r, "csv delimiter %s (line 1 has no comma)",
+			 d == '\t' ? "tab" : "'|'");
+	return d;
+}
+
+/* A column by name (line 1 then being a header) or by number. */
+static int find_column(struct sim_trace_reader *r, const char *first,
+		       const char *name, unsigned number, unsigned *col,
+		       char *err, size_t errlen)
+{
+	char shown[80];
+	if (!name) {
+		*col = number - 1;
+		return 0;
+	}
+	int c = column_named(first, r->delim, name);
+	if (c < 0) {
+		snprintf(err, errlen, "%s:1: no column named '%s' in the header "
+			 "line", r->name, parse_printable(name, shown,
+							  sizeof(shown)));
+		return -EINVAL;
+	}
+	*col = (unsigned)c;
+	r->skip_first = true;
+	return 0;
+}
+
+/*
+ * Whether line 1 is a header, unless told: it is where it has no number
+ * and line 2 has one ("key,size" over "user:1,10"), or where a size
+ * column holds no number on line 1 but does on line 2, or where keys are
+ * numbers (obj-id-is-num=true) and line 1's is not.
+ */
+static bool looks_like_header(struct sim_trace_reader *r, char lines[][4096],
+			      unsigned n)
+{
+	struct field a, b;
+	if (n == 0)
+		return false;
+	if (r->p.id_is_num == 1 && csv_field(lines[0], r->delim, r->id_col, &a)
+	    && !field_is_number(&a))
+		return true;
+	if (n < 2)
+		return false;
+	if (r->size_col != UINT_MAX &&
+	    csv_field(lines[0], r->delim, r->size_col, &a) &&
+	    csv_field(lines[1], r->delim, r->size_col, &b) &&
+	    !field_is_number(&a) && field_is_number(&b))
+		return true;
+	return !line_has_number(lines[0], r->delim) &&
+	       line_has_number(lines[1], r->delim);
+}
+
+/* The delimiter, the columns and the header, from the first n lines. */
+static int csv_decide(struct sim_trace_reader *r, char lines[][4096],
+		      unsigned n, char *err, size_t errlen)
+{
+	int rc;
+	const char *first = n ? lines[0] : "";
+	r->delim = guess_delimiter(r, first);
+	if ((rc = find_column(r, first, r->p.id_name,
+			      r->p.id_col ? r->p.id_col : 1, &r->id_col, err,
+			      errlen)))
+		return rc;
+	r->size_col = UINT_MAX;
+	if ((r->p.size_col || r->p.size_name) &&
+	    (rc = find_column(r, first, r->p.size_name, r->p.size_col,
+			      &r->size_col, err, errlen)))
+		return rc;
+	if (r->p.has_header >= 0 && !r->p.id_name && !r->p.size_name)
+		r->skip_first = r->p.has_header;
+	else if (!r->skip_first && r->p.has_header < 0 &&
+		 looks_like_header(r, lines, n)) {
+		r->skip_first = true;
+		add_note(r, "line 1 taken as a header (has-header=false "
+			 "reads it as a request)");
 	}
 	return 0;
+}
+
+/* csv_decide on the first lines, peeked at. */
+static int csv_prepare(struct sim_trace_reader *r, char *err, size_t errlen)
+{
+	/* Not on the stack (8 KB), nor static: readers may open in threads. */
+	char (*lines)[4096] = malloc(PEEK_LINES * sizeof(*lines));
+	unsigned n;
+	if (!lines) {
+		snprintf(err, errlen, "%s: out of memory", r->name);
+		return -ENOMEM;
+	}
+	int rc = peek_lines(r, lines, &n, err, errlen);
+	if (!rc)
+		rc = csv_decide(r, lines, n, err, errlen);
+	free(lines);
+	return rc;
+}
+
+/* --- opening and closing ----------------------------------------------------- */
+
+static const char *base_name(const char *path)
+{
+	const char *b = strrchr(path, '/');
+	return b ? b + 1 : path;
+}
+
+static int open_file(struct sim_trace_reader *r, const char *path, char *err,
+		     size_t errlen)
+{
+	bool zst = ends_with(path, ".zst");
+#ifndef MAPLAB_HAVE_ZSTD
+	if (zst) {
+		snprintf(err, errlen, "%s: this maplab was built without libzstd "
+			 "(install libzstd-dev and rebuild, or decompress the "
+			 "file with zstd -d)", r->name);
+		return -EOPNOTSUPP;
+	}
+#else
+	if (zst) {
+		r->z = ZSTD_createDStream();
+		r->zin = malloc(ZSTD_DStreamInSize());
+		if (!r->z || !r->zin) {
+			snprintf(err, errlen, "%s: out of memory", r->name);
+			return -ENOMEM;
+		}
+		ZSTD_initDStream(r->z);
+	}
+#endif
+	r->f = fopen(path, "rb");
+	if (!r->f) {
+		int e = errno;
+		snprintf(err, errlen, "cannot open %s: %s", r->name,
+			 map_errno_text(e));
+		return -e;
+	}
+	return 0;
+}
+
+int sim_trace_open(const char *path, enum sim_trace_format format,
+		   const struct sim_csv_params *p, struct sim_trace_reader **out,
+		   char *err, size_t errlen)
+{
+	struct sim_trace_reader *r = calloc(1, sizeof(*r));
+	int rc;
+	*out = NULL;
+	if (!r) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	parse_printable(path, r->name, sizeof(r->name));
+	r->format = format == SIM_TRACE_AUTO ? sim_trace_guess_format(path)
+					     : format;
+	if (r->format == SIM_TRACE_AUTO)
+		r->format = SIM_TRACE_TXT;
+	if (p)
+		r->p = *p;
+	else
+		sim_csv_params_init(&r->p);
+	r->id_is_num = r->p.id_is_num;
+	r->facts.id_hash = SIM_KEYS_HASH;
+	sim_keys_init(&r->keys, NULL);
+	rc = open_file(r, path, err, errlen);
+	if (!rc && make_room(r)) {   /* the buffer, from the start */
+		snprintf(err, errlen, "%s: out of memory", r->name);
+		rc = -ENOMEM;
+	}
+	if (!rc && r->format == SIM_TRACE_CSV)
+		rc = csv_prepare(r, err, errlen);
+	if (rc) {
+		sim_trace_close(r);
+		return rc;
+	}
+	*out = r;
+	return 0;
+}
+
+void sim_trace_close(struct sim_trace_reader *r)
+{
+	if (!r)
+		return;
+	if (r->f)
+		fclose(r->f);
+#ifdef MAPLAB_HAVE_ZSTD
+	ZSTD_freeDStream(r->z);
+	free(r->zin);
+#endif
+	sim_keys_free(&r->keys);
+	free(r->buf);
+	free(r);
+}
+
+bool sim_trace_reader_has_sizes(const struct sim_trace_reader *r)
+{
+	return r->format == SIM_TRACE_ORACLE ||
+	       (r->format == SIM_TRACE_CSV && r->size_col != UINT_MAX);
+}
+
+void sim_trace_reader_keys(const struct sim_trace_reader *r,
+			   struct sim_trace *facts)
+{
+	facts->string_keys = r->id_is_num == 0;
+	facts->id_collisions = r->keys.collisions;
+	facts->id_hash = r->id_is_num == 0 ? SIM_KEYS_HASH : NULL;
+	snprintf(facts->note, sizeof(facts->note), "%s", r->facts.note);
+}
+
+/* --- requests ------------------------------------------------------------------ */
+
+/* Whether a key that is no number was meant as one: digits with a sign, or
+ * 0x with anything (a key beyond 64 bits, "-5", "0xZZ"): refused, not
+ * taken for the first of a trace of strings. */
+static bool meant_as_number(const struct field *f)
+{
+	size_t i = f->len && (f->s[0] == '-' || f->s[0] == '+');
+	if (f->len >= 2 && f->s[0] == '0' && (f->s[1] == 'x' || f->s[1] == 'X'))
+		return true;
+	if (i == f->len)
+		return false;
+	for (; i < f->len; i++)
+		if (f->s[i] < '0' || f->s[i] > '9')
+			return false;
+	return true;
+}
+
+/*
+ * The id of key text f at line lineno: a number, or a string's hash.  The
+ * first key decides which, unless obj-id-is-num did.
+ */
+static int key_id(struct sim_trace_reader *r, const struct field *f,
+		  uint64_t *id, char *err, size_t errlen)
+{
+	char buf[256], shown[80];
+	bool number = f->len < sizeof(buf) &&
+		      parse_key(field_text(f, buf, sizeof(buf)), id) == 0;
+	if (r->id_is_num < 0) {
+		r->id_is_num = number || meant_as_number(f);
+		if (!number)
+			add_note(r, "keys are strings ('%s' on line %llu): "
+				 "hashed to 8-byte ids with %s",
+				 parse_printable(field_text(f, buf, sizeof(buf)),
+						 shown, sizeof(shown)),
+				 (unsigned long long)r->lineno, SIM_KEYS_HASH);
+	}
+	if (r->id_is_num == 1 && !number) {
+		snprintf(err, errlen, "%s:%llu: key '%s' is not a number "
+			 "(decimal, or hex with 0x; string keys: "
+			 "obj-id-is-num=false)", r->name,
+			 (unsigned long long)r->lineno,
+			 parse_printable(field_text(f, buf, sizeof(buf)), shown,
+					 sizeof(shown)));
+		return -EINVAL;
+	}
+	if (r->id_is_num == 0 && sim_keys_id(&r->keys, f->s, f->len, id)) {
+		snprintf(err, errlen, "%s: out of memory", r->name);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static int size_of(struct sim_trace_reader *r, const char *line,
+		   uint32_t *size, char *err, size_t errlen)
+{
+	struct field f;
+	char buf[64], shown[80];
+	uint64_t v;
+	if (!csv_field(line, r->delim, r->size_col, &f)) {
+		snprintf(err, errlen, "%s:%llu: no column %u (the size)",
+			 r->name, (unsigned long long)r->lineno,
+			 r->size_col + 1);
+		return -EINVAL;
+	}
+	if (f.len >= sizeof(buf) ||
+	    parse_u64(field_text(&f, buf, sizeof(buf)), 0, UINT32_MAX, &v)) {
+		snprintf(err, errlen, "%s:%llu: size '%s' is not a number "
+			 "(0 to 2^32-1)", r->name, (unsigned long long)r->lineno,
+			 parse_printable(field_text(&f, buf, sizeof(buf)), shown,
+					 sizeof(shown)));
+		return -EINVAL;
+	}
+	*size = (uint32_t)v;
+	return 0;
+}
+
+/* One txt or csv line: 1 with a request, 0 for a line without one. */
+static int text_request(struct sim_trace_reader *r, char *line, uint64_t *id,
+			uint32_t *size, char *err, size_t errlen)
+{
+	struct field f;
+	*size = 1;
+	if (r->format == SIM_TRACE_TXT) {
+		line += strspn(line, " \t");
+		if (*line == '\0' || *line == '#')
+			return 0;
+		f = (struct field){ line, strcspn(line, " \t") };
+	} else if (*line == '\0' || (r->skip_first && r->lineno == 1)) {
+		return 0;
+	} else if (!csv_field(line, r->delim, r->id_col, &f)) {
+		snprintf(err, errlen, "%s:%llu: no column %u", r->name,
+			 (unsigned long long)r->lineno, r->id_col + 1);
+		return -EINVAL;
+	}
+	int rc = key_id(r, &f, id, err, errlen);
+	if (!rc && r->format == SIM_TRACE_CSV && r->size_col != UINT_MAX)
+		rc = size_of(r, line, size, err, errlen);
+	return rc ? rc : 1;
+}
+
+static ssize_t next_text(struct sim_trace_reader *r, uint64_t *ids,
+			 uint32_t *sizes, size_t max, char *err, size_t errlen)
+{
+	size_t n = 0;
+	while (n < max) {
+		char *line = NULL;
+		uint32_t size;
+		int rc = next_line(r, &line, err, errlen);
+		if (rc <= 0) {
+			if (rc < 0)
+				return rc;
+			break;
+		}
+		rc = text_request(r, line, &ids[n], &size, err, errlen);
+		if (rc < 0)
+			return rc;
+		if (rc == 0)
+			continue;
+		if (sizes)
+			sizes[n] = size;
+		n++;
+	}
+	return (ssize_t)n;
 }
 
 /* --- oracleGeneral ------------------------------------------------------------- */
@@ -389,63 +729,110 @@ static uint32_t le32(const unsigned char *p)
 	       (uint32_t)p[3] << 24;
 }
 
-static int parse_oracle(const unsigned char *data, size_t len,
-			const char *path, struct sim_trace *t, char *err,
-			size_t errlen)
+static ssize_t next_oracle(struct sim_trace_reader *r, uint64_t *ids,
+			   uint32_t *sizes, size_t max, char *err, size_t errlen)
 {
-	if (len % ORACLE_RECORD) {
-		snprintf(err, errlen, "%s: %zu bytes is not a whole number of "
-			 "24-byte oracleGeneral records: record %zu is cut short",
-			 path, len, len / ORACLE_RECORD + 1);
+	size_t n = 0;
+	while (n < max) {
+		while (r->end - r->start < ORACLE_RECORD && !r->eof) {
+			int rc = fill(r, err, errlen);
+			if (rc)
+				return rc;
+		}
+		size_t left = r->end - r->start;
+		if (left == 0)
+			break;
+		if (left < ORACLE_RECORD) {
+			snprintf(err, errlen, "%s: %llu bytes is not a whole "
+				 "number of 24-byte oracleGeneral records: "
+				 "record %llu is cut short", r->name,
+				 (unsigned long long)r->bytes,
+				 (unsigned long long)(r->bytes / ORACLE_RECORD
+						      + 1));
+			return -EINVAL;
+		}
+		const unsigned char *rec =
+			(const unsigned char *)r->buf + r->start;
+		ids[n] = le64(rec + 4);
+		if (sizes)
+			sizes[n] = le32(rec + 12);
+		r->start += ORACLE_RECORD;
+		n++;
+	}
+	return (ssize_t)n;
+}
+
+ssize_t sim_trace_next(struct sim_trace_reader *r, uint64_t *ids,
+		       uint32_t *sizes, size_t max, char *err, size_t errlen)
+{
+	if (r->failed) {
+		snprintf(err, errlen, "%s: read after an error", r->name);
 		return -EINVAL;
 	}
-	t->n = len / ORACLE_RECORD;
-	t->ids = malloc((t->n ? t->n : 1) * sizeof(*t->ids));
-	t->sizes = malloc((t->n ? t->n : 1) * sizeof(*t->sizes));
-	if (!t->ids || !t->sizes) {
-		snprintf(err, errlen, "%s: out of memory", path);
+	ssize_t n = r->format == SIM_TRACE_ORACLE
+			    ? next_oracle(r, ids, sizes, max, err, errlen)
+			    : next_text(r, ids, sizes, max, err, errlen);
+	r->failed = n < 0;
+	return n;
+}
+
+/* --- the whole trace ----------------------------------------------------------- */
+
+#define READ_BATCH 65536
+
+/* Room in t for READ_BATCH more requests (sizes too where has_sizes). */
+static int reserve(struct sim_trace *t, size_t *cap, bool has_sizes)
+{
+	if (t->n + READ_BATCH <= *cap)
+		return 0;
+	size_t c = *cap ? *cap * 2 : READ_BATCH;
+	uint64_t *ids = realloc(t->ids, c * sizeof(*ids));
+	if (!ids)
 		return -ENOMEM;
+	t->ids = ids;
+	if (has_sizes) {
+		uint32_t *s = realloc(t->sizes, c * sizeof(*s));
+		if (!s)
+			return -ENOMEM;
+		t->sizes = s;
 	}
-	for (size_t i = 0; i < t->n; i++) {
-		const unsigned char *r = data + i * ORACLE_RECORD;
-		t->ids[i] = le64(r + 4);
-		t->sizes[i] = le32(r + 12);
-	}
+	*cap = c;
 	return 0;
 }
 
-static const char *base_name(const char *path)
-{
-	const char *b = strrchr(path, '/');
-	return b ? b + 1 : path;
-}
-
 int sim_trace_read(const char *path, enum sim_trace_format format,
-		   const char *csv_column, struct sim_trace *t, char *err,
-		   size_t errlen)
+		   const struct sim_csv_params *p, struct sim_trace *t,
+		   char *err, size_t errlen)
 {
-	struct buffer b = { 0 };
-	char name[256]; /* the path in messages: made printable */
-	int rc;
-
+	struct sim_trace_reader *r;
+	size_t cap = 0;
+	ssize_t got;
 	memset(t, 0, sizeof(*t));
-	parse_printable(path, name, sizeof(name));
 	parse_printable(base_name(path), t->name, sizeof(t->name));
-	if (format == SIM_TRACE_AUTO)
-		format = sim_trace_guess_format(path);
-	rc = read_file(path, name, &b, err, errlen);
-	if (!rc && format == SIM_TRACE_ORACLE)
-		rc = parse_oracle((const unsigned char *)b.data, b.len, name, t,
-				  err, errlen);
-	else if (!rc)
-		rc = parse_text(b.data, b.len, format == SIM_TRACE_CSV,
-				csv_column, name, t, err, errlen);
+	int rc = sim_trace_open(path, format, p, &r, err, errlen);
+	if (rc)
+		return rc;
+	bool has_sizes = sim_trace_reader_has_sizes(r);
+	do {
+		if (reserve(t, &cap, has_sizes)) {
+			snprintf(err, errlen, "%s: out of memory", r->name);
+			got = -ENOMEM;
+			break;
+		}
+		got = sim_trace_next(r, t->ids + t->n,
+				     has_sizes ? t->sizes + t->n : NULL,
+				     READ_BATCH, err, errlen);
+		if (got > 0)
+			t->n += (size_t)got;
+	} while (got > 0);
+	rc = (int)got;
 	if (!rc && t->n == 0) {
 		snprintf(err, errlen, "%s: no requests in the trace (an empty "
-			 "file?)", name);
+			 "file?)", r->name);
 		rc = -EINVAL;
 	}
-	free(b.data);
+	sim_trace_reader_keys(r, t);
+	sim_trace_close(r);
 	if (rc)
 		sim_trace_free(t);
 	return rc;

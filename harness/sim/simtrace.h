@@ -1,19 +1,25 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * simtrace.h: cache traces for `maplab sim`: a stream of object ids (and,
- * where the format has them, object sizes), read whole into memory before
- * any timing, from a file or from a generator.
+ * where the format has them, object sizes), from a file or from a
+ * generator.  A file is read in chunks through a sim_trace_reader, so
+ * memory need not grow with the trace; sim_trace_read is that reader
+ * gathering the whole trace before any timing.
  *
  * Files (the format from --trace-format, or guessed from the name):
  *   txt            one key a line: decimal, or hex with 0x; blank lines and
  *                  lines starting with '#' are skipped
  *   csv            one request a line; the key is column N (1-based) or the
- *                  column named NAME in a header line (--csv-column)
+ *                  column named NAME in a header line, the object size
+ *                  likewise where one is named (struct sim_csv_params)
  *   oracleGeneral  libCacheSim's binary format: 24-byte little-endian
  *                  records {u32 timestamp, u64 id, u32 size, i64 next},
  *                  next being the request index of the id's next request
  *                  (-1: none)
  * A name ending in .zst is read through libzstd (when built with it).
+ * Keys in txt and csv are numbers (decimal, or hex with 0x) or strings:
+ * strings are hashed to 8-byte ids (simkeys.h), and the collisions
+ * counted.  Unless told, the first data line decides which.
  *
  * Generators (a spec instead of a file; docs/sim.md):
  *   zipf:alpha=A,keys=N,requests=M,seed=S
@@ -31,6 +37,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 enum sim_trace_format {
 	SIM_TRACE_AUTO, SIM_TRACE_TXT, SIM_TRACE_CSV, SIM_TRACE_ORACLE,
@@ -41,7 +48,55 @@ struct sim_trace {
 	uint32_t *sizes;  /* n object sizes, or NULL (not in the format) */
 	size_t n;
 	char name[128];   /* for titles: the file's base name or the spec */
+	/* String keys: ids are their hashes (id_hash: its name), and
+	 * id_collisions distinct strings fell on an id another one held. */
+	bool string_keys;
+	uint64_t id_collisions;
+	const char *id_hash;
+	char note[512];   /* what the reader decided unasked ("" if nothing):
+			     a header line skipped, string keys, a delimiter */
 };
+
+/*
+ * How a csv (and, for id_is_num, a txt) trace is read: cachesim's trace
+ * parameters (sim_csv_params_parse reads its -t form), or maplab's
+ * options.  Columns are 1-based, as cachesim's.
+ */
+struct sim_csv_params {
+	unsigned id_col;        /* the key's column; 0: 1, or id_name's */
+	const char *id_name;    /* the key's column by its header name */
+	unsigned size_col;      /* the object size's column; 0: none */
+	const char *size_name;  /* ... by its header name */
+	char delimiter;         /* 0: ',' (tab or '|' where line 1 has no comma) */
+	int has_header;         /* -1: line 1 is one where it looks like one */
+	int id_is_num;          /* -1: as the first data line's key is */
+	bool time_col;          /* cachesim's time-col was given: sim has no
+				   clock, so it is read past */
+};
+
+/* Nothing given: key in column 1, the rest detected. */
+void sim_csv_params_init(struct sim_csv_params *p);
+
+/*
+ * cachesim's -t / --trace-type-params text (its parse_reader_params in
+ * libCacheSim/bin/cli_reader_utils.c): key=value pairs separated by
+ * commas (and, as its --help writes them, semicolons); keys without case,
+ * '_' as '-': obj-id-col (obj-id-field), obj-size-col (obj-size-field,
+ * size-col, size-field), time-col (time-field), delimiter, has-header
+ * (header), obj-id-is-num.  Booleans true/false, 1/0, yes/no, y/n.  A
+ * delimiter is one character; "delimiter=," and "delimiter=\," are a
+ * comma, "delimiter=\t" a tab.  0, or -EINVAL with one line in err that
+ * names the bad key or value (and the keys allowed).
+ */
+int sim_csv_params_parse(const char *text, struct sim_csv_params *p,
+			 char *err, size_t errlen);
+
+/* A boolean as cachesim spells it: 0 (into *out), or -1. */
+int sim_csv_parse_bool(const char *text, bool *out);
+
+/* A delimiter as maplab's --csv-delimiter takes it: one character, "\t"
+ * or "tab".  0, or -1. */
+int sim_csv_parse_delimiter(const char *text, char *out);
 
 /* "txt", "csv", "oracleGeneral" -> format; -1 for another name. */
 int sim_trace_parse_format(const char *name, enum sim_trace_format *out);
@@ -54,16 +109,46 @@ enum sim_trace_format sim_trace_guess_format(const char *path);
 bool sim_trace_is_generator(const char *spec);
 
 /*
- * Read the file at path (format: AUTO guesses from the name; csv_column:
- * "N" or a header's NAME, NULL for column 1).  0, or a negative errno
- * with one line in err that names the file and the line or record:
- * -EINVAL for bad content (a non-numeric key, a truncated record, no
- * request at all), -ENOENT and such from opening, -EOPNOTSUPP for a .zst
- * file in a build without libzstd.
+ * A file read in chunks: memory holds one buffer of the file (and, for
+ * string keys, each distinct string once), however long the trace.
+ *
+ * sim_trace_open: format AUTO guesses from the name; p (NULL: all
+ * detected) says how a csv is read.  0, or a negative errno with one line
+ * in err: -ENOENT and such from opening, -EINVAL for content the first
+ * lines already show is bad (a csv column name not in the header line),
+ * -EOPNOTSUPP for a .zst file in a build without libzstd.
+ *
+ * sim_trace_next: up to max requests into ids (and sizes, where not NULL:
+ * the objects' sizes, 1 where the format has none).  The count, 0 at the
+ * end, or a negative errno with one line in err that names the file and
+ * the line or record: -EINVAL for bad content (a key that is not a number
+ * in a trace of numbers, a truncated record), -ENOMEM.  After an error the
+ * reader only closes.
+ *
+ * sim_trace_reader_has_sizes: whether the format (or csv's size column)
+ * gives object sizes.  sim_trace_reader_keys: the trace's key facts so
+ * far (string_keys, id_collisions, id_hash, note; ids etc. left empty).
+ */
+struct sim_trace_reader;
+int sim_trace_open(const char *path, enum sim_trace_format format,
+		   const struct sim_csv_params *p, struct sim_trace_reader **r,
+		   char *err, size_t errlen);
+ssize_t sim_trace_next(struct sim_trace_reader *r, uint64_t *ids,
+		       uint32_t *sizes, size_t max, char *err, size_t errlen);
+bool sim_trace_reader_has_sizes(const struct sim_trace_reader *r);
+void sim_trace_reader_keys(const struct sim_trace_reader *r,
+			   struct sim_trace *facts);
+void sim_trace_close(struct sim_trace_reader *r);
+
+/*
+ * Read the whole file at path through a sim_trace_reader (arguments as
+ * sim_trace_open's).  0, or a negative errno with one line in err, as
+ * sim_trace_open and sim_trace_next say, and -EINVAL for a trace with no
+ * request at all.
  */
 int sim_trace_read(const char *path, enum sim_trace_format format,
-		   const char *csv_column, struct sim_trace *t, char *err,
-		   size_t errlen);
+		   const struct sim_csv_params *p, struct sim_trace *t,
+		   char *err, size_t errlen);
 
 /* Build the trace a generator spec describes.  0, or -EINVAL / -ENOMEM
  * with one line in err. */

@@ -124,7 +124,7 @@ check "a fraction above 1: allowed, and said on stderr" grep -q 'more than the t
     --sizes 100,0.1 --format jsonl --out "$tmp/r.jsonl"
 check "jsonl: 6 points, no host record" test "$(wc -l <"$tmp/r.jsonl")" -eq 6 \
     -a "$(grep -c '^{"record":"sim",' "$tmp/r.jsonl")" -eq 6
-check "jsonl: the host in each row" grep -q '"repeat":0,"repeats":1,"cpus":1,"serial":false,"host_hostname":' "$tmp/r.jsonl"
+check "jsonl: the host in each row" grep -q '"repeat":0,"repeats":1,"cpus":1,"serial":false,"ids_hashed_from_strings":false,"id_collisions":0,"host_hostname":' "$tmp/r.jsonl"
 check "jsonl: golden lru/global" grep -q '"policy":"lru/global","entries":100,.*"misses":9985,' "$tmp/r.jsonl"
 check "jsonl: a fraction of the distinct keys" grep -q '"distinct_keys":1803,.*"entries":180,' "$tmp/r.jsonl"
 check "jsonl parses" python3 -c 'import json,sys; [json.loads(l) for l in open(sys.argv[1])]' "$tmp/r.jsonl"

@@ -904,9 +904,11 @@ Test(sim_report, jsonl_is_a_record_a_point_with_the_host_in_it)
 			  "\"meta_bytes_per_entry\":64,\"stray\":0.25,"
 			  "\"stray_victims\":4,\"repeat\":0,\"repeats\":1,"
 			  "\"cpus\":1,\"serial\":false,"
+			  "\"ids_hashed_from_strings\":false,"
+			  "\"id_collisions\":0,"
 			  "\"host_hostname\":\"box\",\"host_cpu_model\":\"\","
 			  "\"host_kernel\":\"\",\"host_nproc\":2,"
-			  "\"host_date\":\"\"}\n", 562) == 0, "%s", text);
+			  "\"host_date\":\"\"}\n", 610) == 0, "%s", text);
 	cr_expect_null(strstr(text, "\"record\":\"host\""), "%s", text);
 	cr_expect(strstr(text, "\"evictions\":null,"), "%s", text);
 	free(text);
@@ -928,7 +930,7 @@ Test(sim_report, csv_and_table_say_not_measured_their_way)
 	char *text = NULL;
 	write_sim(RECORD_CSV, &text);
 	cr_expect(strstr(text, "\n\"a,b\",txt,4,3,8,0,0,kernel,2,2,rr,4,4,1,,,0,1,"
-			       "4e-06,,,,,0,0,1,2,0,box,,,2,\n"), "%s", text);
+			       "4e-06,,,,,0,0,1,2,0,0,0,box,,,2,\n"), "%s", text);
 	free(text);
 	write_sim(RECORD_TABLE, &text);
 	cr_expect(strstr(text, "\nkernel                          2   2          "
@@ -959,9 +961,9 @@ Test(sim_report, repeats_are_rows_in_csv_and_medians_in_the_table)
 	for (const char *p = text; (p = strchr(p, '\n')); p++)
 		lines++;
 	cr_expect_eq(lines, 7, "a header and 6 rows: %s", text);
-	cr_expect(strstr(text, ",repeat,repeats,cpus,serial,host_hostname,"),
+	cr_expect(strstr(text, ",repeat,repeats,cpus,serial,ids_hashed_from_strings,id_collisions,host_hostname,"),
 		  "%s", text);
-	cr_expect(strstr(text, ",kernel,2,2,rr,4,3,0.75,,,0,1,3,,,,,0,2,3,2,0,box,"),
+	cr_expect(strstr(text, ",kernel,2,2,rr,4,3,0.75,,,0,1,3,,,,,0,2,3,2,0,0,0,box,"),
 		  "kernel's third run: %s", text);
 	free(text);
 	write_sim_rows(RECORD_TABLE, false, rows, 6, 3, &text);
