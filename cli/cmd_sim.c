@@ -133,6 +133,9 @@ static const struct opt_spec opt_warmup_requests = { OPT_WARMUP_REQUESTS,
 	"requests that warm the cache and are not counted" };
 static const struct opt_spec opt_plot = { OPT_PLOT, "plot", TAKES_TEXT, 0, 0, 0,
 	0, "DIR", "write plots (PNG, SVG) and their data into DIR" };
+static const struct opt_spec opt_stream = { OPT_STREAM, "stream",
+	TAKES_NOTHING, 0, 0, 0, 0, NULL,
+	"read the trace file as it is replayed, whatever its length" };
 static const struct opt_spec opt_no_stray = { OPT_NO_STRAY, "no-stray",
 	TAKES_NOTHING, 0, 0, 0, 0, NULL, "skip the untimed stray pass" };
 /* Sim's own range: its repeats are summed up on the stack (sim_report.h). */
@@ -173,6 +176,8 @@ static const struct cmd_option sim_options[] = {
 			    "repeatable; one result per count" },
 	{ &opt_split, "rr (round-robin by request) or hash (by key) (rr)" },
 	{ &opt_no_stray, NULL },
+	{ &opt_stream, "read the trace file as it is replayed, however\n"
+		       "short (beyond " STR(SIM_HOLD_MILLIONS) " million requests it always is)" },
 	{ &opt_rcu, "liburcu flavour (memb)" },
 	{ &opt_format, "table, jsonl or csv (table)" },
 	{ &opt_out, NULL },
@@ -197,6 +202,7 @@ struct sim_cli {
 	enum record_format format;
 	bool quiet, no_stray;
 	bool serial, threads_given; /* --cpus (threads[] holds its counts) */
+	bool stream;
 	const char *cachesim_notes; /* sim_cachesim.h's, a line each */
 };
 
@@ -278,6 +284,7 @@ static int apply_sim(void *ctx, enum opt_id id, const struct opt_value *v)
 	case OPT_WRITE_TRACE: c->write_trace = v->text; return 0;
 	case OPT_QUIET: c->quiet = true; return 0;
 	case OPT_NO_STRAY: c->no_stray = true; return 0;
+	case OPT_STREAM: c->stream = true; return 0;
 	case OPT_RCU: return cli_apply_rcu("sim", v->text);
 	case OPT_KEY_SIZE:
 		if (v->u > SIM_MAX_KEY_SIZE)
@@ -362,6 +369,117 @@ static int load_trace(const struct sim_cli *c, struct sim_trace *t,
 		*format_name = sim_trace_format_name(f == SIM_TRACE_AUTO
 						     ? SIM_TRACE_TXT : f);
 	}
+	return rc ? cli_error("sim", "%s", err) : 0;
+}
+
+/* --- a trace file read as it is replayed ------------------------------------------- */
+
+/*
+ * A file of more requests than this is streamed (sim.h, struct
+ * sim_source), not held: held, a request takes some 48 bytes (its id,
+ * size, key bytes and number, and its share of the key table), so 16
+ * million take about 800 MB; streamed, memory is one chunk and the table
+ * of distinct keys, however long the trace.  Opt and the kernel need the
+ * trace held.
+ */
+#define SIM_HOLD_MILLIONS 16
+#define SIM_HOLD_REQUESTS ((size_t)SIM_HOLD_MILLIONS << 20)
+
+struct file_source {
+	const char *path;
+	enum sim_trace_format format;
+	const struct sim_csv_params *csv;
+	struct sim_trace_reader *r;
+	struct sim_trace *t; /* its key facts, at each pass's end */
+};
+
+static int file_rewind(void *ctx, char *err, size_t errlen)
+{
+	struct file_source *fs = ctx;
+	if (fs->r)
+		sim_trace_close(fs->r);
+	fs->r = NULL;
+	return sim_trace_open(fs->path, fs->format, fs->csv, &fs->r, err,
+			      errlen);
+}
+
+static long file_next(void *ctx, uint64_t *ids, uint32_t *sizes, size_t max,
+		      char *err, size_t errlen)
+{
+	struct file_source *fs = ctx;
+	ssize_t got = sim_trace_next(fs->r, ids, sizes, max, err, errlen);
+	if (got == 0)
+		sim_trace_reader_keys(fs->r, fs->t);
+	return (long)got;
+}
+
+/* The trace file's format: --trace-format's, or the name's.  0, or
+ * EXIT_USAGE after one line. */
+static int trace_file_format(const struct sim_cli *c, enum sim_trace_format *f)
+{
+	char shown[80];
+	*f = SIM_TRACE_AUTO;
+	if (c->trace_format && sim_trace_parse_format(c->trace_format, f))
+		return cli_error("sim", "--trace-format wants txt, csv or "
+				 "oracleGeneral, got '%s'", parse_printable(
+				 c->trace_format, shown, sizeof(shown)));
+	if (*f == SIM_TRACE_AUTO)
+		*f = sim_trace_guess_format(c->trace);
+	return 0;
+}
+
+/* An error opening or reading the file, as load_trace words it. */
+static int trace_file_error(const struct sim_cli *c, int rc, const char *err)
+{
+	if (rc == -ENOENT && strchr(c->trace, ':'))
+		return cli_error("sim", "%s (nor is it a generator: zipf:, "
+				 "loop:, scan:, hotset:, mix:)", err);
+	return cli_error("sim", "%s", err);
+}
+
+/*
+ * The input of a trace file: one streamed pass counts its requests and
+ * numbers its keys; a trace of SIM_HOLD_REQUESTS or fewer (and no
+ * --stream) is then read again whole into t and held.  0, or EXIT_USAGE
+ * after one line.  fs stays open while in is streamed (sim_trace_close).
+ */
+static int prepare_file(const struct sim_cli *c, struct sim_trace *t,
+			struct file_source *fs, struct sim_source *src,
+			struct sim_input *in, const char **format_name)
+{
+	char err[512];
+	int rc = trace_file_format(c, &fs->format);
+	if (rc)
+		return rc;
+	fs->path = c->trace;
+	fs->csv = &c->csv;
+	fs->t = t;
+	*format_name = sim_trace_format_name(fs->format == SIM_TRACE_AUTO
+					     ? SIM_TRACE_TXT : fs->format);
+	const char *slash = strrchr(c->trace, '/');
+	parse_printable(slash ? slash + 1 : c->trace, t->name, sizeof(t->name));
+	*src = (struct sim_source){ .rewind = file_rewind, .next = file_next,
+				    .ctx = fs };
+	if ((rc = file_rewind(fs, err, sizeof(err))))
+		return trace_file_error(c, rc, err);
+	src->has_sizes = sim_trace_reader_has_sizes(fs->r);
+	rc = sim_input_stream(in, t, src, c->key_size, c->warmup, 0, err,
+			      sizeof(err));
+	if (rc) {
+		sim_trace_close(fs->r);
+		fs->r = NULL;
+		return trace_file_error(c, rc, err);
+	}
+	t->n = in->n;
+	if (c->stream || in->n > SIM_HOLD_REQUESTS)
+		return 0;
+	sim_input_free(in);
+	sim_trace_close(fs->r);
+	fs->r = NULL;
+	rc = sim_trace_read(c->trace, fs->format, &c->csv, t, err, sizeof(err));
+	if (rc)
+		return trace_file_error(c, rc, err);
+	rc = sim_input_prepare(in, t, c->key_size, c->warmup, err, sizeof(err));
 	return rc ? cli_error("sim", "%s", err) : 0;
 }
 
@@ -851,14 +969,29 @@ static int check_required(const struct sim_cli *c)
 	return 0;
 }
 
+/* Opt and the kernel need the trace held: refused, with the way out, for
+ * a streamed one.  0, or EXIT_USAGE after one line. */
+static int refuse_streamed(const struct sim_plan *p, const struct sim_input *in)
+{
+	for (unsigned k = 0; in->source && k < p->n_policies; k++)
+		if (p->policies[k].engine != SIM_ENGINE_MAP)
+			return cli_error("sim", "--policy %s needs the trace "
+					 "held whole, and this one is streamed "
+					 "(%zu requests%s): the designs only, or "
+					 "a shorter trace", p->policies[k].name,
+					 in->n, in->n > SIM_HOLD_REQUESTS
+					 ? ", over " STR(SIM_HOLD_MILLIONS)
+					   " million" : ", --stream");
+	return 0;
+}
+
 static int simulate(const struct sim_cli *c, struct sim_trace *t,
-		    const char *format_name)
+		    struct sim_input *in, const char *format_name)
 {
 	struct sim_plan plan = { 0 };
-	struct sim_input in;
 	struct policy_list pl = { .out = plan.policies };
 	struct size_list sl = { .out = plan.sizes };
-	char err[512], shown[80], sizes_note[512] = "", notes[1024] = "";
+	char shown[80], sizes_note[512] = "", notes[1024] = "";
 	int rc;
 
 	if (policies_need_kernel(c->policies))
@@ -869,18 +1002,14 @@ static int simulate(const struct sim_cli *c, struct sim_trace *t,
 			"separated by commas, got '%s'", parse_printable(
 			c->policies, shown, sizeof(shown)));
 	plan.n_policies = pl.n;
-	if ((rc = sim_input_prepare(&in, t, c->key_size, c->warmup, err,
-				    sizeof(err))))
-		return cli_error("sim", "%s", err);
-	sl.distinct = in.distinct;
+	if ((rc = refuse_streamed(&plan, in)))
+		return rc;
+	sl.distinct = in->distinct;
 	if (sizes_are_auto(c->sizes)) {
-		if ((rc = auto_sizes(in.distinct, plan.sizes, &sl.n, sizes_note,
-				     sizeof(sizes_note)))) {
-			sim_input_free(&in);
+		if ((rc = auto_sizes(in->distinct, plan.sizes, &sl.n, sizes_note,
+				     sizeof(sizes_note))))
 			return rc;
-		}
 	} else if (parse_list(c->sizes, add_size, &sl)) {
-		sim_input_free(&in);
 		return sl.rc ? sl.rc : cli_error("sim", "--sizes wants sizes "
 			"separated by commas, got '%s'", parse_printable(
 			c->sizes, shown, sizeof(shown)));
@@ -903,16 +1032,21 @@ static int simulate(const struct sim_cli *c, struct sim_trace *t,
 		fprintf(stderr, "maplab sim: note: --warmup-requests %llu covers "
 			"the whole trace (%zu requests): nothing is counted\n",
 			(unsigned long long)c->warmup, t->n);
-	note_sizes(&plan, &in);
+	note_sizes(&plan, in);
+	if (in->source)
+		fprintf(stderr, "maplab sim: note: %s: %zu requests, streamed: "
+			"read again on each pass, %zu at a time (memory: one "
+			"chunk and the table of %u distinct keys)\n", t->name,
+			in->n, in->chunk, in->distinct);
 
 	struct sim_row *rows = calloc((size_t)plan.n_policies * plan.n_sizes *
 				      c->n_threads * c->repeat, sizeof(*rows));
 	unsigned n_rows = 0;
-	rc = rows ? run_points(c, &in, &plan, rows, &n_rows)
+	rc = rows ? run_points(c, in, &plan, rows, &n_rows)
 		  : cli_error("sim", "out of memory");
 	if (!rc) {
 		struct sim_report rep = {
-			.in = &in, .format_name = format_name,
+			.in = in, .format_name = format_name,
 			.split = c->split == SIM_SPLIT_HASH ? "hash" : "rr",
 			.rows = rows, .n = n_rows, .repeats = c->repeat,
 			.notes = notes[0] ? notes : NULL,
@@ -920,7 +1054,6 @@ static int simulate(const struct sim_cli *c, struct sim_trace *t,
 		rc = write_outputs(c, &rep);
 	}
 	free(rows);
-	sim_input_free(&in);
 	return rc;
 }
 
@@ -952,14 +1085,32 @@ static int run_sim(int argc, char **argv, const char *cachesim_notes)
 			apply_sim, &c, usage_sim, after_sim);
 	if (rc)
 		return rc == 1 ? EXIT_OK : rc;
-	if ((rc = check_required(&c)) || (rc = load_trace(&c, &t, &format_name)))
+	if ((rc = check_required(&c)))
 		return rc;
-	if (c.write_trace) {
+	if (c.write_trace || sim_trace_is_generator(c.trace))
+		rc = load_trace(&c, &t, &format_name);
+	if (!rc && c.write_trace) {
 		say_notes(&c, &t);
 		rc = write_trace(&c, &t);
-	} else {
-		rc = simulate(&c, &t, format_name);
+		sim_trace_free(&t);
+		return rc;
 	}
+	struct file_source fs = { 0 };
+	struct sim_source src;
+	struct sim_input in;
+	char err[512];
+	if (!rc && sim_trace_is_generator(c.trace) &&
+	    (rc = sim_input_prepare(&in, &t, c.key_size, c.warmup, err,
+				    sizeof(err))))
+		rc = cli_error("sim", "%s", err);
+	else if (!rc && !sim_trace_is_generator(c.trace))
+		rc = prepare_file(&c, &t, &fs, &src, &in, &format_name);
+	if (!rc) {
+		rc = simulate(&c, &t, &in, format_name);
+		sim_input_free(&in);
+	}
+	if (fs.r)
+		sim_trace_close(fs.r);
 	sim_trace_free(&t);
 	return rc;
 }

@@ -249,7 +249,8 @@ int sim_input_stream(struct sim_input *in, const struct sim_trace *t,
 	     got = load_chunk(in, false, err, errlen))
 		in->n += (size_t)got;
 	if (got == 0 && in->n == 0) {
-		snprintf(err, errlen, "%s: no request at all", t->name);
+		snprintf(err, errlen, "%s: no requests in the trace (an empty "
+			 "file?)", t->name);
 		got = -EINVAL;
 	}
 	if (got < 0) {

@@ -303,6 +303,19 @@ if has_kernel; then
         "$maplab" sim --trace "$traces/hotset.txt" --policy kernel --sizes 100 --threads 2 --split hash
 fi
 
+# --stream: the file read again on each pass, a chunk at a time: the same
+# counts as held (a warm-up too), and opt, which needs it whole, refused.
+held=$("$maplab" sim --trace "$traces/zipf_sizes.oracleGeneral" --policy lru/global,lru/s3fifo \
+    --sizes 100,1000 --warmup-requests 3000 --format csv | cut -d, -f8-16,23,24)
+streamed=$("$maplab" sim --trace "$traces/zipf_sizes.oracleGeneral" --policy lru/global,lru/s3fifo \
+    --sizes 100,1000 --warmup-requests 3000 --format csv --stream 2>"$tmp/stream.err" | cut -d, -f8-16,23,24)
+check "--stream: the held trace's counts, bytes and stray" test -n "$held" -a "$held" = "$streamed"
+check "--stream says so" grep -q 'zipf_sizes.oracleGeneral: 10000 requests, streamed: read again on each pass' \
+    "$tmp/stream.err"
+check "--stream: opt refused" one_line_error 'policy opt needs the trace held whole, and this one is streamed' \
+    "$maplab" sim --trace "$traces/zipf.txt" --policy lru,opt --sizes 100 --stream
+expect 2 'is no policy' "$maplab" sim --trace "$traces/zipf.txt" --policy nosuch --sizes 100 --stream
+
 # Serial cpus (--cpus N): one thread, request i as cpu i % N (rr) or its
 # key's cpu (hash); the kernel's side re-pinned per request.  The result
 # depends on the trace alone: the same twice, and on 2 cpus the kernel's
