@@ -36,8 +36,9 @@ static struct trace parse_or_fail(const char *text)
 	return t;
 }
 
-/* Replay text on the kernel-faithful designs; the results as a string. */
-static char *replay_text(const char *text, enum replay_stop want)
+/* Replay text on the kernel-faithful designs (echo: each line as a
+ * comment above its results); the results as a string. */
+static char *replay_echo(const char *text, bool echo, enum replay_stop want)
 {
 	struct trace t = parse_or_fail(text);
 	struct replay_side side = replay_user_side(NULL);
@@ -45,12 +46,17 @@ static char *replay_text(const char *text, enum replay_stop want)
 	size_t len;
 	FILE *f = open_memstream(&out, &len);
 	cr_assert_not_null(f);
-	enum replay_stop stop = replay_run(&t, "t", &side, f, false, err,
+	enum replay_stop stop = replay_run(&t, "t", &side, f, echo, err,
 					   sizeof(err));
 	fclose(f);
 	cr_assert_eq(stop, want, "stop %d: %s", stop, err);
 	trace_free(&t);
 	return out;
+}
+
+static char *replay_text(const char *text, enum replay_stop want)
+{
+	return replay_echo(text, false, want);
 }
 
 static void expect_replay(const char *text, const char *want)
@@ -536,16 +542,7 @@ static char *echoed_without_cpu_lines(const struct tracegen_opts *o)
 {
 	char *text = tracegen_string(o);
 	cr_assert_not_null(text);
-	struct trace t = parse_or_fail(text);
-	struct replay_side side = replay_user_side(NULL);
-	char *out = NULL, err[256] = "";
-	size_t len;
-	FILE *f = open_memstream(&out, &len);
-	cr_assert_not_null(f);
-	cr_assert_eq(replay_run(&t, "t", &side, f, true, err, sizeof(err)),
-		     REPLAY_DONE, "%s", err);
-	fclose(f);
-	trace_free(&t);
+	char *out = replay_echo(text, true, REPLAY_DONE);
 	free(text);
 	unsigned cut = 0;
 	for (char *at; (at = strstr(out, "# cpu ")); cut++) {
