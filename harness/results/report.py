@@ -639,6 +639,16 @@ def compare_plots(outdir, groups, hosts):
 
 # --- sim's plots -------------------------------------------------------------------------
 
+def serial_as_series(rec):
+    """A serial-cpus record (sim --cpus N: one thread as N cpus) as a
+    series of its own, "POLICY (serial cpus)", at N on the threads axis:
+    it neither replaces nor joins the threaded run of its policy."""
+    if not rec.get("serial"):
+        return rec
+    return dict(rec, policy=f"{rec['policy']} (serial cpus)",
+                threads=rec.get("cpus", rec["threads"]))
+
+
 def sim_traces(runs):
     """{trace: {(host, policy, entries, threads): [a record a repeat]}}: a
     later run's records of a point replace an earlier run's, all its
@@ -646,7 +656,7 @@ def sim_traces(runs):
     traces = {}
     for r in runs:
         fresh = {}
-        for rec in r["sims"]:
+        for rec in map(serial_as_series, r["sims"]):
             key = (rec["_host"], rec["policy"], rec["entries"], rec["threads"])
             fresh.setdefault(rec["trace"], {}).setdefault(key, []).append(rec)
         for trace, points in fresh.items():
@@ -717,7 +727,8 @@ def same_label(names, threads):
     curves were equal at (at another they may part)."""
     if len(names) == 1:
         return names[0]
-    return " = ".join(names) + f" at {plotting.plural(threads, 'thread')}"
+    unit = "cpu" if all(n.endswith("(serial cpus)") for n in names) else "thread"
+    return " = ".join(names) + f" at {plotting.plural(threads, unit)}"
 
 
 def curves_of(points, host, threads, names):

@@ -39,6 +39,9 @@ check("the legend names every member, and the threads",
       report.same_label(["lru/global", "lru/partitioned"], 1)
       == "lru/global = lru/partitioned at 1 thread",
       report.same_label(["lru/global", "lru/partitioned"], 1))
+check("serial cpus equal at a cpu count, so said",
+      report.same_label(["lru/linux_percpu (serial cpus)", "kernel:no_common_lru (serial cpus)"], 2)
+      == "lru/linux_percpu (serial cpus) = kernel:no_common_lru (serial cpus) at 2 cpus")
 check("a group of one: its name alone", report.same_label(["lru/clock"], 2) == "lru/clock")
 
 
@@ -49,6 +52,20 @@ def sim(policy, entries, misses, speed, repeat, repeats, threads=1, host="vm"):
             "repeats": repeats, "host_hostname": host, "host_cpu_model": "Test CPU",
             "host_kernel": "6.18.0", "host_nproc": 2, "host_date": "2026-01-01T00:00:00Z"}
 
+
+# Serial cpus (sim --cpus 2) are a series of their own at 2 on the threads
+# axis: they replace neither the threaded point nor the 1-cpu one.
+one = dict(sim("lru/linux_percpu", 10, 500, 5, 0, 1), cpus=1, serial=True, _host="vm")
+two = dict(sim("lru/linux_percpu", 10, 400, 5, 0, 1), cpus=2, serial=True, _host="vm")
+threaded = dict(sim("lru/linux_percpu", 10, 450, 5, 0, 1), cpus=1, serial=False, _host="vm")
+points = report.sim_traces([{"sims": [threaded, one, two]}])["t.txt"]
+check("serial cpus: a series of their own, at their cpus",
+      sorted((k[1], k[3]) for k in points) == [("lru/linux_percpu", 1),
+                                               ("lru/linux_percpu (serial cpus)", 1),
+                                               ("lru/linux_percpu (serial cpus)", 2)],
+      sorted(points))
+check("serial cpus: the record itself left alone", two["policy"] == "lru/linux_percpu"
+      and two["threads"] == 1)
 
 # A point's repeats stay together; a later run's point replaces all of an
 # earlier run's repeats, not repeat by repeat.
