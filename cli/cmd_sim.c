@@ -304,8 +304,9 @@ static int apply_sim(void *ctx, enum opt_id id, const struct opt_value *v)
 					 "one or the other");
 		c->threads_given = id == OPT_THREADS;
 		c->serial = id == OPT_CPUS;
-		return opts_thread_list("sim", v->text, c->threads,
-					SIM_MAX_THREAD_COUNTS, &c->n_threads);
+		return opts_count_list("sim", c->serial ? "--cpus" : "--threads",
+				       v->text, c->threads,
+				       SIM_MAX_THREAD_COUNTS, &c->n_threads);
 	case OPT_SPLIT:
 		if (strcmp(v->text, "rr") == 0)
 			c->split = SIM_SPLIT_RR;

@@ -332,13 +332,19 @@ int opts_design_list(const char *cmd, const char *text,
 int opts_thread_list(const char *cmd, const char *text, unsigned *out,
 		     unsigned max_n, unsigned *n)
 {
+	return opts_count_list(cmd, "--threads", text, out, max_n, n);
+}
+
+int opts_count_list(const char *cmd, const char *option, const char *text,
+		    unsigned *out, unsigned max_n, unsigned *n)
+{
 	const struct opt_spec *s = &opt_threads;
 	uint64_t v[64];
 	char shown[80];
 	if (max_n > 64 || parse_u64_list(text, s->min, s->max, v, max_n, n))
-		return cli_error(cmd, "--threads wants whole numbers from %llu to "
+		return cli_error(cmd, "%s wants whole numbers from %llu to "
 				 "%llu separated by commas (at most %u), got '%s'",
-				 (unsigned long long)s->min,
+				 option, (unsigned long long)s->min,
 				 (unsigned long long)s->max, max_n,
 				 parse_printable(text, shown, sizeof(shown)));
 	for (unsigned i = 0; i < *n; i++)

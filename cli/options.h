@@ -134,6 +134,11 @@ int opts_design_list(const char *cmd, const char *text,
 int opts_thread_list(const char *cmd, const char *text, unsigned *out,
 		     unsigned max_n, unsigned *n);
 
+/* The same for another option of thread-like counts (sim's --cpus),
+ * named in the message. */
+int opts_count_list(const char *cmd, const char *option, const char *text,
+		    unsigned *out, unsigned max_n, unsigned *n);
+
 /* --type T: a map type by name.  0 or EXIT_USAGE after one line. */
 int opts_map_type(const char *cmd, const char *text, uint32_t *type);
 

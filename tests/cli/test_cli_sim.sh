@@ -325,7 +325,7 @@ expect 2 '--threads N runs N threads at once, --cpus N one thread as N cpus' \
     "$maplab" sim --trace "$traces/loop.txt" --policy lru --sizes 10 --threads 2 --cpus 2
 expect 2 '--threads N runs N threads at once, --cpus N one thread as N cpus' \
     "$maplab" sim --trace "$traces/loop.txt" --policy lru --sizes 10 --cpus 2 --threads 2
-expect 2 "'0'" "$maplab" sim --trace "$traces/loop.txt" --policy lru --sizes 10 --cpus 0
+expect 2 "--cpus wants whole numbers from 1 to 254 separated by commas \\(at most 16\\), got '0'" "$maplab" sim --trace "$traces/loop.txt" --policy lru --sizes 10 --cpus 0
 a1=$("$maplab" sim --trace "$traces/hotset.txt" --policy lru/linux_percpu,lru/linux_common --sizes 400 \
     --cpus 2 --format csv --no-stray | misses_of)
 a2=$("$maplab" sim --trace "$traces/hotset.txt" --policy lru/linux_percpu,lru/linux_common --sizes 400 \
