@@ -628,6 +628,11 @@ static int check_required(const struct sim_cli *c)
 	if (!c->trace)
 		return cli_error("sim", "--trace is required (a file or a "
 				 "generator; try --help)");
+	if (c->stream && (c->write_trace || sim_trace_is_generator(c->trace)))
+		return cli_error("sim", "--stream reads a trace file as it is "
+				 "replayed; %s", c->write_trace
+				 ? "--write-trace writes one whole"
+				 : "a generator's trace is made in memory");
 	if (c->write_trace)
 		return 0;
 	if (!c->policies)

@@ -315,6 +315,8 @@ check "--stream says so" grep -q 'zipf_sizes.oracleGeneral: 10000 requests, stre
 check "--stream: opt refused" one_line_error 'policy opt needs the trace held whole, and this one is streamed' \
     "$maplab" sim --trace "$traces/zipf.txt" --policy lru,opt --sizes 100 --stream
 expect 2 'is no policy' "$maplab" sim --trace "$traces/zipf.txt" --policy nosuch --sizes 100 --stream
+check "--stream: a generator refused" one_line_error "a generator's trace is made in memory" \
+    "$maplab" sim --trace zipf:keys=100,requests=1000 --policy lru --sizes 10 --stream
 
 # Serial cpus (--cpus N): one thread, request i as cpu i % N (rr) or its
 # key's cpu (hash); the kernel's side re-pinned per request.  The result
