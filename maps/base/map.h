@@ -186,6 +186,21 @@ struct map_ops {
 	void *(*lookup)(struct map *map, const void *key);
 
 	/*
+	 * Optional (NULL: map_lookup_batch loops over lookup).  n program
+	 * lookups at once: keys holds n keys of key_size bytes, packed;
+	 * values[i] gets key i's value pointer or NULL.  The contract is
+	 * lookup's, for each key: the caller holds one RCU read section over
+	 * the whole batch and uses the pointers only inside it; each key's
+	 * answer is one a lookup of it could have given at some moment of the
+	 * call.  Returns the number of hits.  A design implements it where it
+	 * can overlap the keys' cache misses (hash every key and prefetch its
+	 * bucket, then compare), which one lookup after another cannot.  n is
+	 * 1 to MAP_BATCH_MAX.
+	 */
+	unsigned (*lookup_batch)(struct map *map, const void *keys, unsigned n,
+				 void **values);
+
+	/*
 	 * Lookup as the bpf(2) syscall does it: copies value_size bytes into
 	 * value.  Never marks an LRU reference.  0 or -ENOENT.  Takes its own
 	 * RCU read section.
@@ -276,6 +291,24 @@ static inline void map_destroy(struct map *m) { m->ops->destroy(m); }
 static inline void *map_lookup(struct map *m, const void *key)
 {
 	return m->ops->lookup(m, key);
+}
+
+/* The most keys one map_lookup_batch takes (DPDK's bulk lookups take at
+ * most 64 too). */
+#define MAP_BATCH_MAX 64
+
+/* n lookups at once (map_ops.lookup_batch): the design's own batch, or
+ * one lookup after another. */
+static inline unsigned map_lookup_batch(struct map *m, const void *keys,
+					unsigned n, void **values)
+{
+	if (m->ops->lookup_batch)
+		return m->ops->lookup_batch(m, keys, n, values);
+	const uint8_t *k = keys;
+	unsigned hits = 0;
+	for (unsigned i = 0; i < n; i++, k += m->attr.key_size)
+		hits += (values[i] = m->ops->lookup(m, k)) != NULL;
+	return hits;
 }
 static inline int map_lookup_copy(struct map *m, const void *key, void *value)
 {

@@ -147,6 +147,41 @@ static void *seqlock_lookup(struct map *m, const void *key)
 	return n ? htab_node_value(n, m->attr.key_size) : NULL;
 }
 
+/*
+ * A batch: every key hashed and its bucket's line asked for first, then
+ * the probes, which find most lines arrived.  One lookup after another
+ * waits for each bucket in turn; here the n misses overlap, up to what the
+ * cpu can keep in flight (docs/hash.md, "Batched lookups").
+ */
+static unsigned seqlock_lookup_batch(struct map *m, const void *keys,
+				     unsigned n, void **values)
+{
+	struct seqlock_htab *h = seqlock_of(m);
+	const uint8_t *k = keys;
+	uint32_t ks = m->attr.key_size, hash[MAP_BATCH_MAX];
+	unsigned hits = 0;
+	for (unsigned i = 0; i < n; i++) {
+		if (h->flat) {
+			hash[i] = flattab_hash(&h->flattab, k + (size_t)i * ks);
+			flattab_prefetch(&h->flattab, hash[i]);
+		} else {
+			hash[i] = tagtab_hash(&h->table, k + (size_t)i * ks);
+			tagtab_prefetch(&h->table, hash[i]);
+		}
+	}
+	for (unsigned i = 0; i < n; i++, k += ks) {
+		if (h->flat) {
+			values[i] = flattab_lookup(&h->flattab, hash[i], k);
+		} else {
+			struct htab_node *node =
+				tagtab_lookup(&h->table, hash[i], k);
+			values[i] = node ? htab_node_value(node, ks) : NULL;
+		}
+		hits += values[i] != NULL;
+	}
+	return hits;
+}
+
 static int seqlock_lookup_copy(struct map *m, const void *key, void *value)
 {
 	struct seqlock_htab *h = seqlock_of(m);
@@ -266,6 +301,7 @@ const struct map_ops hash_seqlock_buckets_ops = {
 	.create = seqlock_create,
 	.destroy = seqlock_destroy,
 	.lookup = seqlock_lookup,
+	.lookup_batch = seqlock_lookup_batch,
 	.lookup_copy = seqlock_lookup_copy,
 	.update = seqlock_update,
 	.delete = seqlock_delete,

@@ -190,6 +190,13 @@ static inline int flattab_find(const struct flattab *t, uint32_t hash,
 	return -1;
 }
 
+/* A reader that will look up hash soon (a batch of lookups): ask for its
+ * first bucket's line now, so that the batch's misses overlap. */
+static inline void flattab_prefetch(const struct flattab *t, uint32_t hash)
+{
+	__builtin_prefetch(flattab_bucket(t, hash & t->mask));
+}
+
 /* The value word of key (8 bytes, the value first), or NULL.  A caller
  * that uses it after the return holds an RCU read section, as for any
  * design's lookup (the table itself never frees a bucket). */

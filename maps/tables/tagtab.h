@@ -92,6 +92,13 @@ static inline void tagtab_prefetch_for_write(const struct tagtab *t,
 	map_prefetch_for_write(&t->buckets[hash & (t->n_buckets - 1)]);
 }
 
+/* A reader that will look up hash soon (a batch of lookups): ask for its
+ * bucket's line now, so that the batch's misses overlap. */
+static inline void tagtab_prefetch(const struct tagtab *t, uint32_t hash)
+{
+	__builtin_prefetch(&t->buckets[hash & (t->n_buckets - 1)]);
+}
+
 /* RCU read section held (for the node's use after the return).  The node
  * holding key, or NULL. */
 struct htab_node *tagtab_lookup(struct tagtab *t, uint32_t hash,

@@ -575,6 +575,40 @@ void check_program_lookup(const struct vcase *c)
 	map_destroy(m);
 }
 
+void check_batch_lookup(const struct vcase *c)
+{
+	enum { N = 48 }; /* keys 0..N-1, the even ones present */
+	static const unsigned batch_sizes[] = { 1, 2, 7, 33, MAP_BATCH_MAX };
+	struct space sp = int_space(c, 8, N);
+	struct map *m = new_map(c, sp.key_size, 8, N);
+	uint8_t *keys = malloc((size_t)MAP_BATCH_MAX * sp.key_size);
+	void *values[MAP_BATCH_MAX];
+	cr_assert_not_null(keys);
+	for (uint32_t i = 0; i < N; i += 2)
+		expect_put(c, m, &sp, i, 0, MAP_ANY, 0);
+	for (size_t b = 0; b < ARRAY_SIZE(batch_sizes); b++) {
+		unsigned n = batch_sizes[b], want_hits = 0;
+		/* keys i*5 mod N: present and absent ones mixed */
+		for (unsigned i = 0; i < n; i++) {
+			make_key(&sp, (i * 5 + b) % N, keys + (size_t)i * sp.key_size);
+			want_hits += (i * 5 + b) % N % 2 == 0;
+		}
+		map_rcu_read_lock();
+		unsigned hits = map_lookup_batch(m, keys, n, values);
+		for (unsigned i = 0; i < n; i++) {
+			void *one = map_lookup(m, keys + (size_t)i * sp.key_size);
+			cr_assert_eq(values[i], one, "%s: batch of %u, key %u: %p, "
+				     "its lookup %p", c->name, n, (i * 5 + (unsigned)b) % N,
+				     values[i], one);
+		}
+		map_rcu_read_unlock();
+		cr_assert_eq(hits, want_hits, "%s: batch of %u: %u hits, want %u",
+			     c->name, n, hits, want_hits);
+	}
+	free(keys);
+	map_destroy(m);
+}
+
 void check_walk_empty(const struct vcase *c)
 {
 	struct space sp = int_space(c, 8, 16);

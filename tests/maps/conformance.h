@@ -130,6 +130,9 @@ void check_bad_update_flags(const struct vcase *c);
 void check_absent_keys(const struct vcase *c);
 void check_delete_then_lookup(const struct vcase *c);
 void check_program_lookup(const struct vcase *c);
+/* map_lookup_batch of present and absent keys, at several batch sizes,
+ * gives each key what map_lookup gives it, and counts the hits. */
+void check_batch_lookup(const struct vcase *c);
 void check_walk_empty(const struct vcase *c);
 void check_walk_every_key(const struct vcase *c);
 void check_walk_after_changes(const struct vcase *c);

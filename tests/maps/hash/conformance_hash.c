@@ -443,6 +443,7 @@ Test(lookup, delete_then_lookup_is_enoent)
 Test(lookup, program_lookup_points_at_the_value)
 {
 	ON_EVERY_DESIGN(MAP_TYPE_HASH, every_flag_set, check_program_lookup);
+	ON_EVERY_DESIGN(MAP_TYPE_HASH, every_flag_set, check_batch_lookup);
 }
 
 /*

@@ -135,6 +135,7 @@ Test(shared, lookups)
 			check_delete_then_lookup);
 	ON_EVERY_DESIGN(MAP_TYPE_LPM_TRIE, lpm_flag_sets,
 			check_program_lookup);
+	ON_EVERY_DESIGN(MAP_TYPE_LPM_TRIE, lpm_flag_sets, check_batch_lookup);
 }
 
 Test(shared, walks)

@@ -200,6 +200,11 @@ Test(lookup, program_lookup_points_at_the_value)
 	ON_EVERY_LRU(flag_sets, check_program_lookup);
 }
 
+Test(lookup, a_batch_gives_each_key_its_lookup)
+{
+	ON_EVERY_LRU(flag_sets, check_batch_lookup);
+}
+
 TestSuite(iteration, .timeout = TEST_TIMEOUT_S);
 
 Test(iteration, empty_map_has_no_first_key)
