@@ -40,6 +40,8 @@ const struct opt_spec opt_prefixes = { OPT_PREFIXES, "prefixes",
 	TAKES_TEXT, 0, 0, 0, 0, "S",
 	"LPM maps: the stored prefixes: random32, bgp, ipv6, or\n"
 	"bpf_performance (its suite's table as its lpm.h reads it)" };
+const struct opt_spec opt_batch = { OPT_BATCH, "batch", TAKES_NUMBER, 1,
+	MAP_BATCH_MAX, 0, 0, "N", "lookups N keys at a time (map_lookup_batch)" };
 const struct opt_spec opt_hit_ratio = { OPT_HIT_RATIO, "hit-ratio",
 	TAKES_TEXT, 0, 0, 0, 0, "P", "LPM maps: percent of the lookups meant to hit" };
 
@@ -83,6 +85,11 @@ const struct cmd_option bench_options[] = {
 		       "and max (" STR(BENCH_DEFAULT_REPEAT) ")" },
 	{ &opt_seed, "key streams and prefix sets ("
 		     STR(WORKLOAD_DEFAULT_SEED) ")" },
+	{ &opt_batch, "lookups N keys at a time (1 to " STR(MAP_BATCH_MAX) "):\n"
+		      "runs of lookups go to the map in batches\n"
+		      "(map_lookup_batch), and ns/op is per key; the\n"
+		      "kernel has no batched lookup for programs: its\n"
+		      "sides run one at a time (1)" },
 	{ &opt_rcu, "liburcu flavour (memb)" },
 	{ &opt_format, "table, jsonl or csv (table)" },
 	{ &opt_out, NULL },
@@ -203,6 +210,7 @@ static int apply_bench(void *ctx, enum opt_id id, const struct opt_value *v)
 	case OPT_WARMUP: c->warmup = v->seconds; return 0;
 	case OPT_REPEAT: c->repeat = (unsigned)v->u; return 0;
 	case OPT_SEED: c->w.seed = v->u; return 0;
+	case OPT_BATCH: c->w.batch = (unsigned)v->u; return 0;
 	case OPT_RCU: return cli_apply_rcu(c->cmd, v->text);
 	case OPT_FORMAT:
 		return report_parse_format(v->text, &c->format)

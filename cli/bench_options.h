@@ -92,7 +92,8 @@ extern const struct cmd_option bench_options[];
 extern const size_t bench_option_count;
 
 /* Those of bench's own that explain shares. */
-extern const struct opt_spec opt_repeat, opt_dist, opt_prefixes, opt_hit_ratio;
+extern const struct opt_spec opt_repeat, opt_dist, opt_prefixes, opt_hit_ratio,
+	opt_batch;
 
 /* kbench's and compare's own (defined in measure.c). */
 extern const struct opt_spec opt_run_ops, opt_run_repeat, opt_no_syscall;

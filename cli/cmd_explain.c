@@ -102,6 +102,8 @@ static const struct cmd_option options[] = {
 	{ &opt_hit_ratio, NULL },
 	{ &opt_flags, NULL },
 	{ &opt_seed, NULL },
+	{ &opt_batch, "lookups N keys at a time (map_lookup_batch): ns/op\n"
+		      "per key; the kernel's side looks up one at a time (1)" },
 	{ &opt_duration, "timed seconds of each unsampled run ("
 			 STR(EXPLAIN_DEFAULT_SECONDS) ")" },
 	{ &opt_sample_seconds, "timed seconds of each sampled run ("

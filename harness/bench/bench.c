@@ -24,6 +24,7 @@ struct bench_worker {
 	size_t pos;              /* where in the stream: kept across phases,
 				     so no key is inserted twice */
 	uint8_t *value;
+	uint8_t *batch_keys;      /* --batch: a batch's keys, packed */
 	uint64_t writes;
 	uint64_t quota;           /* ops to do when counting ops */
 	_Atomic uint64_t done;    /* ops so far (read by progress) */
@@ -141,18 +142,105 @@ static void run_phase(struct bench_worker *w, bool timed,
 	w->pos = pos;
 }
 
+/* The lookups of ops[*pos...], at most `most` and no other op, as one
+ * map_lookup_batch (each value touched, as a program would); *pos moves
+ * past them.  The keys looked up. */
+static unsigned lookup_batch(struct bench_worker *w, size_t *pos, unsigned most,
+			     uint64_t *hits)
+{
+	struct bench_shared *s = w->shared;
+	const struct stream_op *ops = w->stream.ops;
+	const uint32_t key_size = s->c->w.key_size;
+	const size_t len = w->stream.len;
+	void *values[MAP_BATCH_MAX];
+	unsigned n = 0;
+	while (n < most && ops[*pos].op == OP_LOOKUP) {
+		memcpy(w->batch_keys + (size_t)n * key_size,
+		       s->keys + (size_t)ops[*pos].key * key_size, key_size);
+		n++;
+		if (++*pos == len)
+			*pos = 0;
+	}
+	*hits = map_lookup_batch(s->map, w->batch_keys, n, values);
+	for (unsigned i = 0; i < n; i++)
+		if (values[i])
+			(void)*(const volatile uint8_t *)values[i];
+	return n;
+}
+
+/*
+ * run_phase with --batch: each run of consecutive lookups in the stream
+ * goes to the map up to w.batch keys at a time, each key counted as an op
+ * (so ns/op is per key); any other op runs alone between them.  A latency
+ * sample times a whole batch and records its ns per key.
+ */
+static void run_phase_batched(struct bench_worker *w, bool timed,
+			      const atomic_bool *stop, uint64_t quota)
+{
+	struct bench_shared *s = w->shared;
+	const uint32_t key_size = s->c->w.key_size;
+	const struct stream_op *ops = w->stream.ops;
+	const size_t len = w->stream.len;
+	const unsigned batch = s->c->w.batch;
+	size_t pos = w->pos;
+	uint64_t n = 0;
+
+	for (;;) {
+		map_rcu_read_lock();
+		for (unsigned i = 0; i < BENCH_BATCH;) {
+			const struct stream_op *op = &ops[pos];
+			bool sample = timed && (n + i) % BENCH_SAMPLE_EVERY <
+				      batch;
+			uint64_t t0 = sample ? clock_now_ns() : 0, hits;
+			if (op->op == OP_LOOKUP) {
+				unsigned most = BENCH_BATCH - i < batch
+						? BENCH_BATCH - i : batch;
+				unsigned k = lookup_batch(w, &pos, most, &hits);
+				if (sample)
+					hist_add(&w->latency,
+						 (clock_now_ns() - t0) / k);
+				if (timed) {
+					w->ok[OP_LOOKUP] += hits;
+					w->fail[OP_LOOKUP] += k - hits;
+				}
+				i += k;
+				continue;
+			}
+			const uint8_t *key = s->keys + (size_t)op->key * key_size;
+			if (++pos == len)
+				pos = 0;
+			bool ok = do_op(w, s->map, op, key);
+			if (sample)
+				hist_add(&w->latency, clock_now_ns() - t0);
+			if (timed)
+				(ok ? w->ok : w->fail)[op->op]++;
+			i++;
+		}
+		map_rcu_read_unlock();
+		map_rcu_quiescent();
+		n += BENCH_BATCH;
+		atomic_store_explicit(&w->done, n, memory_order_relaxed);
+		if (quota ? n >= quota
+			  : atomic_load_explicit(stop, memory_order_relaxed))
+			break;
+	}
+	w->pos = pos;
+}
+
 /* The team's body: warm up untimed, or run the timed phase. */
 static void worker_phase(void *ctx, unsigned tid, unsigned phase,
 			 const atomic_bool *stop)
 {
 	struct bench_worker *w = &((struct bench_shared *)ctx)->workers[tid];
 
+	void (*run)(struct bench_worker *, bool, const atomic_bool *, uint64_t) =
+		w->shared->c->w.batch > 1 ? run_phase_batched : run_phase;
 	if (phase == PHASE_WARMUP) {
-		run_phase(w, false, stop, 0);
+		run(w, false, stop, 0);
 		return;
 	}
 	w->t_start = clock_now_ns();
-	run_phase(w, true, stop, w->quota);
+	run(w, true, stop, w->quota);
 	w->t_end = clock_now_ns();
 }
 
@@ -241,6 +329,9 @@ static int setup_workers(struct bench_shared *s, char *err, size_t errlen)
 		w->tid = t;
 		w->quota = bench_worker_quota(c, BENCH_BATCH);
 		w->value = calloc(1, c->w.value_size);
+		if (c->w.batch > 1 &&
+		    !(w->batch_keys = malloc((size_t)c->w.batch * c->w.key_size)))
+			goto nomem;
 		if (!w->value || workload_make_stream(&c->w, s->sampler, t, len,
 						      &w->stream))
 			goto nomem;
@@ -257,6 +348,7 @@ static void free_workers(struct bench_shared *s)
 	for (unsigned t = 0; s->workers && t < s->c->threads; t++) {
 		workload_stream_free(&s->workers[t].stream);
 		free(s->workers[t].value);
+		free(s->workers[t].batch_keys);
 	}
 	free(s->workers);
 }

@@ -304,6 +304,9 @@ static void report_record(const struct report_point *p, struct record *r)
 	record_whole(r, "key_size", c->w.key_size);
 	record_whole(r, "value_size", c->w.value_size);
 	record_whole(r, "prefill", c->w.prefill_pct);
+	x = record_whole(r, "batch", c->w.batch > 1 ? c->w.batch : 1);
+	x->flags = RECORD_OMIT | RECORD_NO_CSV;
+	x->missing = c->w.batch <= 1;
 	record_whole(r, "map_flags", c->map_flags);
 	record_whole(r, "runs", p->runs);
 	for (int f = 0; f < RF_COUNT; f++) {

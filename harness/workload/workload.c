@@ -560,6 +560,7 @@ struct workload workload_default(void)
 		.prefill_pct = WORKLOAD_DEFAULT_PREFILL,
 		.dist = DIST_UNIFORM,
 		.seed = WORKLOAD_DEFAULT_SEED,
+		.batch = 1,
 	};
 	char err[128];
 	/* the two texts above are the help's; parsed, they cannot fail */

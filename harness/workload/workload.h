@@ -110,6 +110,9 @@ struct workload {
 	enum prefix_set prefixes; /* a prefix workload (above), or NONE */
 	uint32_t miss_ppm;        /* prefix workloads: lookups meant to miss,
 				     per million (0: every lookup hits) */
+	unsigned batch;           /* runs of lookups go to the map this many
+				     at a time (map_lookup_batch), each key
+				     an op; 0 or 1: one at a time */
 };
 
 /*

@@ -20,6 +20,11 @@ expect 2 'format wants table, jsonl or csv' "${b[@]}" --format xml
 expect 2 'rcu wants memb or qsbr' "${b[@]}" --rcu bp
 expect 2 'duration wants seconds' "${b[@]}" --duration -1
 expect 2 'cannot write' "${b[@]}" --out /nonexistent/dir/x
+# --batch N: 1 to 64 keys a batch; the workload says so, and the record.
+expect 2 'batch wants a whole number from 1 to 64' "${b[@]}" --batch 0
+expect 2 'batch wants a whole number from 1 to 64' "${b[@]}" --batch 65
+expect 0 '^batch: lookups 16 keys at a time' "${b[@]}" --map hash/seqlock_buckets --batch 16
+expect 0 '"prefill":100,"batch":16,' "${b[@]}" --map hash/seqlock_buckets --batch 16 --format jsonl
 # ... and good ones give the fields docs/design.md promises.
 expect 0 '^hash/linux +1 ' "${b[@]}" --mix lookup=90,update=10
 # The suite's ops (docs/bench.md), alone and mixed, by bench and compare;

@@ -73,6 +73,36 @@ Test(bench, lookups_of_prefilled_keys_all_hit, .timeout = 60)
 	}
 }
 
+/* --batch: every key of a batch is an op; on a full map of the keys
+ * looked up, every one hits, with the design's own batch (seqlock_buckets)
+ * and with map.h's loop (linux); a mix counts its other ops as before. */
+Test(bench, batched_lookups_count_every_key, .timeout = 60)
+{
+	static const char *const designs[] = { "hash/seqlock_buckets",
+					       "hash/linux" };
+	for (size_t d = 0; d < 2; d++) {
+		struct bench_config c = config(designs[d], 8, 4096, 1);
+		struct bench_result r;
+		char err[256];
+		c.w.batch = 16;
+		c.seconds = 0;
+		c.ops = 20000;
+		cr_assert_eq(bench_run(&c, &r, err, sizeof(err)), 0, "%s", err);
+		cr_expect_eq(r.fail[OP_LOOKUP], 0, "%s: %lu missed", designs[d],
+			     r.fail[OP_LOOKUP]);
+		cr_expect_eq(r.ok[OP_LOOKUP], r.ops, "%s: %lu of %lu", designs[d],
+			     r.ok[OP_LOOKUP], r.ops);
+		cr_expect_geq(r.ops, 20000);
+		c.w.mix[OP_LOOKUP] = 50;
+		c.w.mix[OP_UPDATE] = 50;
+		cr_assert_eq(bench_run(&c, &r, err, sizeof(err)), 0, "%s", err);
+		cr_expect_eq(r.ok[OP_LOOKUP] + r.ok[OP_UPDATE], r.ops,
+			     "%s: mixed: %lu + %lu of %lu", designs[d],
+			     r.ok[OP_LOOKUP], r.ok[OP_UPDATE], r.ops);
+		cr_expect_gt(r.ok[OP_UPDATE], r.ops / 3, "%s", designs[d]);
+	}
+}
+
 Test(bench, inserts_and_deletes_with_room, .timeout = 60)
 {
 	const struct map_ops *designs[MAX_TEST_DESIGNS];
