@@ -361,6 +361,97 @@ static int multibit_lookup_copy(struct map *m, const void *key, void *value)
 	return map_copy_value_rcu(m, multibit_lookup, key, value);
 }
 
+/* --- a batch of lookups --------------------------------------------------------- */
+
+/* One key's walk, a level at a time (longest_match's loop, cut open). */
+struct walker {
+	uint64_t x;
+	uint32_t len, off;
+	const struct fnode *n, *best;
+	unsigned best_pos;
+	void *found;
+	bool done;
+};
+
+/* One level of w's walk: longest_match's loop body.  The next node is
+ * asked for before the other walkers take their step, so that the batch's
+ * misses overlap.  The nodes visited (0 or 1). */
+static inline uint64_t walker_step(struct lpm_multibit *f, struct walker *w)
+{
+	uint32_t rem = w->len - w->off;
+	unsigned c = word_chunk(w->x, w->off);
+	uint64_t match = w->n->prefixes & path_mask[c];
+	if (rem < STRIDE)
+		match &= upto[rem];
+	if (match) {
+		w->best = w->n;
+		w->best_pos = 63u - (unsigned)__builtin_clzll(match);
+	}
+	if (rem < STRIDE || !has_child(w->n, c)) {
+		w->done = true;
+		return 0;
+	}
+	w->n = kid(w->n, c);
+	if (is_leaf(w->n)) {
+		if (leaf_covers_word(w->n, w->len, w->x))
+			w->found = leaf_value(f, w->n);
+		w->done = true;
+		return 1;
+	}
+	__builtin_prefetch(w->n);
+	w->off += STRIDE;
+	return 1;
+}
+
+/*
+ * n walks interleaved, a level of each in turn: one lookup after another
+ * waits for each node of its path in turn; here a level's n nodes are
+ * fetched together.  Keys of up to 8 data bytes (the walks of longer ones
+ * are the single lookup's, one after another).
+ */
+WITH_POPCNT static unsigned multibit_lookup_batch(struct map *m,
+						  const void *keys, unsigned n,
+						  void **values)
+{
+	struct lpm_multibit *f = multibit_of(m);
+	const uint8_t *k = keys;
+	uint32_t ks = m->attr.key_size;
+	struct walker w[MAP_BATCH_MAX];
+	unsigned active = 0, hits = 0;
+	uint64_t visited = 0;
+	if (f->data_size > WORD_BYTES) {
+		for (unsigned i = 0; i < n; i++)
+			hits += (values[i] = multibit_lookup(m, k + (size_t)i * ks))
+				!= NULL;
+		return hits;
+	}
+	const struct fnode *root = load_root(f);
+	for (unsigned i = 0; i < n; i++, k += ks) {
+		uint32_t len = lpm_prefixlen_of(k);
+		w[i] = (struct walker){ .len = len, .n = root,
+					.done = len > f->max_prefixlen };
+		if (!w[i].done)
+			w[i].x = word_of(lpm_data_of(k), f->data_size);
+		active += !w[i].done;
+		visited += !w[i].done;
+	}
+	while (active)
+		for (unsigned i = 0; i < n; i++)
+			if (!w[i].done) {
+				visited += walker_step(f, &w[i]);
+				active -= w[i].done;
+			}
+	map_work_count(&work_of(f)->nodes_scanned, visited);
+	for (unsigned i = 0; i < n; i++) {
+		void *v = w[i].found;
+		if (!v && w[i].best)
+			v = value_of(f, w[i].best->entries[rank(
+				w[i].best->prefixes, w[i].best_pos)]);
+		hits += (values[i] = v) != NULL;
+	}
+	return hits;
+}
+
 /* --- the path to a prefix ------------------------------------------------------ */
 
 /*
@@ -1043,6 +1134,7 @@ const struct map_ops lpm_trie_multibit_ops = {
 	.create = multibit_create,
 	.destroy = multibit_destroy,
 	.lookup = multibit_lookup,
+	.lookup_batch = multibit_lookup_batch,
 	.lookup_copy = multibit_lookup_copy,
 	.update = multibit_update,
 	.delete = multibit_delete,

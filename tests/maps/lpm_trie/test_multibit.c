@@ -156,6 +156,31 @@ static void check_lookup(const struct pair *p, const uint8_t *k)
 		     len_of(k), (unsigned long)vf, (unsigned long)vl);
 }
 
+/* A batch of random keys: fast's map_lookup_batch (its interleaved walks)
+ * finds, key by key, the value linux's lookup finds. */
+static void check_batch(const struct pair *p)
+{
+	uint8_t keys[MAP_BATCH_MAX * KEY_MAX];
+	void *fast[MAP_BATCH_MAX];
+	unsigned n = 1 + (unsigned)(next_random() % MAP_BATCH_MAX), want = 0;
+	for (unsigned i = 0; i < n; i++)
+		random_key(p, keys + (size_t)i * p->key_size);
+	map_rcu_read_lock();
+	unsigned hits = map_lookup_batch(p->fast, keys, n, fast);
+	for (unsigned i = 0; i < n; i++) {
+		const uint8_t *k = keys + (size_t)i * p->key_size;
+		uint64_t *l = map_lookup(p->linux, k);
+		want += l != NULL;
+		cr_assert_eq(!fast[i], !l, "batch of %u, key %u (/%u): fast %p, "
+			     "linux %p", n, i, len_of(k), fast[i], (void *)l);
+		cr_assert(!l || memcmp(fast[i], l, 8) == 0, "batch of %u, key %u "
+			  "(/%u): fast and linux found other values", n, i,
+			  len_of(k));
+	}
+	map_rcu_read_unlock();
+	cr_assert_eq(hits, want, "batch of %u: %u hits, linux %u", n, hits, want);
+}
+
 /* Walk fast's keys: each must be linux's (found with the same value and
  * given back with the bytes linux gives), in pre-order, each once. */
 static void check_walk(const struct pair *p)
@@ -230,8 +255,10 @@ static void random_op(const struct pair *p, unsigned op)
 		int ef = map_delete(p->fast, k), el = map_delete(p->linux, k);
 		cr_assert_eq(ef, el, "delete /%u: fast %d, linux %d",
 			     len_of(k), ef, el);
-	} else if (op < 95) {
+	} else if (op < 90) {
 		check_lookup(p, k);
+	} else if (op < 95) {
+		check_batch(p);
 	} else {
 		check_next_from(p, k);
 	}
