@@ -213,7 +213,7 @@ static const char *const irqsave_functions[] = {
  * clock of its latency samples, RCU's read side and quiescent states):
  * harness/bench/bench.c, harness/common/team.c. */
 static const char *const harness_functions[] = {
-	"run_phase", "worker_phase", "worker_main", "team_*", "start_thread",
+	"run_phase*", "lookup_batch", "worker_phase", "worker_main", "team_*", "start_thread",
 	"clone*", "clock_gettime", "__clock_gettime*", "__vdso_clock_gettime",
 	"clock_now_ns", "hist_add", "*rcu_quiescent*", "*rcu_read_*", "map_rcu_*",
 	"*thread_online*", "*thread_offline*",
