@@ -43,15 +43,21 @@
  *    key-store room for the lcore caches (entries + (RTE_MAX_LCORE - 1) *
  *    63 slots with MULTI_WRITER_ADD), and a cuckoo table alone may refuse
  *    an insert (ENOSPC) well before `entries` keys are in.
- *  - room: the table is made for 2 * max_entries keys, so the cuckoo
- *    buckets are at most half full (and EXT_TABLE takes what still does
- *    not fit), and max_entries spare key slots absorb deleted keys that
- *    wait for their grace period.  If rte_hash answers ENOSPC all the
- *    same (more than max_entries deletes within one grace period), the
- *    insert frees the key slots whose grace period has passed and tries
- *    once more; then it answers -ENOMEM, as the kernel's no-prealloc hash
- *    does when it cannot get memory: not -E2BIG, since the map is not
- *    full, and never rte_hash's ENOSPC, which BPF's hash does not know.
+ *  - room: the table is made for max_entries keys plus as many again (at
+ *    least 16384) spare key slots, for deleted keys that wait for their
+ *    grace period (MULTI_WRITER_ADD adds (RTE_MAX_LCORE - 1) * 63 more,
+ *    for the lcore caches); the cuckoo buckets are then at most half full,
+ *    and EXT_TABLE takes what still does not fit, so rte_hash's ENOSPC can
+ *    only mean a key store full of deleted keys: deletes faster than grace
+ *    periods end.  Then the insert hands back the slots whose grace period
+ *    is over and tries again; then, where the thread may wait (urcu-memb,
+ *    outside a read section), it waits for the grace period of every
+ *    queued delete (map_rcu_barrier) and tries a last time; then it
+ *    answers -ENOMEM, as the kernel's no-prealloc hash does when it cannot
+ *    get memory: not -E2BIG, since the map is not full, and never
+ *    rte_hash's ENOSPC, which BPF's hash does not know.  A caller that
+ *    updates inside a read section (bench, as a BPF program) can meet it
+ *    under heavy delete churn.
  *  - delete: rte_hash_del_key takes the key out of its bucket at once;
  *    its key slot and value element go through map_rcu_call, whose
  *    callback (on liburcu's thread, which has no lcore id) only pushes the
@@ -179,11 +185,14 @@ static int need_lcore(void)
 
 /* --- create and destroy ---------------------------------------------------- */
 
+/* max_entries live keys, and as many again (at least SPARE_SLOTS) deleted
+ * ones in their grace period: the buckets are at most half full. */
+#define SPARE_SLOTS 16384u
+
 static uint32_t table_entries(uint32_t max_entries)
 {
-	uint64_t n = 2ull * max_entries;
-	if (n < 16)
-		n = 16; /* rte_hash's least is one bucket, 8 */
+	uint64_t n = (uint64_t)max_entries +
+		     (max_entries > SPARE_SLOTS ? max_entries : SPARE_SLOTS);
 	return n > RTE_HASH_ENTRIES_MAX ? RTE_HASH_ENTRIES_MAX : (uint32_t)n;
 }
 
@@ -308,13 +317,34 @@ static int count_reserve(struct dpdk_map *h)
 	return -E2BIG;
 }
 
-/* Put e in as key's data; a new key gets a second try after handing back
- * the slots whose grace period is over.  0 or -ENOMEM. */
+/*
+ * May this thread wait for a grace period?  Under urcu-memb, when it is in
+ * no read section (a BPF-style caller updates inside one, and its own
+ * section would hold the grace period back).  Under QSBR never: waiting
+ * takes the thread offline, and a caller may hold a pointer that a lookup
+ * gave it across the update, as a BPF program may.
+ */
+static bool may_wait_for_readers(void)
+{
+	return map_rcu_flavor == MAP_RCU_MEMB && !urcu_memb_read_ongoing();
+}
+
+/*
+ * Put e in as key's data.  A new key that finds the key store full (of
+ * deleted keys in their grace period) gets a second try after handing back
+ * the slots whose grace period is over, and a third after waiting for the
+ * others where the thread may wait.  0 or -ENOMEM.
+ */
 static int table_put(struct dpdk_map *h, const void *key, hash_sig_t sig,
 		     struct dpdk_elem *e, bool present)
 {
 	int rc = rte_hash_add_key_with_hash_data(h->table, key, sig, e);
 	if (rc == -ENOSPC && !present) {
+		reclaim_ready(h);
+		rc = rte_hash_add_key_with_hash_data(h->table, key, sig, e);
+	}
+	if (rc == -ENOSPC && !present && may_wait_for_readers()) {
+		map_rcu_barrier(); /* every queued delete's slot is ready */
 		reclaim_ready(h);
 		rc = rte_hash_add_key_with_hash_data(h->table, key, sig, e);
 	}
