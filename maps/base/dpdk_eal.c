@@ -35,6 +35,7 @@
 #include <rte_errno.h>
 #include <rte_lcore.h>
 #include <rte_log.h>
+#include <rte_malloc.h>
 
 #define EAL_MEMORY_MB "1024"
 
@@ -123,4 +124,15 @@ int map_dpdk_register_thread(void)
 	/* Any non-NULL value: the destructor runs when the thread exits. */
 	pthread_setspecific(lcore_key, &lcore_key);
 	return 0;
+}
+
+size_t map_dpdk_heap_bytes(void)
+{
+	size_t bytes = 0;
+	for (unsigned i = 0; i < rte_socket_count(); i++) {
+		struct rte_malloc_socket_stats st;
+		if (rte_malloc_get_socket_stats(rte_socket_id_by_idx(i), &st) == 0)
+			bytes += st.heap_allocsz_bytes;
+	}
+	return bytes;
 }

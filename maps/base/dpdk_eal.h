@@ -37,4 +37,10 @@ int map_dpdk_start(char *why, size_t len);
  */
 int map_dpdk_register_thread(void);
 
+/*
+ * Bytes allocated from EAL's heap now, every socket's (rte_malloc's own
+ * headers included): read before and after a create, the table's size.
+ */
+size_t map_dpdk_heap_bytes(void);
+
 #endif /* MAPLAB_DPDK_EAL_H */

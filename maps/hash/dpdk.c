@@ -121,6 +121,7 @@ struct stripe {
 struct dpdk_map {
 	struct map map;
 	struct rte_hash *table;
+	size_t table_bytes;                     /* EAL heap that create took */
 	atomic_uint count;                      /* live keys */
 	_Atomic(struct dpdk_elem *) ready;      /* deleted, grace period over:
 						   slots to hand back */
@@ -259,7 +260,10 @@ static int dm_create(const struct map_attr *attr, struct map **out)
 	map_spin_init(&h->reclaim);
 	for (unsigned i = 0; i < KEY_STRIPES; i++)
 		map_spin_init(&h->stripes[i].lock);
+	size_t heap_before = map_dpdk_heap_bytes();
 	h->table = table_new(attr);
+	/* Another thread's create at the same moment would be counted too. */
+	h->table_bytes = map_dpdk_heap_bytes() - heap_before;
 	if (!h->table) {
 		err = rte_errno == EINVAL ? -EINVAL : -ENOMEM;
 		free(h);
@@ -435,6 +439,16 @@ static int dm_get_next_key(struct map *m, const void *key, void *next_key)
 	return err;
 }
 
+/* The table in EAL's heap (buckets, extra buckets, key store, free-slot
+ * rings and lcore caches), and our elements: one a live key. */
+static size_t dm_memory(const struct map *m)
+{
+	const struct dpdk_map *h = (const struct dpdk_map *)m;
+	size_t elem = sizeof(struct dpdk_elem) + m->attr.value_size;
+	return sizeof(*h) + h->table_bytes +
+	       atomic_load_explicit(&h->count, memory_order_relaxed) * elem;
+}
+
 const struct map_ops hash_dpdk_ops = {
 	.name = "hash/dpdk",
 	.description = "baseline: BPF hash semantics over DPDK's rte_hash "
@@ -447,4 +461,5 @@ const struct map_ops hash_dpdk_ops = {
 	.update = dm_update,
 	.delete = dm_delete,
 	.get_next_key = dm_get_next_key,
+	.memory = dm_memory,
 };
