@@ -336,8 +336,8 @@ static bool may_wait_for_readers(void)
 /*
  * Put e in as key's data.  A new key that finds the key store full (of
  * deleted keys in their grace period) gets a second try after handing back
- * the slots whose grace period is over, and a third after waiting for the
- * others where the thread may wait.  0 or -ENOMEM.
+ * the slots whose grace period is over.  0, -ENOSPC (still full) or
+ * -ENOMEM.
  */
 static int table_put(struct dpdk_map *h, const void *key, hash_sig_t sig,
 		     struct dpdk_elem *e, bool present)
@@ -347,12 +347,32 @@ static int table_put(struct dpdk_map *h, const void *key, hash_sig_t sig,
 		reclaim_ready(h);
 		rc = rte_hash_add_key_with_hash_data(h->table, key, sig, e);
 	}
-	if (rc == -ENOSPC && !present && may_wait_for_readers()) {
-		map_rcu_barrier(); /* every queued delete's slot is ready */
-		reclaim_ready(h);
-		rc = rte_hash_add_key_with_hash_data(h->table, key, sig, e);
+	return rc == -ENOSPC ? -ENOSPC : rc < 0 ? -ENOMEM : 0;
+}
+
+/* Under key's stripe: the flag check, the count, the new element, the
+ * change.  Undoes its own steps on failure, in reverse order. */
+static int update_locked(struct dpdk_map *h, const void *key, hash_sig_t sig,
+			 const void *value, uint64_t flags)
+{
+	struct dpdk_elem *old = find_hashed(h, key, sig);
+	int err = map_update_flags_check(old != NULL, flags);
+	if (err)
+		return err;
+	if (!old && (err = count_reserve(h)))
+		return err;
+	struct dpdk_elem *e = elem_new(h, value);
+	err = e ? table_put(h, key, sig, e, old != NULL) : -ENOMEM;
+	if (err) {
+		free(e);
+		if (!old)
+			atomic_fetch_sub_explicit(&h->count, 1,
+						  memory_order_relaxed);
+		return err;
 	}
-	return rc < 0 ? -ENOMEM : 0;
+	if (old)
+		map_rcu_free_block(&old->rcu);
+	return 0;
 }
 
 static int dm_update(struct map *m, const void *key, const void *value,
@@ -366,25 +386,18 @@ static int dm_update(struct map *m, const void *key, const void *value,
 	hash_sig_t sig = rte_hash_hash(h->table, key);
 	struct map_spinlock *stripe = stripe_of(h, sig);
 	map_spin_lock(stripe);
-	struct dpdk_elem *old = find_hashed(h, key, sig);
-	err = map_update_flags_check(old != NULL, flags);
-	if (!err && !old)
-		err = count_reserve(h);
-	struct dpdk_elem *e = err ? NULL : elem_new(h, value);
-	if (!err && !e)
-		err = -ENOMEM;
-	if (!err)
-		err = table_put(h, key, sig, e, old != NULL);
-	if (!err && old)
-		map_rcu_free_block(&old->rcu);
-	if (err && e) {
-		free(e);
-		if (!old)
-			atomic_fetch_sub_explicit(&h->count, 1,
-						  memory_order_relaxed);
-	}
+	err = update_locked(h, key, sig, value, flags);
 	map_spin_unlock(stripe);
-	return err;
+	if (err == -ENOSPC && may_wait_for_readers()) {
+		/* Not under the stripe: a writer spinning on it inside a read
+		 * section would hold back the grace period waited for. */
+		map_rcu_barrier(); /* every queued delete's slot is ready */
+		reclaim_ready(h);
+		map_spin_lock(stripe);
+		err = update_locked(h, key, sig, value, flags);
+		map_spin_unlock(stripe);
+	}
+	return err == -ENOSPC ? -ENOMEM : err;
 }
 
 static int dm_delete(struct map *m, const void *key)
