@@ -61,7 +61,7 @@ const struct map_ops *const map_registry[] = {
 const struct map_unavailable map_unavailable[] = {
 #if !MAPLAB_HAVE_DPDK
 	{ "hash/dpdk", MAP_TYPE_HASH,
-	  "built without DPDK (install libdpdk-dev, meson setup -Ddpdk=enabled)" },
+	  "built without DPDK; install libdpdk-dev, meson setup -Ddpdk=enabled" },
 #endif
 	{ NULL, 0, NULL },
 };
