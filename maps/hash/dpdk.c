@@ -52,7 +52,8 @@
  *    periods end.  Then the insert hands back the slots whose grace period
  *    is over and tries again; then, where the thread may wait (urcu-memb,
  *    outside a read section), it waits for the grace period of every
- *    queued delete (map_rcu_barrier) and tries a last time; then it
+ *    queued delete (map_rcu_barrier, with no lock of ours held) and tries
+ *    a last time; then it
  *    answers -ENOMEM, as the kernel's no-prealloc hash does when it cannot
  *    get memory: not -E2BIG, since the map is not full, and never
  *    rte_hash's ENOSPC, which BPF's hash does not know.  A caller that
