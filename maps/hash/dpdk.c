@@ -254,9 +254,11 @@ static int dm_create(const struct map_attr *attr, struct map **out)
 		fprintf(stderr, "hash/dpdk: %s\n", why);
 		return -EOPNOTSUPP;
 	}
-	struct dpdk_map *h = calloc(1, sizeof(*h));
+	/* sizeof is a multiple of the stripes' 64-byte alignment */
+	struct dpdk_map *h = aligned_alloc(_Alignof(struct dpdk_map), sizeof(*h));
 	if (!h)
 		return -ENOMEM;
+	memset(h, 0, sizeof(*h));
 	h->map.attr = *attr;
 	map_spin_init(&h->reclaim);
 	for (unsigned i = 0; i < KEY_STRIPES; i++)
