@@ -10,12 +10,14 @@
  *  - deleted key slots come back after a grace period: many times more
  *    inserts than the key store has slots all succeed;
  *  - two writer threads (each registered with EAL on its first update)
- *    share the count exactly, and a reader sees a whole old or new value.
+ *    share the count exactly, and a reader sees a whole old or new value;
+ *  - the thread whose create started EAL keeps its CPU affinity.
  * Built only with DPDK.
  */
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
@@ -231,5 +233,22 @@ Test(hash_dpdk, a_reader_sees_a_whole_value_under_two_writers)
 		pthread_join(t[i], NULL);
 	cr_expect_eq(torn, 0, "a reader saw a value mixed of two updates");
 	cr_expect_eq(s[0].err + s[1].err, 0, "an overwrite failed");
+	map_destroy(m);
+}
+
+Test(hash_dpdk, the_thread_that_starts_eal_keeps_its_affinity)
+{
+	cpu_set_t before, after;
+	cr_assert_eq(sched_getaffinity(0, sizeof(before), &before), 0);
+	if (CPU_COUNT(&before) < 2)
+		cr_skip_test("one CPU allowed here: EAL's pinning would not "
+			     "show");
+	/* Criterion runs each test in a process of its own: this create is
+	 * the one that starts EAL, which pins its caller to one CPU. */
+	struct map *m = make(16, 8);
+	cr_assert_eq(sched_getaffinity(0, sizeof(after), &after), 0);
+	cr_expect(CPU_EQUAL(&before, &after),
+		  "%d CPUs allowed before EAL started, %d after",
+		  CPU_COUNT(&before), CPU_COUNT(&after));
 	map_destroy(m);
 }
