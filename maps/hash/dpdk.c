@@ -57,8 +57,8 @@
  *    answers -ENOMEM, as the kernel's no-prealloc hash does when it cannot
  *    get memory: not -E2BIG, since the map is not full, and never
  *    rte_hash's ENOSPC, which BPF's hash does not know.  A caller that
- *    updates inside a read section (bench, as a BPF program) can meet it
- *    under heavy delete churn.
+ *    updates inside a read section (bench, as a BPF program), and any
+ *    caller under QSBR, can meet it under heavy delete churn.
  *  - delete: rte_hash_del_key takes the key out of its bucket at once;
  *    its key slot and value element go through map_rcu_call, whose
  *    callback (on liburcu's thread, which has no lcore id) only pushes the
