@@ -127,15 +127,13 @@ static int add_bench_map(const char *name, void *ctx)
 {
 	struct bench_maps *l = ctx;
 	struct bench_cli *c = l->c;
-	char shown[80];
 	const struct map_ops *ops = strcmp(name, "noop") == 0 ? &bench_noop_ops
 							      : map_find(name);
 	uint32_t type = ops ? type_of(ops) : map_type_from_name(name);
 	if (!ops && !(c->kernel_types && type))
-		l->rc = cli_error(c->cmd, "no design '%s' (maplab list shows them%s)",
-				  parse_printable(name, shown, sizeof(shown)),
-				  c->kernel_types ? "; kernel map types: hash, "
-				  "lru_hash, lpm_trie" : "");
+		l->rc = opts_no_design(c->cmd, name,
+				       c->kernel_types ? "; kernel map types: "
+				       "hash, lru_hash, lpm_trie" : "");
 	else if (c->n_maps == BENCH_MAX_MAPS)
 		l->rc = cli_error(c->cmd, "at most %d designs at once",
 				  BENCH_MAX_MAPS);

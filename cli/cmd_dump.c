@@ -174,11 +174,9 @@ static int find_design(const struct dump_cmd *c, const struct map_ops **out)
 	if (!c->map || !c->file)
 		return cli_error("dump", "give --map DESIGN and --trace FILE (try "
 				 "--help)");
-	char shown[80];
 	*out = map_find(c->map);
 	if (!*out)
-		return cli_error("dump", "no design '%s' (maplab list shows them)",
-				 parse_printable(c->map, shown, sizeof(shown)));
+		return opts_no_design("dump", c->map, "");
 	if (!(*out)->dump_state)
 		return cli_error("dump", "%s has no inner state to show (its "
 				 "map_ops has no dump_state)", (*out)->name);

@@ -3,6 +3,7 @@
 #include "cli/cli.h"
 #include "cli/options.h"
 #include "maps/base/map.h"
+#include "maps/base/unavailable.h"
 
 #include <stdio.h>
 
@@ -36,6 +37,12 @@ int cmd_list(int argc, char **argv)
 			snprintf(models, sizeof(models), "kernel %s", o->models);
 		printf("%-22s %-9s %-12s %s\n", name, map_type_name(o->type),
 		       models, o->description);
+	}
+	/* Designs this build lacks: named, so that a reader knows they exist. */
+	for (size_t i = 0; map_unavailable[i].name; i++) {
+		const struct map_unavailable *u = &map_unavailable[i];
+		printf("%-22s %-9s %-12s (unavailable: %s)\n", u->name,
+		       map_type_name(u->type), "", u->why);
 	}
 	puts("\n* kernel-faithful: matches the kernel's map op for op "
 	     "(maplab validate checks it)");

@@ -7,6 +7,7 @@
 #include "cli/cli.h"
 #include "harness/common/parse.h"
 #include "maps/base/map.h"
+#include "maps/base/unavailable.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -294,6 +295,16 @@ int opts_parse(const char *cmd, int argc, char **argv,
 
 /* --- values several commands parse alike ------------------------------------ */
 
+int opts_no_design(const char *cmd, const char *name, const char *more)
+{
+	char shown[80];
+	const char *why = map_unavailable_why(name);
+	if (why)
+		return cli_error(cmd, "%s is unavailable: %s", name, why);
+	return cli_error(cmd, "no design '%s' (maplab list shows them%s)",
+			 parse_printable(name, shown, sizeof(shown)), more);
+}
+
 struct design_list {
 	const char *cmd;
 	const struct map_ops **out;
@@ -304,11 +315,9 @@ struct design_list {
 static int add_design(const char *name, void *ctx)
 {
 	struct design_list *l = ctx;
-	char shown[80];
 	const struct map_ops *ops = map_find(name);
 	if (!ops)
-		l->rc = cli_error(l->cmd, "no design '%s' (maplab list shows them)",
-				  parse_printable(name, shown, sizeof(shown)));
+		l->rc = opts_no_design(l->cmd, name, "");
 	else if (*l->n == l->max)
 		l->rc = cli_error(l->cmd, "at most %u designs at once", l->max);
 	else

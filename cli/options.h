@@ -122,6 +122,14 @@ int opts_parse(const char *cmd, int argc, char **argv,
 	       void *ctx, const char *usage, const char *after);
 
 /*
+ * The one line for a --map name that is no design here: why it is
+ * unavailable in this build (hash/dpdk without DPDK), or that no design
+ * has the name (more: what else the option takes, "" for nothing).
+ * EXIT_USAGE.
+ */
+int opts_no_design(const char *cmd, const char *name, const char *more);
+
+/*
  * --map D[,D...]: the designs, at most max; an unknown name, an empty list
  * or an empty name is refused with one line.  0 or EXIT_USAGE.
  */

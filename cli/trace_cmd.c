@@ -280,11 +280,8 @@ int trace_cmd_pick_side(struct trace_cmd *c, bool allow_kernel,
 		return trace_cmd_kernel_ready(c);
 	}
 	const struct map_ops *design = NULL;
-	char shown[80];
 	if (c->map && !(design = map_find(c->map)))
-		return cli_error(c->cmd, "no design '%s' (maplab list shows "
-				 "them)", parse_printable(c->map, shown,
-							  sizeof(shown)));
+		return opts_no_design(c->cmd, c->map, "");
 	*side = replay_user_side(design);
 	return 0;
 }

@@ -8,6 +8,7 @@
  * suite then runs on it without further changes.
  */
 #include "maps/base/map.h"
+#include "maps/base/unavailable.h"
 
 #include <string.h>
 
@@ -16,6 +17,9 @@ extern const struct map_ops hash_rculfhash_ops;
 extern const struct map_ops hash_seqlock_buckets_ops;
 extern const struct map_ops hash_cow_ops;
 extern const struct map_ops hash_ck_ops;
+#if MAPLAB_HAVE_DPDK
+extern const struct map_ops hash_dpdk_ops;
+#endif
 extern const struct map_ops lru_linux_common_ops;
 extern const struct map_ops lru_linux_percpu_ops;
 extern const struct map_ops lru_global_ops;
@@ -35,6 +39,9 @@ const struct map_ops *const map_registry[] = {
 	&hash_seqlock_buckets_ops,
 	&hash_cow_ops,
 	&hash_ck_ops,
+#if MAPLAB_HAVE_DPDK
+	&hash_dpdk_ops,
+#endif
 	&lru_linux_common_ops,
 	&lru_linux_percpu_ops,
 	&lru_global_ops,
@@ -49,6 +56,23 @@ const struct map_ops *const map_registry[] = {
 	&lpm_trie_multibit_ops,
 	NULL,
 };
+
+/* Designs whose library this build lacks (meson found no such dependency). */
+const struct map_unavailable map_unavailable[] = {
+#if !MAPLAB_HAVE_DPDK
+	{ "hash/dpdk", MAP_TYPE_HASH,
+	  "built without DPDK; install libdpdk-dev, meson setup -Ddpdk=enabled" },
+#endif
+	{ NULL, 0, NULL },
+};
+
+const char *map_unavailable_why(const char *name)
+{
+	for (size_t i = 0; map_unavailable[i].name; i++)
+		if (strcmp(map_unavailable[i].name, name) == 0)
+			return map_unavailable[i].why;
+	return NULL;
+}
 
 const struct map_ops *map_find(const char *name)
 {

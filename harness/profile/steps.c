@@ -242,6 +242,8 @@ static int lump_owner(const struct prof_frame *chain, unsigned n, unsigned from)
 static const struct rule module_rules[] = {
 	{ "libjemalloc*", PROF_STEP_ALLOC },
 	{ "liburcu-cds*", PROF_STEP_WALK },   /* the lock-free hash table */
+	{ "librte_hash*", PROF_STEP_WALK },   /* hash/dpdk's rte_hash: its
+						 lookup is static, unnamed */
 	{ "liburcu*", PROF_STEP_RECLAIM },
 };
 

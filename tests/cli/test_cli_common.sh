@@ -11,6 +11,15 @@ expect 2 "unknown command 'frob'" "$maplab" frob
 expect 0 'hash/linux' "$maplab" list
 expect 0 'usage: maplab list' "$maplab" list --help
 expect 2 'unknown option' "$maplab" list --bogus
+# hash/dpdk: a design where the build has DPDK; otherwise listed as
+# unavailable, and a command that names it says why in one line.
+if "$maplab" list | grep -qE '^hash/dpdk .*unavailable: built without DPDK'; then
+    expect 2 '^maplab bench: hash/dpdk is unavailable: built without DPDK' \
+        "$maplab" bench --map hash/dpdk --duration 0.01
+    expect 2 'hash/dpdk is unavailable' "$maplab" stress --map hash/dpdk
+else
+    expect 0 '^hash/dpdk +hash +baseline: .*rte_hash' "$maplab" list
+fi
 for cmd in replay validate gentrace bench stress kbench compare; do
     expect 0 "usage: maplab $cmd" "$maplab" $cmd --help
     expect 2 'unknown option' "$maplab" $cmd --bogus

@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * dpdk_eal.c: EAL started once, lazily, inside a program that is not a
+ * DPDK application (dpdk_eal.h says what a caller gets).
+ *
+ * The arguments, and why each:
+ *   --no-huge        no hugepages needed: memory comes from anonymous
+ *                    4 KiB pages (the tables' lookups pay more TLB misses
+ *                    than in a hugepage deployment; docs/hash.md)
+ *   -m 1024          with --no-huge EAL's default is 64 MB, and everything
+ *                    rte_hash and rte_ring allocate comes from it
+ *   --no-shconf --no-pci --no-telemetry
+ *                    no shared config files, no device scan, no telemetry
+ *                    socket or thread: nothing outside the process
+ *   -l <cpu>         the main lcore on a CPU the caller may run on (the
+ *                    first of its affinity set: -l 0 fails under a cpuset
+ *                    without CPU 0)
+ *   --log-level=error
+ *                    quiet; and EAL's log goes to a memory stream while it
+ *                    starts, printed on stderr only if it fails
+ * The start is under pthread_once: the first caller's thread starts EAL,
+ * the others wait for it and read the same answer.
+ */
+#include "maps/base/dpdk_eal.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_lcore.h>
+#include <rte_log.h>
+#include <rte_malloc.h>
+
+#define EAL_MEMORY_MB "1024"
+
+static pthread_once_t eal_once = PTHREAD_ONCE_INIT;
+static int eal_err;              /* written once, under eal_once */
+static char eal_why[256];        /* the same */
+static pthread_key_t lcore_key;  /* set in threads we registered: its
+				    destructor gives the lcore id back */
+
+static void give_back_lcore(void *unused)
+{
+	(void)unused;
+	rte_thread_unregister();
+}
+
+/* The first CPU the calling thread may run on, for -l. */
+static int first_allowed_cpu(const cpu_set_t *set)
+{
+	for (int cpu = 0; cpu < CPU_SETSIZE; cpu++)
+		if (CPU_ISSET(cpu, set))
+			return cpu;
+	return 0;
+}
+
+/* rte_eal_init with EAL's log captured in log_text (caller frees). */
+static int eal_init_captured(int cpu, char **log_text)
+{
+	size_t log_len = 0;
+	FILE *log = open_memstream(log_text, &log_len);
+	if (log)
+		rte_openlog_stream(log);
+	char lcore[16];
+	snprintf(lcore, sizeof(lcore), "%d", cpu);
+	char *argv[] = { "maplab", "--no-huge", "--no-shconf", "--no-pci",
+			 "--no-telemetry", "-m", EAL_MEMORY_MB, "-l", lcore,
+			 "--log-level=error", NULL };
+	int argc = (int)(sizeof(argv) / sizeof(argv[0])) - 1;
+	int rc = rte_eal_init(argc, argv);
+	int err = rc < 0 ? rte_errno : 0;
+	/* From here on DPDK's errors (a create out of EAL memory) go to
+	 * stderr, as maplab's own messages do. */
+	rte_openlog_stream(stderr);
+	if (log)
+		fclose(log);
+	return rc < 0 ? -(err ? err : EINVAL) : 0;
+}
+
+static void eal_start_once(void)
+{
+	cpu_set_t mine;
+	CPU_ZERO(&mine);
+	bool have_affinity = sched_getaffinity(0, sizeof(mine), &mine) == 0;
+	char *log_text = NULL;
+	eal_err = eal_init_captured(have_affinity ? first_allowed_cpu(&mine) : 0,
+				    &log_text);
+	if (eal_err) {
+		if (log_text && *log_text)
+			fputs(log_text, stderr);
+		snprintf(eal_why, sizeof(eal_why),
+			 "DPDK's EAL did not start: %s", strerror(-eal_err));
+	} else if (pthread_key_create(&lcore_key, give_back_lcore) != 0) {
+		eal_err = -EAGAIN;
+		snprintf(eal_why, sizeof(eal_why),
+			 "no thread-specific key left for DPDK's lcores");
+	}
+	free(log_text);
+	/* rte_eal_init pinned this thread to the main lcore's CPU. */
+	if (have_affinity)
+		sched_setaffinity(0, sizeof(mine), &mine);
+}
+
+int map_dpdk_start(char *why, size_t len)
+{
+	pthread_once(&eal_once, eal_start_once);
+	if (eal_err && why && len)
+		snprintf(why, len, "%s", eal_why);
+	return eal_err;
+}
+
+int map_dpdk_register_thread(void)
+{
+	if (rte_lcore_id() != LCORE_ID_ANY)
+		return 0;
+	if (rte_thread_register() != 0)
+		return -EBUSY;
+	/* Any non-NULL value: the destructor runs when the thread exits. */
+	pthread_setspecific(lcore_key, &lcore_key);
+	return 0;
+}
+
+size_t map_dpdk_heap_bytes(void)
+{
+	size_t bytes = 0;
+	for (unsigned i = 0; i < rte_socket_count(); i++) {
+		struct rte_malloc_socket_stats st;
+		if (rte_malloc_get_socket_stats(rte_socket_id_by_idx(i), &st) == 0)
+			bytes += st.heap_allocsz_bytes;
+	}
+	return bytes;
+}

@@ -1,0 +1,481 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * hash/dpdk: a baseline adapter over DPDK's rte_hash (Debian's libdpdk-dev,
+ * DPDK 22.11 LTS), as hash/ck is over ck_ht: BPF hash semantics on top
+ * where the table allows them.  The table that userspace data planes
+ * (OVS-DPDK, VPP plugins, grout) keep their flows in.
+ *
+ * rte_hash is a cuckoo hash: buckets of 8 slots holding a 16-bit signature
+ * and an index into a separate key store; every key has a primary and a
+ * secondary bucket, and an insert into two full buckets moves keys along a
+ * cuckoo path.  Made with
+ *   RTE_HASH_EXTRA_FLAGS_RW_CONCURRENCY_LF  lookups take no lock and write
+ *       nothing shared (a change counter tells them to retry across a
+ *       cuckoo move); implies NO_FREE_ON_DEL: a deleted key's slot in the
+ *       key store stays reserved until we free it;
+ *   RTE_HASH_EXTRA_FLAGS_MULTI_WRITER_ADD   several writers: rte_hash takes
+ *       its own writer lock around each change of the buckets, and keeps
+ *       free key slots in caches per lcore (rte_lcore_id());
+ *   RTE_HASH_EXTRA_FLAGS_EXT_TABLE          a bucket whose two places are
+ *       full chains an extra bucket instead of failing the insert.
+ *
+ *   buckets: [sig idx]x8 [sig idx]x8 ...  (+ extra buckets, chained)
+ *                  |
+ *   key store:     v  [pdata | key] ... pdata -> element: [rcu][value]
+ *
+ * Values live in our own elements (malloc), one per key and value
+ * generation; rte_hash's data pointer (pdata) points at it.  No value sits
+ * inline in pdata: a BPF lookup returns a pointer into the map, and
+ * rte_hash does not give the address of its pdata field.
+ *
+ * Semantics on top, and how each is kept:
+ *  - update of a present key: a new element, published by rte_hash with a
+ *    release store of pdata; the old one is freed after a grace period.
+ *    A reader sees the whole old value or the whole new one, never a mix
+ *    (the kernel's preallocated hash can show a mix; hash/dpdk cannot).
+ *  - BPF_NOEXIST / BPF_EXIST and the replace: a key's lookup, check and
+ *    change run under one of KEY_STRIPES stripe locks (by the key's hash),
+ *    so two writers of one key never both replace the same element;
+ *    writers of different keys run in parallel up to rte_hash's lock.
+ *  - max_entries: our own atomic count of live keys, raised before an
+ *    insert and lowered if it fails: the next new key is -E2BIG at exactly
+ *    max_entries.  rte_hash's own capacity cannot say it: it reserves
+ *    key-store room for the lcore caches (entries + (RTE_MAX_LCORE - 1) *
+ *    63 slots with MULTI_WRITER_ADD), and a cuckoo table alone may refuse
+ *    an insert (ENOSPC) well before `entries` keys are in.
+ *  - room: the table is made for max_entries keys plus as many again (at
+ *    least 16384) spare key slots, for deleted keys that wait for their
+ *    grace period (MULTI_WRITER_ADD adds (RTE_MAX_LCORE - 1) * 63 more,
+ *    for the lcore caches); the cuckoo buckets are then at most half full,
+ *    and EXT_TABLE takes what still does not fit, so rte_hash's ENOSPC can
+ *    only mean a key store full of deleted keys: deletes faster than grace
+ *    periods end.  Then the insert hands back the slots whose grace period
+ *    is over and tries again; then, where the thread may wait (urcu-memb,
+ *    outside a read section), it waits for the grace period of every
+ *    queued delete (map_rcu_barrier, with no lock of ours held) and tries
+ *    a last time; then it
+ *    answers -ENOMEM, as the kernel's no-prealloc hash does when it cannot
+ *    get memory: not -E2BIG, since the map is not full, and never
+ *    rte_hash's ENOSPC, which BPF's hash does not know.  A caller that
+ *    updates inside a read section (bench, as a BPF program), and any
+ *    caller under QSBR, can meet it under heavy delete churn.
+ *  - delete: rte_hash_del_key takes the key out of its bucket at once;
+ *    its key slot and value element go through map_rcu_call, whose
+ *    callback (on liburcu's thread, which has no lcore id) only pushes the
+ *    element on the map's `ready` stack.  The next insert, on a
+ *    registered writer thread, hands ready slots back with
+ *    rte_hash_free_key_with_position under `reclaim`: that call is not
+ *    safe from two threads at once (it pushes extra buckets back on a
+ *    single-producer ring), and it fills the calling lcore's cache.
+ *    (rte_hash_rcu_qsbr_add would tie the frees to DPDK's own QSBR, with
+ *    every reader reporting to it: maplab's readers report to liburcu.)
+ *  - writers need an lcore id: the first update from a thread
+ *    registers it with EAL (map_dpdk_register_thread); at most
+ *    RTE_MAX_LCORE threads at once.  An update from one more thread is
+ *    -EBUSY, with one line on stderr.  Lookups need no id.
+ *  - get_next_key: rte_hash_iterate's order: bucket by bucket through the
+ *    main table, slot by slot within a bucket, then the extra buckets.
+ *    The kernel's is also bucket by bucket, but its buckets are lists,
+ *    newest first; a key's place here depends on cuckoo moves.  The walk
+ *    cannot start at a key, so it finds the key's position with a lookup
+ *    and iterates from the start to it: O(n) a call.  A key that is not
+ *    in the map restarts at the first.  It runs in an RCU read section,
+ *    which keeps every key slot it reads from being reused.
+ *  - flags: BPF_F_NO_PREALLOC is accepted and changes nothing (the key
+ *    store is made at create, the values on each update); BPF_F_ZERO_SEED
+ *    gives rte_hash's jhash the seed 0, otherwise a random one.
+ * Memory comes from EAL's heap (rte_malloc: 1 GiB without hugepages,
+ * maps/base/dpdk_eal.c); a table that does not fit is -ENOMEM.
+ */
+#include "maps/base/attr.h"
+#include "maps/base/dpdk_eal.h"
+#include "maps/base/lock.h"
+#include "maps/base/map.h"
+#include "maps/base/rcu.h"
+#include "maps/base/update_flags.h"
+
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+
+#include <rte_errno.h>
+#include <rte_hash.h>
+#include <rte_memory.h>
+
+#define KEY_STRIPES 64
+
+struct dpdk_elem {
+	struct rcu_head rcu;
+	struct dpdk_map *owner;       /* a deleted element: whose slot */
+	struct dpdk_elem *next_ready; /* on owner->ready */
+	int32_t position;             /* the deleted key's slot */
+	_Alignas(8) uint8_t value[];
+};
+
+struct stripe {
+	_Alignas(64) struct map_spinlock lock;
+};
+
+struct dpdk_map {
+	struct map map;
+	struct rte_hash *table;
+	size_t table_bytes;                     /* EAL heap that create took */
+	atomic_uint count;                      /* live keys */
+	_Atomic(struct dpdk_elem *) ready;      /* deleted, grace period over:
+						   slots to hand back */
+	struct map_spinlock reclaim;            /* serialises handing back */
+	struct stripe stripes[KEY_STRIPES];     /* a key's read-check-change */
+};
+
+static struct dpdk_map *dm_of(struct map *m)
+{
+	return (struct dpdk_map *)m;
+}
+
+/* --- deleted key slots: back to rte_hash after a grace period ---------- */
+
+/* liburcu's callback thread: no lcore id, so only push. */
+static void slot_grace_over(struct rcu_head *head)
+{
+	struct dpdk_elem *e = caa_container_of(head, struct dpdk_elem, rcu);
+	struct dpdk_map *h = e->owner;
+	struct dpdk_elem *top = atomic_load_explicit(&h->ready,
+						     memory_order_relaxed);
+	do
+		e->next_ready = top;
+	while (!atomic_compare_exchange_weak_explicit(
+		&h->ready, &top, e, memory_order_release, memory_order_relaxed));
+}
+
+/* A registered writer: every ready slot back to rte_hash.  The exchange
+ * takes the whole stack, so no element is seen twice (no ABA). */
+static void reclaim_ready(struct dpdk_map *h)
+{
+	if (!atomic_load_explicit(&h->ready, memory_order_relaxed))
+		return;
+	struct dpdk_elem *e = atomic_exchange_explicit(&h->ready, NULL,
+						       memory_order_acquire);
+	map_spin_lock(&h->reclaim);
+	for (struct dpdk_elem *p = e; p; p = p->next_ready)
+		rte_hash_free_key_with_position(h->table, p->position);
+	map_spin_unlock(&h->reclaim);
+	while (e) {
+		struct dpdk_elem *next = e->next_ready;
+		free(e);
+		e = next;
+	}
+}
+
+/* --- writer threads ------------------------------------------------------ */
+
+/* The calling thread's lcore id, taken on its first write. */
+static int need_lcore(void)
+{
+	int err = map_dpdk_register_thread();
+	if (err) {
+		static atomic_bool said;
+		if (!atomic_exchange(&said, true))
+			fprintf(stderr, "hash/dpdk: a writer thread got no DPDK "
+				"lcore id (RTE_MAX_LCORE threads hold one): "
+				"its updates are -EBUSY\n");
+	}
+	return err;
+}
+
+/* --- create and destroy ---------------------------------------------------- */
+
+/* max_entries live keys, and as many again (at least SPARE_SLOTS) deleted
+ * ones in their grace period: the buckets are at most half full. */
+#define SPARE_SLOTS 16384u
+
+static uint32_t table_entries(uint32_t max_entries)
+{
+	uint64_t n = (uint64_t)max_entries +
+		     (max_entries > SPARE_SLOTS ? max_entries : SPARE_SLOTS);
+	return n > RTE_HASH_ENTRIES_MAX ? RTE_HASH_ENTRIES_MAX : (uint32_t)n;
+}
+
+static uint32_t table_seed(const struct map_attr *attr)
+{
+	uint32_t seed = 0;
+	if (!(attr->flags & MAP_F_ZERO_SEED) &&
+	    getrandom(&seed, sizeof(seed), 0) != sizeof(seed))
+		seed = 0x9e3779b9u;
+	return seed;
+}
+
+static struct rte_hash *table_new(const struct map_attr *attr)
+{
+	static atomic_uint serial; /* rte_hash names are process-wide */
+	char name[RTE_HASH_NAMESIZE];
+	snprintf(name, sizeof(name), "mlh%u", atomic_fetch_add(&serial, 1));
+	struct rte_hash_parameters p = {
+		.name = name,
+		.entries = table_entries(attr->max_entries),
+		.key_len = attr->key_size,
+		.hash_func_init_val = table_seed(attr),
+		.socket_id = SOCKET_ID_ANY,
+		.extra_flag = RTE_HASH_EXTRA_FLAGS_RW_CONCURRENCY_LF |
+			      RTE_HASH_EXTRA_FLAGS_MULTI_WRITER_ADD |
+			      RTE_HASH_EXTRA_FLAGS_EXT_TABLE,
+	};
+	return rte_hash_create(&p);
+}
+
+static void dm_destroy(struct map *m)
+{
+	struct dpdk_map *h = dm_of(m);
+	map_rcu_barrier(); /* every delete's callback has pushed its slot */
+	const void *key;
+	void *data;
+	uint32_t next = 0;
+	while (rte_hash_iterate(h->table, &key, &data, &next) >= 0)
+		free(data);
+	struct dpdk_elem *e = atomic_load(&h->ready);
+	while (e) {
+		struct dpdk_elem *after = e->next_ready;
+		free(e);
+		e = after;
+	}
+	rte_hash_free(h->table);
+	free(h);
+}
+
+static int dm_create(const struct map_attr *attr, struct map **out)
+{
+	int err = map_check_hash_attr(attr);
+	if (err)
+		return err;
+	char why[256];
+	if (map_dpdk_start(why, sizeof(why)) != 0) {
+		fprintf(stderr, "hash/dpdk: %s\n", why);
+		return -EOPNOTSUPP;
+	}
+	/* sizeof is a multiple of the stripes' 64-byte alignment */
+	struct dpdk_map *h = aligned_alloc(_Alignof(struct dpdk_map), sizeof(*h));
+	if (!h)
+		return -ENOMEM;
+	memset(h, 0, sizeof(*h));
+	h->map.attr = *attr;
+	map_spin_init(&h->reclaim);
+	for (unsigned i = 0; i < KEY_STRIPES; i++)
+		map_spin_init(&h->stripes[i].lock);
+	size_t heap_before = map_dpdk_heap_bytes();
+	h->table = table_new(attr);
+	/* Another thread's create at the same moment would be counted too. */
+	h->table_bytes = map_dpdk_heap_bytes() - heap_before;
+	if (!h->table) {
+		err = rte_errno == EINVAL ? -EINVAL : -ENOMEM;
+		free(h);
+		return err;
+	}
+	*out = &h->map;
+	return 0;
+}
+
+/* --- operations ---------------------------------------------------------------- */
+
+static struct map_spinlock *stripe_of(struct dpdk_map *h, hash_sig_t sig)
+{
+	return &h->stripes[sig % KEY_STRIPES].lock;
+}
+
+static struct dpdk_elem *find_hashed(struct dpdk_map *h, const void *key,
+				     hash_sig_t sig)
+{
+	void *data;
+	return rte_hash_lookup_with_hash_data(h->table, key, sig, &data) >= 0
+		       ? data : NULL;
+}
+
+static void *dm_lookup(struct map *m, const void *key)
+{
+	struct dpdk_map *h = dm_of(m);
+	void *data;
+	if (rte_hash_lookup_data(h->table, key, &data) < 0)
+		return NULL;
+	return ((struct dpdk_elem *)data)->value;
+}
+
+static int dm_lookup_copy(struct map *m, const void *key, void *value)
+{
+	return map_copy_value_rcu(m, dm_lookup, key, value);
+}
+
+static struct dpdk_elem *elem_new(const struct dpdk_map *h, const void *value)
+{
+	struct dpdk_elem *e = malloc(sizeof(*e) + h->map.attr.value_size);
+	if (e)
+		memcpy(e->value, value, h->map.attr.value_size);
+	return e;
+}
+
+/* One more live key, unless max_entries are in: 0 or -E2BIG. */
+static int count_reserve(struct dpdk_map *h)
+{
+	unsigned n = atomic_fetch_add_explicit(&h->count, 1,
+					       memory_order_relaxed);
+	if (n < h->map.attr.max_entries)
+		return 0;
+	atomic_fetch_sub_explicit(&h->count, 1, memory_order_relaxed);
+	return -E2BIG;
+}
+
+/*
+ * May this thread wait for a grace period?  Under urcu-memb, when it is in
+ * no read section (a BPF-style caller updates inside one, and its own
+ * section would hold the grace period back).  Under QSBR never: waiting
+ * takes the thread offline, and a caller may hold a pointer that a lookup
+ * gave it across the update, as a BPF program may.
+ */
+static bool may_wait_for_readers(void)
+{
+	return map_rcu_flavor == MAP_RCU_MEMB && !urcu_memb_read_ongoing();
+}
+
+/*
+ * Put e in as key's data.  A new key that finds the key store full (of
+ * deleted keys in their grace period) gets a second try after handing back
+ * the slots whose grace period is over.  0, -ENOSPC (still full) or
+ * -ENOMEM.
+ */
+static int table_put(struct dpdk_map *h, const void *key, hash_sig_t sig,
+		     struct dpdk_elem *e, bool present)
+{
+	int rc = rte_hash_add_key_with_hash_data(h->table, key, sig, e);
+	if (rc == -ENOSPC && !present) {
+		reclaim_ready(h);
+		rc = rte_hash_add_key_with_hash_data(h->table, key, sig, e);
+	}
+	return rc == -ENOSPC ? -ENOSPC : rc < 0 ? -ENOMEM : 0;
+}
+
+/* Under key's stripe: the flag check, the count, the new element, the
+ * change.  Undoes its own steps on failure, in reverse order. */
+static int update_locked(struct dpdk_map *h, const void *key, hash_sig_t sig,
+			 const void *value, uint64_t flags)
+{
+	struct dpdk_elem *old = find_hashed(h, key, sig);
+	int err = map_update_flags_check(old != NULL, flags);
+	if (err)
+		return err;
+	if (!old && (err = count_reserve(h)))
+		return err;
+	struct dpdk_elem *e = elem_new(h, value);
+	err = e ? table_put(h, key, sig, e, old != NULL) : -ENOMEM;
+	if (err) {
+		free(e);
+		if (!old)
+			atomic_fetch_sub_explicit(&h->count, 1,
+						  memory_order_relaxed);
+		return err;
+	}
+	if (old)
+		map_rcu_free_block(&old->rcu);
+	return 0;
+}
+
+static int dm_update(struct map *m, const void *key, const void *value,
+		     uint64_t flags)
+{
+	struct dpdk_map *h = dm_of(m);
+	int err = map_update_flags_valid(flags);
+	if (err || (err = need_lcore()))
+		return err;
+	reclaim_ready(h);
+	hash_sig_t sig = rte_hash_hash(h->table, key);
+	struct map_spinlock *stripe = stripe_of(h, sig);
+	map_spin_lock(stripe);
+	err = update_locked(h, key, sig, value, flags);
+	map_spin_unlock(stripe);
+	if (err == -ENOSPC && may_wait_for_readers()) {
+		/* Not under the stripe: a writer spinning on it inside a read
+		 * section would hold back the grace period waited for. */
+		map_rcu_barrier(); /* every queued delete's slot is ready */
+		reclaim_ready(h);
+		map_spin_lock(stripe);
+		err = update_locked(h, key, sig, value, flags);
+		map_spin_unlock(stripe);
+	}
+	return err == -ENOSPC ? -ENOMEM : err;
+}
+
+static int dm_delete(struct map *m, const void *key)
+{
+	struct dpdk_map *h = dm_of(m);
+	hash_sig_t sig = rte_hash_hash(h->table, key);
+	struct map_spinlock *stripe = stripe_of(h, sig);
+	map_spin_lock(stripe);
+	struct dpdk_elem *e = find_hashed(h, key, sig);
+	int32_t pos = e ? rte_hash_del_key_with_hash(h->table, key, sig)
+			: -ENOENT;
+	if (pos >= 0) {
+		atomic_fetch_sub_explicit(&h->count, 1, memory_order_relaxed);
+		e->owner = h;
+		e->position = pos;
+		map_rcu_call(&e->rcu, slot_grace_over);
+	}
+	map_spin_unlock(stripe);
+	return pos >= 0 ? 0 : -ENOENT;
+}
+
+/* The iterator value just past key's slot, or 0 (from the first) when
+ * key is not in the map. */
+static uint32_t iterator_after(struct dpdk_map *h, const void *key)
+{
+	int32_t want = key ? rte_hash_lookup(h->table, key) : -ENOENT;
+	if (want < 0)
+		return 0;
+	const void *k;
+	void *data;
+	uint32_t next = 0;
+	int32_t pos;
+	while ((pos = rte_hash_iterate(h->table, &k, &data, &next)) >= 0)
+		if (pos == want)
+			return next;
+	return 0; /* moved or gone meanwhile: start again */
+}
+
+static int dm_get_next_key(struct map *m, const void *key, void *next_key)
+{
+	struct dpdk_map *h = dm_of(m);
+	const void *k;
+	void *data;
+	int err = -ENOENT;
+	map_rcu_read_lock();
+	uint32_t next = iterator_after(h, key);
+	if (rte_hash_iterate(h->table, &k, &data, &next) >= 0) {
+		memcpy(next_key, k, m->attr.key_size);
+		err = 0;
+	}
+	map_rcu_read_unlock();
+	return err;
+}
+
+/* The table in EAL's heap (buckets, extra buckets, key store, free-slot
+ * rings and lcore caches), and our elements: one a live key. */
+static size_t dm_memory(const struct map *m)
+{
+	const struct dpdk_map *h = (const struct dpdk_map *)m;
+	size_t elem = sizeof(struct dpdk_elem) + m->attr.value_size;
+	return sizeof(*h) + h->table_bytes +
+	       atomic_load_explicit(&h->count, memory_order_relaxed) * elem;
+}
+
+const struct map_ops hash_dpdk_ops = {
+	.name = "hash/dpdk",
+	.description = "baseline: BPF hash semantics over DPDK's rte_hash "
+		       "(cuckoo, lock-free readers, several writers)",
+	.type = MAP_TYPE_HASH,
+	.create = dm_create,
+	.destroy = dm_destroy,
+	.lookup = dm_lookup,
+	.lookup_copy = dm_lookup_copy,
+	.update = dm_update,
+	.delete = dm_delete,
+	.get_next_key = dm_get_next_key,
+	.memory = dm_memory,
+};
