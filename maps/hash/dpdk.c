@@ -300,6 +300,28 @@ static void *dm_lookup(struct map *m, const void *key)
 	return ((struct dpdk_elem *)data)->value;
 }
 
+/* A batch through rte_hash_lookup_bulk_data, which computes every key's
+ * signature and prefetches its buckets before comparing any (at most
+ * RTE_HASH_LOOKUP_BULK_MAX keys a call: MAP_BATCH_MAX is that). */
+_Static_assert(MAP_BATCH_MAX <= RTE_HASH_LOOKUP_BULK_MAX,
+	       "a batch is one rte_hash bulk lookup");
+
+static unsigned dm_lookup_batch(struct map *m, const void *keys, unsigned n,
+				void **values)
+{
+	struct dpdk_map *h = dm_of(m);
+	const void *key[MAP_BATCH_MAX];
+	void *data[MAP_BATCH_MAX];
+	uint64_t hit_mask = 0;
+	for (unsigned i = 0; i < n; i++)
+		key[i] = (const uint8_t *)keys + (size_t)i * m->attr.key_size;
+	int hits = rte_hash_lookup_bulk_data(h->table, key, n, &hit_mask, data);
+	for (unsigned i = 0; i < n; i++)
+		values[i] = (hit_mask >> i) & 1
+			? ((struct dpdk_elem *)data[i])->value : NULL;
+	return hits < 0 ? 0 : (unsigned)hits;
+}
+
 static int dm_lookup_copy(struct map *m, const void *key, void *value)
 {
 	return map_copy_value_rcu(m, dm_lookup, key, value);
@@ -473,6 +495,7 @@ const struct map_ops hash_dpdk_ops = {
 	.create = dm_create,
 	.destroy = dm_destroy,
 	.lookup = dm_lookup,
+	.lookup_batch = dm_lookup_batch,
 	.lookup_copy = dm_lookup_copy,
 	.update = dm_update,
 	.delete = dm_delete,
