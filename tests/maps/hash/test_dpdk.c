@@ -25,6 +25,10 @@
 #include "maps/base/map.h"
 #include "maps/base/rcu.h"
 
+/* maps/hash/dpdk.c's SPARE_SLOTS: the deleted keys a map of few entries
+ * has room for while they wait for their grace period. */
+#define SPARE 65536u
+
 static struct map *make(uint32_t max_entries, uint32_t value_size)
 {
 	struct map_attr a = { .type = MAP_TYPE_HASH, .key_size = 4,
@@ -87,15 +91,15 @@ Test(hash_dpdk, full_key_store_is_enomem_in_a_read_section)
 {
 	struct map *m = make(16, 8);
 	/* A read section holds every grace period back: deleted key slots
-	 * pile up until the key store (16 + 16384 spare + lcore caches'
+	 * pile up until the key store (16 + SPARE spare + lcore caches'
 	 * 127 * 63) is full. */
 	map_rcu_read_lock();
 	int err;
-	uint32_t rounds = churn_until_refused(m, 100000, &err);
+	uint32_t rounds = churn_until_refused(m, 4 * SPARE, &err);
 	map_rcu_read_unlock();
 	cr_expect_eq(err, -ENOMEM, "after %u inserts: %d, not -ENOMEM", rounds,
 		     err);
-	cr_expect_gt(rounds, 16384, "refused after only %u inserts", rounds);
+	cr_expect_gt(rounds, SPARE, "refused after only %u inserts", rounds);
 	/* Outside a read section the insert waits for the grace period. */
 	uint32_t key = 1;
 	uint64_t v = 4, got = 0;
@@ -110,7 +114,7 @@ Test(hash_dpdk, deleted_slots_come_back_after_a_grace_period)
 	struct map *m = make(16, 8);
 	int err;
 	/* Three times the key store's slots, one key at a time. */
-	uint32_t rounds = churn_until_refused(m, 3 * (16 + 16384 + 127 * 63),
+	uint32_t rounds = churn_until_refused(m, 3 * (16 + SPARE + 127 * 63),
 					      &err);
 	cr_expect_eq(err, 0, "insert %u: %d", rounds, err);
 	/* And one key deleted then put back after a grace period. */
