@@ -371,3 +371,29 @@ Test(lpm_dpdk, prefixes_that_end_the_address_space)
 	free_pair(&p);
 	map_thread_offline();
 }
+
+/* memory() counts DPDK's tables: the 2^24-entry table and a tbl8 group of
+ * 256 next hops for every max_entries entry, at the next hop's size. */
+Test(lpm_dpdk, memory_counts_the_tables)
+{
+	map_thread_online();
+	static const struct { uint32_t max_entries, nh_bytes; } sizes[] = {
+		{ 64, 1 }, { 1024, 2 }, { 65536, 4 },
+	};
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		struct map *m = NULL;
+		cr_assert_eq(create("lpm_trie/dpdk", 8, sizes[i].max_entries,
+				    &m), 0);
+		size_t bytes = m->ops->memory(m);
+		size_t tables = ((size_t)1 << 24) * sizes[i].nh_bytes +
+				(size_t)sizes[i].max_entries * 256 *
+					sizes[i].nh_bytes;
+		cr_log_info("lpm_trie/dpdk, max_entries %u: %zu bytes empty "
+			    "(tbl24 and tbl8 groups %zu)",
+			    sizes[i].max_entries, bytes, tables);
+		cr_expect_geq(bytes, tables);
+		cr_expect_lt(bytes, tables + tables / 2);
+		map_destroy(m);
+	}
+	map_thread_offline();
+}
