@@ -86,18 +86,19 @@
  * writers preferred so that a stream of lookups cannot starve updates) on
  * its read side across the FIB or RIB lookup and the slot read
  * (get_next_key's RIB walk too); updates and deletes hold it
- * exclusively.  Readers share the
- * lock's cache line: lookups do not scale across cores as the kernel's
- * lock-free trie does.  `lock` guards the FIB, the RIB, `slots`, `free`,
- * `nfree`, `count` and `top`.  Elements are freed through map_rcu_free_block,
- * never under a reader.
+ * exclusively.  Readers share the lock's cache line: lookups do not
+ * scale across cores as the kernel's lock-free trie does.  `lock` guards
+ * the FIB, the RIB, `slots`, `free`, `nfree`, `count` and `top`.
+ * Elements are freed through map_rcu_free_block, never under a reader.
  *
  * Memory: DPDK's heap (rte_malloc, 1 GiB without hugepages,
  * maps/base/dpdk_eal.c): the 2^24-entry table (16, 32 or 64 MiB for nh_sz
  * 1, 2, 4), num_tbl8 = max_entries groups of 256 entries (every prefix
  * longer than /24 may need a group of its own: 256 * nh_sz bytes per
- * max_entries entry), the RIB's node pool (2 * max_entries nodes); our
- * slots (8 bytes each) and the elements.  max_entries above
+ * max_entries entry), the RIB's node pool (rte_fib sizes it from
+ * max_routes = max_entries); our slots and free stack (12 bytes a
+ * max_entries entry) and the elements.  memory() counts the EAL heap that
+ * create took (map_dpdk_heap_bytes before and after), so all of it.  max_entries above
  * MAX_ENTRIES_CAP is refused with -E2BIG and a message: its tbl8 groups
  * would not fit EAL's heap.
  */

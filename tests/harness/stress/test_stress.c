@@ -54,7 +54,7 @@ static bool takes_key_size(const struct map_ops *ops, uint32_t key_size)
 				   sizeof(only_key_size[0]); i++)
 		if (!strcmp(ops->name, only_key_size[i].design) &&
 		    key_size != only_key_size[i].key_size) {
-			cr_log_warn("%s: skipped, key_size %u: %s", ops->name,
+			cr_log_info("%s: skipped, key_size %u: %s", ops->name,
 				    key_size, only_key_size[i].why);
 			return false;
 		}

@@ -67,7 +67,7 @@ static bool design_takes(const struct vcase *c, uint32_t key_size,
 	const struct design_limit *l = limit_of(c);
 	if (!l || (key_size == l->key_size && max_entries <= l->max_entries))
 		return true;
-	cr_log_warn("%s: skipped %s (key_size %u, max_entries %u): %s",
+	cr_log_info("%s: skipped %s (key_size %u, max_entries %u): %s",
 		    c->name, what, key_size, max_entries, l->why);
 	return false;
 }
