@@ -8,11 +8,14 @@
  * are compared as sets of key bytes (trailing bits included, as the
  * kernel gives them back).  Then the design's own edges: other key sizes
  * and too large a max_entries refused at create; lookups capped by their
- * prefix length (the RIB's parent walk); memory back to its empty size.
+ * prefix length (the RIB's parent walk); memory back to its empty size;
+ * a reader's lookups under a writer's changes.
  * Built only with DPDK.
  */
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -395,5 +398,75 @@ Test(lpm_dpdk, memory_counts_the_tables)
 		cr_expect_lt(bytes, tables + tables / 2);
 		map_destroy(m);
 	}
+	map_thread_offline();
+}
+
+/*
+ * A reader under a writer: the writer adds and deletes the prefixes of one
+ * address (/20 to /32, tbl8 groups made and freed), with a value that
+ * names the prefix; the reader's /32 lookups of that address find, each
+ * time, a whole value naming one of those prefixes, or nothing.
+ */
+struct churn {
+	struct map *m;
+	atomic_bool stop;
+	atomic_ulong found;
+};
+
+#define CHURN_ADDR 0x0a0b0c0du
+
+static void *churn_writer(void *arg)
+{
+	struct churn *c = arg;
+	map_thread_online();
+	uint64_t x = 7;
+	for (unsigned i = 0; i < 200000 && !atomic_load(&c->stop); i++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		uint32_t len = 20 + (uint32_t)(x % 13);
+		uint8_t k[KEY] = { 0, 0, 0, 0, 10, 11, 12, 13 };
+		memcpy(k, &len, 4);
+		uint64_t v = (uint64_t)len * 0x0101010101010101ull;
+		if (x & 0x100)
+			map_update(c->m, k, &v, MAP_ANY);
+		else
+			map_delete(c->m, k);
+	}
+	atomic_store(&c->stop, true);
+	map_thread_offline();
+	return NULL;
+}
+
+static void *churn_reader(void *arg)
+{
+	struct churn *c = arg;
+	map_thread_online();
+	uint8_t k[KEY] = { 32, 0, 0, 0, 10, 11, 12, 13 };
+	while (!atomic_load(&c->stop)) {
+		map_rcu_read_lock();
+		const uint8_t *v = map_lookup(c->m, k);
+		if (v) {
+			for (int b = 1; b < 8; b++)
+				cr_assert_eq(v[b], v[0], "a torn value");
+			cr_assert(v[0] >= 20 && v[0] <= 32);
+			atomic_fetch_add(&c->found, 1);
+		}
+		map_rcu_read_unlock();
+	}
+	map_thread_offline();
+	return NULL;
+}
+
+Test(lpm_dpdk, a_reader_under_a_writer)
+{
+	map_thread_online();
+	struct churn c = { .stop = false, .found = 0 };
+	cr_assert_eq(create("lpm_trie/dpdk", KEY, 64, &c.m), 0);
+	pthread_t w, r;
+	cr_assert_eq(pthread_create(&r, NULL, churn_reader, &c), 0);
+	cr_assert_eq(pthread_create(&w, NULL, churn_writer, &c), 0);
+	pthread_join(w, NULL);
+	pthread_join(r, NULL);
+	cr_expect_gt(atomic_load(&c.found), 0, "the reader never found one");
+	map_destroy(c.m);
 	map_thread_offline();
 }
