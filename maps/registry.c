@@ -32,6 +32,9 @@ extern const struct map_ops lru_assoc_ops;
 extern const struct map_ops lpm_trie_linux_ops;
 extern const struct map_ops lpm_trie_prefix_hash_ops;
 extern const struct map_ops lpm_trie_multibit_ops;
+#if MAPLAB_HAVE_DPDK
+extern const struct map_ops lpm_trie_dpdk_ops;
+#endif
 
 const struct map_ops *const map_registry[] = {
 	&hash_linux_ops,
@@ -54,6 +57,9 @@ const struct map_ops *const map_registry[] = {
 	&lpm_trie_linux_ops,
 	&lpm_trie_prefix_hash_ops,
 	&lpm_trie_multibit_ops,
+#if MAPLAB_HAVE_DPDK
+	&lpm_trie_dpdk_ops,
+#endif
 	NULL,
 };
 
@@ -61,6 +67,8 @@ const struct map_ops *const map_registry[] = {
 const struct map_unavailable map_unavailable[] = {
 #if !MAPLAB_HAVE_DPDK
 	{ "hash/dpdk", MAP_TYPE_HASH,
+	  "built without DPDK; install libdpdk-dev, meson setup -Ddpdk=enabled" },
+	{ "lpm_trie/dpdk", MAP_TYPE_LPM_TRIE,
 	  "built without DPDK; install libdpdk-dev, meson setup -Ddpdk=enabled" },
 #endif
 	{ NULL, 0, NULL },

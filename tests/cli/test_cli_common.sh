@@ -20,6 +20,11 @@ if "$maplab" list | grep -qE '^hash/dpdk .*unavailable: built without DPDK'; the
 else
     expect 0 '^hash/dpdk +hash +baseline: .*rte_hash' "$maplab" list
 fi
+if "$maplab" list | grep -qE '^lpm_trie/dpdk .*unavailable: built without DPDK'; then
+    expect 2 'lpm_trie/dpdk is unavailable' "$maplab" stress --map lpm_trie/dpdk
+else
+    expect 0 '^lpm_trie/dpdk +lpm_trie +baseline: .*rte_fib' "$maplab" list
+fi
 for cmd in replay validate gentrace bench stress kbench compare; do
     expect 0 "usage: maplab $cmd" "$maplab" $cmd --help
     expect 2 'unknown option' "$maplab" $cmd --bogus
