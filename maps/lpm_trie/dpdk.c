@@ -358,6 +358,54 @@ static void *ld_lookup(struct map *m, const void *key)
 	return e ? e->value : NULL;
 }
 
+/* The FIB's answer for addr (a /32 lookup's), given its next hop, with
+ * find_longest's top prefixes.  Read lock. */
+static struct lpm_elem *with_top(struct lpm_dpdk *t, uint32_t addr,
+				 struct lpm_elem *e)
+{
+	int found = e ? (int)lpm_prefixlen_of(e->key) : -1;
+	struct lpm_elem *top = top_match(t, addr, V4_BITS, found);
+	return top ? top : e;
+}
+
+/*
+ * A batch under one read lock: the /32 keys' addresses in one
+ * rte_fib_lookup_bulk (DIR-24-8's lookups of several addresses at once),
+ * the shorter keys through the RIB one at a time, as ld_lookup.
+ */
+static unsigned ld_lookup_batch(struct map *m, const void *keys, unsigned n,
+				void **values)
+{
+	struct lpm_dpdk *t = ld_of(m);
+	const uint8_t *k = keys;
+	uint32_t ks = m->attr.key_size, addr[MAP_BATCH_MAX];
+	uint64_t nh[MAP_BATCH_MAX];
+	unsigned full[MAP_BATCH_MAX], n_full = 0, hits = 0;
+	pthread_rwlock_rdlock(&t->lock);
+	for (unsigned i = 0; i < n; i++) {
+		const uint8_t *key = k + (size_t)i * ks;
+		uint32_t len = lpm_prefixlen_of(key);
+		values[i] = NULL;
+		if (len == V4_BITS) {
+			addr[n_full] = addr_of(key);
+			full[n_full++] = i;
+		} else if (len < V4_BITS) {
+			struct lpm_elem *e = find_longest(t, addr_of(key), len);
+			values[i] = e ? e->value : NULL;
+		}
+	}
+	if (n_full)
+		rte_fib_lookup_bulk(t->fib, addr, nh, (int)n_full);
+	for (unsigned j = 0; j < n_full; j++) {
+		struct lpm_elem *e = with_top(t, addr[j], elem_of_nh(t, nh[j]));
+		values[full[j]] = e ? e->value : NULL;
+	}
+	pthread_rwlock_unlock(&t->lock);
+	for (unsigned i = 0; i < n; i++)
+		hits += values[i] != NULL;
+	return hits;
+}
+
 static int ld_lookup_copy(struct map *m, const void *key, void *value)
 {
 	return map_copy_value_rcu(m, ld_lookup, key, value);
@@ -553,6 +601,7 @@ const struct map_ops lpm_trie_dpdk_ops = {
 	.create = ld_create,
 	.destroy = ld_destroy,
 	.lookup = ld_lookup,
+	.lookup_batch = ld_lookup_batch,
 	.lookup_copy = ld_lookup_copy,
 	.update = ld_update,
 	.delete = ld_delete,
