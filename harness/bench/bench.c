@@ -95,6 +95,19 @@ static inline bool do_op(struct bench_worker *w, struct map *m,
 	}
 }
 
+/* The end of a round of BENCH_BATCH ops (their read section ended, a
+ * quiescent state, the count for progress): whether the phase is over. */
+static bool round_done(struct bench_worker *w, uint64_t *n,
+		       const atomic_bool *stop, uint64_t quota)
+{
+	map_rcu_read_unlock();
+	map_rcu_quiescent();
+	*n += BENCH_BATCH;
+	atomic_store_explicit(&w->done, *n, memory_order_relaxed);
+	return quota ? *n >= quota
+		     : atomic_load_explicit(stop, memory_order_relaxed);
+}
+
 /*
  * Replay the stream until told to stop (or the quota is met).  Counts and
  * samples only when `timed`.
@@ -131,12 +144,7 @@ static void run_phase(struct bench_worker *w, bool timed,
 				do_op(w, m, op, key);
 			}
 		}
-		map_rcu_read_unlock();
-		map_rcu_quiescent();
-		n += BENCH_BATCH;
-		atomic_store_explicit(&w->done, n, memory_order_relaxed);
-		if (quota ? n >= quota
-			  : atomic_load_explicit(stop, memory_order_relaxed))
+		if (round_done(w, &n, stop, quota))
 			break;
 	}
 	w->pos = pos;
@@ -229,12 +237,7 @@ static void run_phase_batched(struct bench_worker *w, bool timed,
 				(ok ? w->ok : w->fail)[op->op]++;
 			i++;
 		}
-		map_rcu_read_unlock();
-		map_rcu_quiescent();
-		n += BENCH_BATCH;
-		atomic_store_explicit(&w->done, n, memory_order_relaxed);
-		if (quota ? n >= quota
-			  : atomic_load_explicit(stop, memory_order_relaxed))
+		if (round_done(w, &n, stop, quota))
 			break;
 	}
 	w->pos = pos;

@@ -44,7 +44,7 @@
  *    63 slots with MULTI_WRITER_ADD), and a cuckoo table alone may refuse
  *    an insert (ENOSPC) well before `entries` keys are in.
  *  - room: the table is made for max_entries keys plus as many again (at
- *    least 65536) spare key slots, for deleted keys that wait for their
+ *    least 262144) spare key slots, for deleted keys that wait for their
  *    grace period (MULTI_WRITER_ADD adds (RTE_MAX_LCORE - 1) * 63 more,
  *    for the lcore caches); the cuckoo buckets are then at most half full,
  *    and EXT_TABLE takes what still does not fit, so rte_hash's ENOSPC can
@@ -191,9 +191,11 @@ static int need_lcore(void)
  * ones in their grace period: the buckets are at most half full.  16384
  * spare slots ran out in test_bench's inserts_and_deletes_with_room (3
  * threads deleting a quarter of their ops inside read sections on this
- * 2-vCPU VM: tens of thousands of inserts refused); 65536 did not, in 5
- * runs. */
-#define SPARE_SLOTS 65536u
+ * 2-vCPU VM, where a reader preempted in its section holds every grace
+ * period back: tens of thousands of inserts refused), and 65536 now and
+ * then; 262144 (some 8 MB of key store and buckets) is more than such a
+ * run deletes in all. */
+#define SPARE_SLOTS 262144u
 
 static uint32_t table_entries(uint32_t max_entries)
 {

@@ -27,7 +27,7 @@
 
 /* maps/hash/dpdk.c's SPARE_SLOTS: the deleted keys a map of few entries
  * has room for while they wait for their grace period. */
-#define SPARE 65536u
+#define SPARE 262144u
 
 static struct map *make(uint32_t max_entries, uint32_t value_size)
 {
