@@ -11,8 +11,10 @@
  * does, the value may be another key's by the time it is read: map.h's
  * lookup contract).  Not checked: that a key being replaced hits, which
  * hash/linux does not promise, as the kernel does not (docs/hash_linux.md).
- * Run under the sanitizers in CI (stress suite), which also catch a batch
- * that reads freed memory.
+ * Run under ASan and UBSan in CI, which catch a batch that reads freed
+ * memory.  Not a stress test under TSan: reading a value through a
+ * program's pointer while a writer rewrites it is the race BPF's lookup
+ * contract allows (map.h), and TSan would report it.
  */
 #include <criterion/criterion.h>
 #include <pthread.h>
