@@ -4,8 +4,9 @@
  * nodes are compressed with bitmaps (the Tree Bitmap of Eatherton, Varghese
  * and Dittia, 2004, with poptrie's popcount-indexed arrays of descriptors,
  * Asai and Ohara, 2015), read under RCU and updated by copying the path
- * from the root (docs/lpm_trie.md, "lpm_trie/multibit", says why this design
- * and what it was measured against).
+ * from the changed node up to the root's child (docs/lpm_trie.md,
+ * "lpm_trie/multibit", says why this design and what it was measured
+ * against).
  *
  * A node at depth d stands for one 6d-bit prefix and holds:
  *
@@ -17,6 +18,11 @@
  *   kids      the child nodes' descriptors, packed in chunk order: child c
  *             is kids[popcount(children below bit c)]
  *   entries   the stored prefixes, packed in position order the same way
+ *
+ * except the root, whose children sit in 64 slots of the map (slot[c]: a
+ * pointer to child c's descriptor, alone in a block, or NULL), not in a
+ * kids array: a full root's kids array is 2 KiB, and every update copied
+ * it (docs/lpm_trie.md, "Cheaper updates", has the figures).
  *
  * A lookup reads one descriptor per 6 bits of the key.  At each node, the
  * positions a key's next 6 bits can match form a fixed mask per chunk (one
@@ -30,8 +36,10 @@
  * Invariants (under the writer lock, and in every version readers see):
  *   - a published node is never written again: an update builds new
  *     descriptor arrays for every node from the changed one up to the
- *     root, then publishes the new root with one release store; a reader
- *     sees the whole old trie or the whole new one;
+ *     root's child, then publishes that child in its slot (or, for the
+ *     root's own prefixes, a new root) with one release store; an update
+ *     changes one slot or the root, never both, so a reader sees each
+ *     update whole or not at all;
  *   - every node but the root has a stored prefix in its subtree (a delete
  *     that empties a node removes it from its parent, up the path);
  *   - n_entries counts stored prefixes and never exceeds max_entries.
@@ -46,13 +54,14 @@
  * from the first.
  *
  * Locks: one spin lock for writers.  Readers take none: they load the root
- * with acquire and never see a node change.  Arrays and entries that an
- * update replaces are freed after an RCU grace period.
+ * and a slot with acquire and never see a node change.  Arrays and entries
+ * that an update replaces are freed after an RCU grace period, in one
+ * callback per update.
  *
  * Work (map_ops.work, per cpu slot): nodes visited by each op, the lock
  * taken by each write and how long it was held (the path copy happens
- * under it), and blocks allocated (every array of the copied path, and
- * the entry).
+ * under it), and blocks allocated (every array of the copied path, the
+ * slot's or root's block, and the entry).
  */
 #include "maps/base/attr.h"
 #include "maps/base/cpu.h"
@@ -121,7 +130,11 @@ struct farray {
 
 struct lpm_multibit {
 	struct map map;
-	_Atomic(struct fnode *) root; /* items of a farray of one; a node */
+	_Atomic(struct fnode *) root; /* items of a farray of one; a node
+					 whose own prefixes only count */
+	/* The root's children: slot[c], the descriptor of the child for first
+	 * chunk c in a farray of one, or NULL. */
+	_Atomic(struct fnode *) slot[FANOUT];
 	struct map_spinlock lock;
 	uint32_t data_size;
 	uint32_t max_prefixlen;
@@ -210,9 +223,26 @@ static inline const struct fnode *kid(const struct fnode *n, unsigned c)
 	return &n->kids[rank(n->children, c)];
 }
 
-static const struct fnode *load_root(struct lpm_multibit *f)
+static const struct fnode *load_root(const struct lpm_multibit *f)
 {
 	return atomic_load_explicit(&f->root, memory_order_acquire);
+}
+
+static inline const struct fnode *load_slot(const struct lpm_multibit *f,
+					    unsigned c)
+{
+	return atomic_load_explicit(&f->slot[c], memory_order_acquire);
+}
+
+/* Child c of n, a node at depth d, or NULL.  The root's children are in
+ * slots, not in its descriptor. */
+static inline const struct fnode *child_of(const struct lpm_multibit *f,
+					   const struct fnode *n, unsigned d,
+					   unsigned c)
+{
+	if (d == 0)
+		return load_slot(f, c);
+	return has_child(n, c) ? kid(n, c) : NULL;
 }
 
 static uint8_t *value_of(const struct lpm_multibit *f, struct fentry *e)
@@ -311,9 +341,11 @@ longest_match(struct lpm_multibit *f, uint32_t len, const uint8_t *data, bool wo
 			best = n;
 			best_pos = 63u - (unsigned)__builtin_clzll(match);
 		}
-		if (rem < STRIDE || !has_child(n, c))
+		if (rem < STRIDE)
 			break;
-		n = kid(n, c);
+		n = off == 0 ? load_slot(f, c) : has_child(n, c) ? kid(n, c) : NULL;
+		if (!n)
+			break;
 		visited++;
 		if (is_leaf(n)) {
 			if (word ? leaf_covers_word(n, len, x)
@@ -387,11 +419,14 @@ static inline uint64_t walker_step(struct lpm_multibit *f, struct walker *w)
 		w->best = w->n;
 		w->best_pos = 63u - (unsigned)__builtin_clzll(match);
 	}
-	if (rem < STRIDE || !has_child(w->n, c)) {
+	const struct fnode *next = rem < STRIDE ? NULL
+				   : w->off == 0 ? load_slot(f, c)
+				   : has_child(w->n, c) ? kid(w->n, c) : NULL;
+	if (!next) {
 		w->done = true;
 		return 0;
 	}
-	w->n = kid(w->n, c);
+	w->n = next;
 	if (is_leaf(w->n)) {
 		if (leaf_covers_word(w->n, w->len, w->x))
 			w->found = leaf_value(f, w->n);
@@ -481,9 +516,11 @@ static void walk_path(struct lpm_multibit *f, const struct fnode *root,
 	for (unsigned k = 0; k <= p->target; k++)
 		p->chunk[k] = chunk_at(data, f->data_size, k * STRIDE);
 	p->pos = position(len, p->chunk[p->target]);
-	while (p->depth < p->target &&
-	       has_child(p->node[p->depth], p->chunk[p->depth])) {
-		const struct fnode *k = kid(p->node[p->depth], p->chunk[p->depth]);
+	while (p->depth < p->target) {
+		const struct fnode *k = child_of(f, p->node[p->depth], p->depth,
+						 p->chunk[p->depth]);
+		if (!k)
+			break;
 		if (is_leaf(k)) {
 			p->leaf = k;
 			break;
@@ -523,6 +560,14 @@ struct retire {
 	unsigned n_old, n_made;
 	size_t old_bytes, made_bytes;
 };
+
+/* Counts only: the arrays are filled as they are used (zeroing both, 22 KB,
+ * cost more than the rest of a small update). */
+static void retire_init(struct retire *r)
+{
+	r->n_old = r->n_made = 0;
+	r->old_bytes = r->made_bytes = 0;
+}
 
 static struct farray *farray_of(const void *items)
 {
@@ -659,32 +704,59 @@ static enum change tidy(const struct lpm_multibit *f, struct retire *r,
 	return CHANGED;
 }
 
+/* Publish the root's child for first chunk c: fresh in a new box, or
+ * nothing (how == REMOVED); the box it replaces retired. */
+static int publish_slot(struct lpm_multibit *f, struct retire *r, unsigned c,
+			struct fnode fresh, enum change how)
+{
+	struct fnode *box = NULL;
+	if (how != REMOVED) {
+		box = array_new(f, r, 1, sizeof(*box));
+		if (!box)
+			return -ENOMEM;
+		*box = fresh;
+	}
+	array_retire(r, load_slot(f, c), 1, sizeof(*box));
+	atomic_store_explicit(&f->slot[c], box, memory_order_release);
+	return 0;
+}
+
+/* Publish a new root descriptor (its own prefixes changed). */
+static int publish_root(struct lpm_multibit *f, struct retire *r,
+			struct fnode fresh)
+{
+	struct fnode *root = array_new(f, r, 1, sizeof(*root));
+	if (!root)
+		return -ENOMEM;
+	*root = fresh;
+	array_retire(r, load_root(f), 1, sizeof(*root));
+	atomic_store_explicit(&f->root, root, memory_order_release);
+	return 0;
+}
+
 /*
- * Copy the path from node[from] up to the root, node[from]'s descriptor
- * replaced by fresh (how says what became of it), and publish the new
- * root, in a farray of one.  Parents are tidied on the way up only when
- * `shrink` (a delete): an insert never leaves a node to tidy.
+ * Copy the path from node[from] up to the root's child, node[from]'s
+ * descriptor replaced by fresh (how says what became of it), and publish
+ * that child in its slot (or, from the root itself, the new root).
+ * Parents are tidied on the way up only when `shrink` (a delete): an
+ * insert never leaves a node to tidy.
  */
 static int publish_path(struct lpm_multibit *f, struct retire *r,
 			const struct path *p, unsigned from, struct fnode fresh,
 			enum change how, bool shrink)
 {
-	for (unsigned k = from; k > 0; k--) {
+	if (from == 0)
+		return publish_root(f, r, fresh);
+	for (unsigned k = from; k > 1; k--) {
 		struct fnode up;
 		int err = with_child(f, r, p->node[k - 1], p->chunk[k - 1], how,
 				     &fresh, &up);
 		if (err)
 			return err;
-		how = shrink && k - 1 > 0 ? tidy(f, r, &up) : CHANGED;
+		how = shrink ? tidy(f, r, &up) : CHANGED;
 		fresh = up;
 	}
-	struct fnode *root = array_new(f, r, 1, sizeof(*root));
-	if (!root)
-		return -ENOMEM;
-	*root = fresh;
-	array_retire(r, p->node[0], 1, sizeof(*root));
-	atomic_store_explicit(&f->root, root, memory_order_release);
-	return 0;
+	return publish_slot(f, r, p->chunk[0], fresh, how);
 }
 
 /* Put e, a prefix of the node at depth d or below, into node *n (a node
@@ -735,6 +807,8 @@ static int insert_along(struct lpm_multibit *f, struct retire *r,
 	unsigned d = p->depth;
 	unsigned c = p->chunk[d];
 	int err;
+	if (!p->leaf && d == 0 && p->target > 0) /* an empty slot: a leaf */
+		return publish_slot(f, r, c, leaf_of(f, e), ADDED);
 	if (!p->leaf) { /* into node[d]: its prefixes or a new leaf */
 		fresh = *p->node[d];
 		err = place(f, r, &fresh, d, e);
@@ -745,6 +819,8 @@ static int insert_along(struct lpm_multibit *f, struct retire *r,
 		child = leaf_of(f, e);
 	else if ((err = split(f, r, d + 1, p->leaf->leaf, e, &child)))
 		return err;
+	if (d == 0) /* the leaf was in a slot */
+		return publish_slot(f, r, c, child, CHANGED);
 	err = with_child(f, r, p->node[d], c, CHANGED, &child, &fresh);
 	return err ? err : publish_path(f, r, p, d, fresh, CHANGED, false);
 }
@@ -755,6 +831,9 @@ static int remove_along(struct lpm_multibit *f, struct retire *r,
 {
 	struct fnode fresh;
 	unsigned d = p->depth;
+	if (d == 0 && p->leaf)
+		return publish_slot(f, r, p->chunk[0], (struct fnode){ 0 },
+				    REMOVED);
 	int err = p->leaf
 		? with_child(f, r, p->node[d], p->chunk[d], REMOVED, NULL, &fresh)
 		: with_entry(f, r, p->node[d], p->pos, NULL, &fresh);
@@ -764,17 +843,47 @@ static int remove_along(struct lpm_multibit *f, struct retire *r,
 	return publish_path(f, r, p, d, fresh, how, true);
 }
 
+/* What one update retired, freed in one RCU callback: a call_rcu per array
+ * cost more than the copies (the path's arrays, the replaced entry). */
+struct retired {
+	struct rcu_head rcu;
+	unsigned n;
+	void *blocks[]; /* malloc'd blocks: farrays, fentries */
+};
+
+static void free_retired(struct rcu_head *head)
+{
+	struct retired *d = caa_container_of(head, struct retired, rcu);
+	for (unsigned i = 0; i < d->n; i++)
+		free(d->blocks[i]);
+	free(d);
+}
+
 /* After the lock: free what a failed update made, or retire what a
- * published one replaced. */
-static void finish(struct retire *r, int err)
+ * published one replaced, with `entry` (an entry it replaced or removed,
+ * or NULL). */
+static void finish(struct retire *r, int err, struct fentry *entry)
 {
 	if (err) {
 		for (unsigned i = 0; i < r->n_made; i++)
 			free(r->made[i]);
 		return;
 	}
+	unsigned n = r->n_old + (entry != NULL);
+	struct retired *d = malloc(sizeof(*d) + n * sizeof(d->blocks[0]));
+	if (!d) { /* one callback each, which needs no memory */
+		for (unsigned i = 0; i < r->n_old; i++)
+			map_rcu_free_block(&r->old[i]->rcu);
+		if (entry)
+			map_rcu_free_block(&entry->rcu);
+		return;
+	}
+	d->n = 0;
 	for (unsigned i = 0; i < r->n_old; i++)
-		map_rcu_free_block(&r->old[i]->rcu);
+		d->blocks[d->n++] = r->old[i];
+	if (entry)
+		d->blocks[d->n++] = entry;
+	map_rcu_call(&d->rcu, free_retired);
 }
 
 static int check_add(struct lpm_multibit *f, uint64_t flags)
@@ -842,7 +951,8 @@ static int multibit_update(struct map *m, const void *key, const void *value,
 	if (!e)
 		return -ENOMEM;
 
-	struct retire r = { 0 };
+	struct retire r;
+	retire_init(&r);
 	struct fentry *old = NULL;
 	uint64_t taken = map_work_lock(&f->lock, work_of(f));
 	int err = update_locked(f, e, flags, &r, &old);
@@ -851,11 +961,9 @@ static int multibit_update(struct map *m, const void *key, const void *value,
 		f->bytes += entry_bytes(f);
 	map_work_unlock(&f->lock, work_of(f), taken);
 
-	finish(&r, err);
+	finish(&r, err, old);
 	if (err)
 		free(e); /* never seen by a reader */
-	if (old)
-		map_rcu_free_block(&old->rcu);
 	return err;
 }
 
@@ -865,7 +973,8 @@ static int multibit_delete(struct map *m, const void *key)
 	uint32_t len = lpm_prefixlen_of(key);
 	if (len > f->max_prefixlen)
 		return -EINVAL;
-	struct retire r = { 0 };
+	struct retire r;
+	retire_init(&r);
 	struct path p;
 	uint64_t taken = map_work_lock(&f->lock, work_of(f));
 	walk_path(f, load_root(f), len, lpm_data_of(key), &p);
@@ -878,50 +987,72 @@ static int multibit_delete(struct map *m, const void *key)
 	}
 	map_work_unlock(&f->lock, work_of(f), taken);
 
-	finish(&r, err);
-	if (!err)
-		map_rcu_free_block(&gone->rcu);
+	finish(&r, err, err ? NULL : gone);
 	return err;
 }
 
 /* --- get_next_key: pre-order --------------------------------------------------- */
 
-/* The first entry of n's subtree in pre-order (n a leaf or a node with
- * something in it). */
-static struct fentry *first_in(const struct fnode *n)
+/* The first child of n (a node at depth d) after chunk c (c < 0: the
+ * first of all), or NULL. */
+static const struct fnode *child_after(const struct lpm_multibit *f,
+				       const struct fnode *n, unsigned d, int c)
 {
-	while (!is_leaf(n) && !n->prefixes)
-		n = &n->kids[0];
+	if (d == 0) {
+		for (unsigned i = (unsigned)(c + 1); i < FANOUT; i++) {
+			const struct fnode *k = load_slot(f, i);
+			if (k)
+				return k;
+		}
+		return NULL;
+	}
+	uint64_t right = c < 0 ? n->children
+		       : c == FANOUT - 1 ? 0
+		       : n->children & ~((2ull << c) - 1);
+	return right ? kid(n, (unsigned)__builtin_ctzll(right)) : NULL;
+}
+
+/* The first entry of n's subtree in pre-order (n a leaf or a node at
+ * depth d), or NULL (only an empty root has none). */
+static struct fentry *first_in(const struct lpm_multibit *f,
+			       const struct fnode *n, unsigned d)
+{
+	while (!is_leaf(n) && !n->prefixes) {
+		if (!(n = child_after(f, n, d++, -1)))
+			return NULL;
+	}
 	return is_leaf(n) ? n->leaf : n->entries[0];
 }
 
 /* The first entry of node[k]'s children after chunk c, then of its
  * ancestors' children after theirs; NULL after the last. */
-static struct fentry *first_after_child(const struct path *p, unsigned k,
+static struct fentry *first_after_child(const struct lpm_multibit *f,
+					const struct path *p, unsigned k,
 					unsigned c)
 {
 	for (;; c = p->chunk[--k]) {
-		const struct fnode *n = p->node[k];
-		uint64_t right = c == FANOUT - 1 ? 0 : n->children & ~((2ull << c) - 1);
-		if (right)
-			return first_in(kid(n, (unsigned)__builtin_ctzll(right)));
+		const struct fnode *n = child_after(f, p->node[k], k, (int)c);
+		if (n)
+			return first_in(f, n, k + 1);
 		if (k == 0)
 			return NULL;
 	}
 }
 
 /* The entry after the one p leads to (present). */
-static struct fentry *entry_after(const struct path *p)
+static struct fentry *entry_after(const struct lpm_multibit *f,
+				  const struct path *p)
 {
 	if (p->leaf)
-		return first_after_child(p, p->depth, p->chunk[p->depth]);
+		return first_after_child(f, p, p->depth, p->chunk[p->depth]);
 	const struct fnode *n = p->node[p->target];
 	uint64_t later = p->pos == 62 ? 0 : n->prefixes & ~((2ull << p->pos) - 1);
 	if (later)
 		return n->entries[rank(n->prefixes, (unsigned)__builtin_ctzll(later))];
-	if (n->children)
-		return first_in(&n->kids[0]);
-	return p->target ? first_after_child(p, p->target - 1,
+	const struct fnode *child = child_after(f, n, p->target, -1);
+	if (child)
+		return first_in(f, child, p->target + 1);
+	return p->target ? first_after_child(f, p, p->target - 1,
 					     p->chunk[p->target - 1])
 			 : NULL;
 }
@@ -937,9 +1068,9 @@ static int multibit_get_next_key(struct map *m, const void *key, void *next)
 	if (from_key)
 		walk_path(f, root, lpm_prefixlen_of(key), lpm_data_of(key), &p);
 	if (from_key && path_entry(&p, lpm_data_of(key)))
-		e = entry_after(&p);
-	else if (root->children || root->prefixes)
-		e = first_in(root);
+		e = entry_after(f, &p);
+	else
+		e = first_in(f, root, 0);
 	if (e) {
 		memcpy(next, &e->prefixlen, MAP_LPM_PREFIX_BYTES);
 		memcpy((uint8_t *)next + MAP_LPM_PREFIX_BYTES, e->bytes,
@@ -987,9 +1118,11 @@ static void dump_text(FILE *f, const struct lpm_multibit *t, const struct fnode 
 		print_entry(f, t, n->entries[i]);
 	}
 	fputc('\n', f);
-	for (unsigned c = 0; c < FANOUT; c++)
-		if (has_child(n, c))
-			dump_text(f, t, kid(n, c), depth + 1, (int)c);
+	for (unsigned c = 0; c < FANOUT; c++) {
+		const struct fnode *k = child_of(t, n, depth, c);
+		if (k)
+			dump_text(f, t, k, depth + 1, (int)c);
+	}
 }
 
 /* Dot: a box per node listing its own prefixes, a rounded box per leaf,
@@ -1012,9 +1145,10 @@ static unsigned dump_dot(FILE *f, const struct lpm_multibit *t, const struct fno
 	}
 	fputs("\"];\n", f);
 	for (unsigned c = 0; c < FANOUT; c++) {
-		if (!has_child(n, c))
+		const struct fnode *k = child_of(t, n, depth, c);
+		if (!k)
 			continue;
-		unsigned child = dump_dot(f, t, kid(n, c), depth + 1, next_id);
+		unsigned child = dump_dot(f, t, k, depth + 1, next_id);
 		fprintf(f, "  n%u -> n%u [label=\"", id, child);
 		print_chunk(f, c);
 		fputs("\"];\n", f);
@@ -1023,15 +1157,19 @@ static unsigned dump_dot(FILE *f, const struct lpm_multibit *t, const struct fno
 }
 
 /* Nodes and leaves below n, n included. */
-static void count_shape(const struct fnode *n, size_t *nodes, size_t *leaves)
+static void count_shape(const struct lpm_multibit *t, const struct fnode *n,
+			unsigned depth, size_t *nodes, size_t *leaves)
 {
 	if (is_leaf(n)) {
 		(*leaves)++;
 		return;
 	}
 	(*nodes)++;
-	for (unsigned i = 0; i < count_of(n->children); i++)
-		count_shape(&n->kids[i], nodes, leaves);
+	for (unsigned c = 0; c < FANOUT; c++) {
+		const struct fnode *k = child_of(t, n, depth, c);
+		if (k)
+			count_shape(t, k, depth + 1, nodes, leaves);
+	}
 }
 
 static int multibit_dump_state(struct map *m, FILE *f, enum map_dump_format fmt)
@@ -1039,7 +1177,7 @@ static int multibit_dump_state(struct map *m, FILE *f, enum map_dump_format fmt)
 	struct lpm_multibit *t = multibit_of(m);
 	const struct fnode *root = load_root(t);
 	size_t nodes = 0, leaves = 0;
-	count_shape(root, &nodes, &leaves);
+	count_shape(t, root, 0, &nodes, &leaves);
 	if (fmt == MAP_DUMP_DOT) {
 		fprintf(f, "digraph maplab {\n  label=\"lpm_trie/multibit: %zu "
 			"prefixes, %zu nodes, %zu leaves\";\n  labelloc=t;\n"
@@ -1087,14 +1225,24 @@ static int multibit_create(const struct map_attr *attr, struct map **out)
 	return 0;
 }
 
-static void free_subtree(const struct fnode *n)
+static void free_subtree(const struct lpm_multibit *f, const struct fnode *n,
+			 unsigned depth)
 {
 	if (is_leaf(n)) {
 		free(n->leaf);
 		return;
 	}
+	if (depth == 0) {
+		for (unsigned c = 0; c < FANOUT; c++) {
+			const struct fnode *k = load_slot(f, c);
+			if (k) {
+				free_subtree(f, k, 1);
+				free(farray_of(k));
+			}
+		}
+	}
 	for (unsigned i = 0; i < count_of(n->children); i++)
-		free_subtree(&n->kids[i]);
+		free_subtree(f, &n->kids[i], depth + 1);
 	for (unsigned i = 0; i < count_of(n->prefixes); i++)
 		free(n->entries[i]);
 	free(farray_of(n->kids));
@@ -1106,8 +1254,7 @@ static void multibit_destroy(struct map *m)
 	struct lpm_multibit *f = multibit_of(m);
 	map_rcu_barrier(); /* replaced arrays and entries still queued */
 	const struct fnode *root = load_root(f);
-	if (!is_leaf(root)) /* an empty root has nothing below */
-		free_subtree(root);
+	free_subtree(f, root, 0); /* the root is never a leaf */
 	free(farray_of(root));
 	free(f->work);
 	free(f);
