@@ -19,10 +19,16 @@
  *             is kids[popcount(children below bit c)]
  *   entries   the stored prefixes, packed in position order the same way
  *
- * except the root, whose children sit in 64 slots of the map (slot[c]: a
- * pointer to child c's descriptor, alone in a block, or NULL), not in a
- * kids array: a full root's kids array is 2 KiB, and every update copied
- * it (docs/lpm_trie.md, "Cheaper updates", has the figures).
+ * except the two boxed levels on top, the root and the 64 mids (the nodes
+ * at depth 1), whose descriptors sit alone in a block each and whose
+ * children are slots of the map: mid[c0] and low[c0 * 64 + c1] (the
+ * depth-2 descriptor, a node or a leaf, or NULL).  A full node's kids
+ * array is 2 KiB, and an update that copied the root's and a mid's spent
+ * most of its time there; a slot is replaced alone (docs/lpm_trie.md,
+ * "Cheaper updates", has the figures).  The mids always exist (a slot
+ * table needs its node), empty or not, so a walk never stops above
+ * depth 2 for want of a node; prefixes shorter than 12 bits live in the
+ * root and the mids, never in a leaf.
  *
  * A lookup reads one descriptor per 6 bits of the key.  At each node, the
  * positions a key's next 6 bits can match form a fixed mask per chunk (one
@@ -36,12 +42,12 @@
  * Invariants (under the writer lock, and in every version readers see):
  *   - a published node is never written again: an update builds new
  *     descriptor arrays for every node from the changed one up to the
- *     root's child, then publishes that child in its slot (or, for the
- *     root's own prefixes, a new root) with one release store; an update
- *     changes one slot or the root, never both, so a reader sees each
- *     update whole or not at all;
- *   - every node but the root has a stored prefix in its subtree (a delete
- *     that empties a node removes it from its parent, up the path);
+ *     first boxed parent, then publishes the copy in that parent's slot
+ *     (or a new root) with one release store; an update changes one
+ *     slot, never two, so a reader sees each update whole or not at all;
+ *   - every node below the boxed levels has a stored prefix in its
+ *     subtree (a delete that empties a node removes it from its parent,
+ *     up the path to the boxed levels);
  *   - n_entries counts stored prefixes and never exceeds max_entries.
  *
  * Semantics are the kernel's trie's (conformance_lpm.c): key format,
@@ -79,6 +85,9 @@
 
 #define STRIDE 6
 #define FANOUT (1u << STRIDE)
+/* Nodes at depths 0 and 1 are boxed: their children sit in slots of the
+ * map (mid, low), each replaced alone, so no update copies their arrays. */
+#define BOXED 2
 /* deepest node: a prefix of all 2048 bits sits at depth 2048 / 6 */
 #define DEPTH_MAX (8 * MAP_LPM_DATA_MAX / STRIDE + 1)
 
@@ -106,6 +115,7 @@ struct fnode {
 				       leaf: LEAF_MARK | the prefix's length */
 	union {
 		struct fnode *kids; /* node: [popcount(children)], in a farray */
+		_Atomic(struct fnode *) *slots; /* node above BOXED: [FANOUT] */
 		uint64_t value;     /* leaf: its value, if of 8 bytes or fewer */
 	};
 	union {
@@ -130,11 +140,13 @@ struct farray {
 
 struct lpm_multibit {
 	struct map map;
-	_Atomic(struct fnode *) root; /* items of a farray of one; a node
-					 whose own prefixes only count */
-	/* The root's children: slot[c], the descriptor of the child for first
-	 * chunk c in a farray of one, or NULL. */
-	_Atomic(struct fnode *) slot[FANOUT];
+	_Atomic(struct fnode *) root; /* items of a farray of one */
+	/* The boxed levels' children (the `slots` of their nodes), each the
+	 * items of a farray of one, or NULL: mid[c0], the node at depth 1 for
+	 * first chunk c0 (one always, from create on); low[c0 * 64 + c1],
+	 * the depth-2 descriptor for chunks c0 and c1. */
+	_Atomic(struct fnode *) mid[FANOUT];
+	_Atomic(struct fnode *) *low; /* [FANOUT * FANOUT] */
 	struct map_spinlock lock;
 	uint32_t data_size;
 	uint32_t max_prefixlen;
@@ -228,20 +240,28 @@ static const struct fnode *load_root(const struct lpm_multibit *f)
 	return atomic_load_explicit(&f->root, memory_order_acquire);
 }
 
-static inline const struct fnode *load_slot(const struct lpm_multibit *f,
-					    unsigned c)
+static inline const struct fnode *load_slot(_Atomic(struct fnode *) const *slot)
 {
-	return atomic_load_explicit(&f->slot[c], memory_order_acquire);
+	return atomic_load_explicit(slot, memory_order_acquire);
 }
 
-/* Child c of n, a node at depth d, or NULL.  The root's children are in
- * slots, not in its descriptor. */
-static inline const struct fnode *child_of(const struct lpm_multibit *f,
-					   const struct fnode *n, unsigned d,
+/* The child of the boxed node at bit off (0 or STRIDE) for chunk c, the
+ * key's first chunk c0, straight from the map's slots: a lookup asks for
+ * it without waiting for the parent's descriptor. */
+static inline const struct fnode *boxed_child(const struct lpm_multibit *f,
+					      uint32_t off, unsigned c0,
+					      unsigned c)
+{
+	return load_slot(off == 0 ? &f->mid[c] : &f->low[c0 << STRIDE | c]);
+}
+
+/* Child c of n, a node at depth d, or NULL.  A boxed node's children are
+ * in its slots, not in its descriptor. */
+static inline const struct fnode *child_of(const struct fnode *n, unsigned d,
 					   unsigned c)
 {
-	if (d == 0)
-		return load_slot(f, c);
+	if (d < BOXED)
+		return load_slot(&n->slots[c]);
 	return has_child(n, c) ? kid(n, c) : NULL;
 }
 
@@ -327,13 +347,15 @@ longest_match(struct lpm_multibit *f, uint32_t len, const uint8_t *data, bool wo
 {
 	uint64_t x = word ? word_of(data, f->data_size) : 0;
 	const struct fnode *n = load_root(f), *best = NULL;
-	unsigned best_pos = 0;
+	unsigned best_pos = 0, c0 = 0;
 	uint64_t visited = 1;
 	void *found = NULL;
 	for (uint32_t off = 0;; off += STRIDE) {
 		uint32_t rem = len - off;
 		unsigned c = word ? word_chunk(x, off)
 				  : chunk_at(data, f->data_size, off);
+		if (off == 0)
+			c0 = c;
 		uint64_t match = n->prefixes & path_mask[c];
 		if (rem < STRIDE)
 			match &= upto[rem];
@@ -343,7 +365,8 @@ longest_match(struct lpm_multibit *f, uint32_t len, const uint8_t *data, bool wo
 		}
 		if (rem < STRIDE)
 			break;
-		n = off == 0 ? load_slot(f, c) : has_child(n, c) ? kid(n, c) : NULL;
+		n = off < BOXED * STRIDE ? boxed_child(f, off, c0, c)
+		    : has_child(n, c) ? kid(n, c) : NULL;
 		if (!n)
 			break;
 		visited++;
@@ -420,7 +443,8 @@ static inline uint64_t walker_step(struct lpm_multibit *f, struct walker *w)
 		w->best_pos = 63u - (unsigned)__builtin_clzll(match);
 	}
 	const struct fnode *next = rem < STRIDE ? NULL
-				   : w->off == 0 ? load_slot(f, c)
+				   : w->off < BOXED * STRIDE
+				   ? boxed_child(f, w->off, word_chunk(w->x, 0), c)
 				   : has_child(w->n, c) ? kid(w->n, c) : NULL;
 	if (!next) {
 		w->done = true;
@@ -517,7 +541,7 @@ static void walk_path(struct lpm_multibit *f, const struct fnode *root,
 		p->chunk[k] = chunk_at(data, f->data_size, k * STRIDE);
 	p->pos = position(len, p->chunk[p->target]);
 	while (p->depth < p->target) {
-		const struct fnode *k = child_of(f, p->node[p->depth], p->depth,
+		const struct fnode *k = child_of(p->node[p->depth], p->depth,
 						 p->chunk[p->depth]);
 		if (!k)
 			break;
@@ -682,9 +706,10 @@ static struct fnode leaf_of(const struct lpm_multibit *f, struct fentry *e)
 }
 
 /*
- * A node below the root that a delete left with one prefix in its subtree
- * becomes a leaf (its last array retired), and one left with none goes:
- * every node but the root holds at least two prefixes below it.
+ * A node below the boxed levels that a delete left with one prefix in its
+ * subtree becomes a leaf (its last array retired), and one left with none
+ * goes:
+ * every node below the boxed levels holds at least two prefixes below it.
  */
 static enum change tidy(const struct lpm_multibit *f, struct retire *r,
 			struct fnode *n)
@@ -704,10 +729,11 @@ static enum change tidy(const struct lpm_multibit *f, struct retire *r,
 	return CHANGED;
 }
 
-/* Publish the root's child for first chunk c: fresh in a new box, or
- * nothing (how == REMOVED); the box it replaces retired. */
-static int publish_slot(struct lpm_multibit *f, struct retire *r, unsigned c,
-			struct fnode fresh, enum change how)
+/* Publish fresh in a new box at *slot (a boxed node's child, or the
+ * root), or nothing (how == REMOVED); the box it replaces retired. */
+static int publish_in(struct lpm_multibit *f, struct retire *r,
+		      _Atomic(struct fnode *) *slot, struct fnode fresh,
+		      enum change how)
 {
 	struct fnode *box = NULL;
 	if (how != REMOVED) {
@@ -716,38 +742,33 @@ static int publish_slot(struct lpm_multibit *f, struct retire *r, unsigned c,
 			return -ENOMEM;
 		*box = fresh;
 	}
-	array_retire(r, load_slot(f, c), 1, sizeof(*box));
-	atomic_store_explicit(&f->slot[c], box, memory_order_release);
+	array_retire(r, load_slot(slot), 1, sizeof(*box));
+	atomic_store_explicit(slot, box, memory_order_release);
 	return 0;
 }
 
-/* Publish a new root descriptor (its own prefixes changed). */
-static int publish_root(struct lpm_multibit *f, struct retire *r,
-			struct fnode fresh)
+/* The slot of node[d]'s child on p (node[d] boxed). */
+static _Atomic(struct fnode *) *slot_on(const struct path *p, unsigned d)
 {
-	struct fnode *root = array_new(f, r, 1, sizeof(*root));
-	if (!root)
-		return -ENOMEM;
-	*root = fresh;
-	array_retire(r, load_root(f), 1, sizeof(*root));
-	atomic_store_explicit(&f->root, root, memory_order_release);
-	return 0;
+	return &p->node[d]->slots[p->chunk[d]];
 }
 
 /*
- * Copy the path from node[from] up to the root's child, node[from]'s
+ * Copy the path from node[from] up to the first boxed parent, node[from]'s
  * descriptor replaced by fresh (how says what became of it), and publish
- * that child in its slot (or, from the root itself, the new root).
+ * the copy in that parent's slot (from the root itself: a new root).
  * Parents are tidied on the way up only when `shrink` (a delete): an
- * insert never leaves a node to tidy.
+ * insert never leaves a node to tidy.  Boxed nodes are never tidied: the
+ * root and the mids stay, even empty.
  */
 static int publish_path(struct lpm_multibit *f, struct retire *r,
 			const struct path *p, unsigned from, struct fnode fresh,
 			enum change how, bool shrink)
 {
 	if (from == 0)
-		return publish_root(f, r, fresh);
-	for (unsigned k = from; k > 1; k--) {
+		return publish_in(f, r, &f->root, fresh, CHANGED);
+	unsigned k = from;
+	for (; k > BOXED; k--) {
 		struct fnode up;
 		int err = with_child(f, r, p->node[k - 1], p->chunk[k - 1], how,
 				     &fresh, &up);
@@ -756,7 +777,7 @@ static int publish_path(struct lpm_multibit *f, struct retire *r,
 		how = shrink ? tidy(f, r, &up) : CHANGED;
 		fresh = up;
 	}
-	return publish_slot(f, r, p->chunk[0], fresh, how);
+	return publish_in(f, r, slot_on(p, k - 1), fresh, how);
 }
 
 /* Put e, a prefix of the node at depth d or below, into node *n (a node
@@ -807,8 +828,8 @@ static int insert_along(struct lpm_multibit *f, struct retire *r,
 	unsigned d = p->depth;
 	unsigned c = p->chunk[d];
 	int err;
-	if (!p->leaf && d == 0 && p->target > 0) /* an empty slot: a leaf */
-		return publish_slot(f, r, c, leaf_of(f, e), ADDED);
+	if (!p->leaf && d < BOXED && d < p->target) /* an empty slot: a leaf */
+		return publish_in(f, r, slot_on(p, d), leaf_of(f, e), ADDED);
 	if (!p->leaf) { /* into node[d]: its prefixes or a new leaf */
 		fresh = *p->node[d];
 		err = place(f, r, &fresh, d, e);
@@ -819,8 +840,8 @@ static int insert_along(struct lpm_multibit *f, struct retire *r,
 		child = leaf_of(f, e);
 	else if ((err = split(f, r, d + 1, p->leaf->leaf, e, &child)))
 		return err;
-	if (d == 0) /* the leaf was in a slot */
-		return publish_slot(f, r, c, child, CHANGED);
+	if (d < BOXED) /* the leaf was in a slot */
+		return publish_in(f, r, slot_on(p, d), child, CHANGED);
 	err = with_child(f, r, p->node[d], c, CHANGED, &child, &fresh);
 	return err ? err : publish_path(f, r, p, d, fresh, CHANGED, false);
 }
@@ -831,15 +852,15 @@ static int remove_along(struct lpm_multibit *f, struct retire *r,
 {
 	struct fnode fresh;
 	unsigned d = p->depth;
-	if (d == 0 && p->leaf)
-		return publish_slot(f, r, p->chunk[0], (struct fnode){ 0 },
-				    REMOVED);
+	if (d < BOXED && p->leaf)
+		return publish_in(f, r, slot_on(p, d), (struct fnode){ 0 },
+				  REMOVED);
 	int err = p->leaf
 		? with_child(f, r, p->node[d], p->chunk[d], REMOVED, NULL, &fresh)
 		: with_entry(f, r, p->node[d], p->pos, NULL, &fresh);
 	if (err)
 		return err;
-	enum change how = d > 0 ? tidy(f, r, &fresh) : CHANGED;
+	enum change how = d >= BOXED ? tidy(f, r, &fresh) : CHANGED;
 	return publish_path(f, r, p, d, fresh, how, true);
 }
 
@@ -993,66 +1014,73 @@ static int multibit_delete(struct map *m, const void *key)
 
 /* --- get_next_key: pre-order --------------------------------------------------- */
 
-/* The first child of n (a node at depth d) after chunk c (c < 0: the
- * first of all), or NULL. */
-static const struct fnode *child_after(const struct lpm_multibit *f,
-				       const struct fnode *n, unsigned d, int c)
+/* The first chunk after c (c < 0: from 0) with a child of n, a node at
+ * depth d, or -1. */
+static int next_chunk(const struct fnode *n, unsigned d, int c)
 {
-	if (d == 0) {
-		for (unsigned i = (unsigned)(c + 1); i < FANOUT; i++) {
-			const struct fnode *k = load_slot(f, i);
-			if (k)
-				return k;
-		}
-		return NULL;
+	if (d < BOXED) {
+		for (unsigned i = (unsigned)(c + 1); i < FANOUT; i++)
+			if (load_slot(&n->slots[i]))
+				return (int)i;
+		return -1;
 	}
 	uint64_t right = c < 0 ? n->children
 		       : c == FANOUT - 1 ? 0
 		       : n->children & ~((2ull << c) - 1);
-	return right ? kid(n, (unsigned)__builtin_ctzll(right)) : NULL;
+	return right ? __builtin_ctzll(right) : -1;
 }
 
+static struct fentry *first_in_children(const struct fnode *n, unsigned d,
+					int c);
+
 /* The first entry of n's subtree in pre-order (n a leaf or a node at
- * depth d), or NULL (only an empty root has none). */
-static struct fentry *first_in(const struct lpm_multibit *f,
-			       const struct fnode *n, unsigned d)
+ * depth d), or NULL (only a boxed node can be empty). */
+static struct fentry *first_in(const struct fnode *n, unsigned d)
 {
-	while (!is_leaf(n) && !n->prefixes) {
-		if (!(n = child_after(f, n, d++, -1)))
-			return NULL;
+	if (is_leaf(n))
+		return n->leaf;
+	if (n->prefixes)
+		return n->entries[0];
+	return first_in_children(n, d, -1);
+}
+
+/* The first entry below n's children after chunk c (c < 0: all), or NULL. */
+static struct fentry *first_in_children(const struct fnode *n, unsigned d,
+					int c)
+{
+	while ((c = next_chunk(n, d, c)) >= 0) {
+		struct fentry *e = first_in(child_of(n, d, (unsigned)c), d + 1);
+		if (e)
+			return e;
 	}
-	return is_leaf(n) ? n->leaf : n->entries[0];
+	return NULL;
 }
 
 /* The first entry of node[k]'s children after chunk c, then of its
  * ancestors' children after theirs; NULL after the last. */
-static struct fentry *first_after_child(const struct lpm_multibit *f,
-					const struct path *p, unsigned k,
+static struct fentry *first_after_child(const struct path *p, unsigned k,
 					unsigned c)
 {
 	for (;; c = p->chunk[--k]) {
-		const struct fnode *n = child_after(f, p->node[k], k, (int)c);
-		if (n)
-			return first_in(f, n, k + 1);
-		if (k == 0)
-			return NULL;
+		struct fentry *e = first_in_children(p->node[k], k, (int)c);
+		if (e || k == 0)
+			return e;
 	}
 }
 
 /* The entry after the one p leads to (present). */
-static struct fentry *entry_after(const struct lpm_multibit *f,
-				  const struct path *p)
+static struct fentry *entry_after(const struct path *p)
 {
 	if (p->leaf)
-		return first_after_child(f, p, p->depth, p->chunk[p->depth]);
+		return first_after_child(p, p->depth, p->chunk[p->depth]);
 	const struct fnode *n = p->node[p->target];
 	uint64_t later = p->pos == 62 ? 0 : n->prefixes & ~((2ull << p->pos) - 1);
 	if (later)
 		return n->entries[rank(n->prefixes, (unsigned)__builtin_ctzll(later))];
-	const struct fnode *child = child_after(f, n, p->target, -1);
-	if (child)
-		return first_in(f, child, p->target + 1);
-	return p->target ? first_after_child(f, p, p->target - 1,
+	struct fentry *e = first_in_children(n, p->target, -1);
+	if (e)
+		return e;
+	return p->target ? first_after_child(p, p->target - 1,
 					     p->chunk[p->target - 1])
 			 : NULL;
 }
@@ -1068,9 +1096,9 @@ static int multibit_get_next_key(struct map *m, const void *key, void *next)
 	if (from_key)
 		walk_path(f, root, lpm_prefixlen_of(key), lpm_data_of(key), &p);
 	if (from_key && path_entry(&p, lpm_data_of(key)))
-		e = entry_after(f, &p);
+		e = entry_after(&p);
 	else
-		e = first_in(f, root, 0);
+		e = first_in(root, 0);
 	if (e) {
 		memcpy(next, &e->prefixlen, MAP_LPM_PREFIX_BYTES);
 		memcpy((uint8_t *)next + MAP_LPM_PREFIX_BYTES, e->bytes,
@@ -1093,6 +1121,17 @@ static void print_chunk(FILE *f, unsigned c)
 {
 	for (int b = STRIDE - 1; b >= 0; b--)
 		fputc('0' + ((c >> b) & 1), f);
+}
+
+/* A boxed node with nothing in its subtree (a mid without prefixes) is
+ * left out of the dumps and the shape: it is there only to be a slot. */
+static const struct fnode *shown_child(const struct fnode *n, unsigned d,
+				       unsigned c)
+{
+	const struct fnode *k = child_of(n, d, c);
+	if (k && !is_leaf(k) && !k->prefixes && next_chunk(k, d + 1, -1) < 0)
+		return NULL;
+	return k;
 }
 
 /* Text: each node with the bit it starts at and its own prefixes, each
@@ -1119,7 +1158,7 @@ static void dump_text(FILE *f, const struct lpm_multibit *t, const struct fnode 
 	}
 	fputc('\n', f);
 	for (unsigned c = 0; c < FANOUT; c++) {
-		const struct fnode *k = child_of(t, n, depth, c);
+		const struct fnode *k = shown_child(n, depth, c);
 		if (k)
 			dump_text(f, t, k, depth + 1, (int)c);
 	}
@@ -1145,7 +1184,7 @@ static unsigned dump_dot(FILE *f, const struct lpm_multibit *t, const struct fno
 	}
 	fputs("\"];\n", f);
 	for (unsigned c = 0; c < FANOUT; c++) {
-		const struct fnode *k = child_of(t, n, depth, c);
+		const struct fnode *k = shown_child(n, depth, c);
 		if (!k)
 			continue;
 		unsigned child = dump_dot(f, t, k, depth + 1, next_id);
@@ -1157,8 +1196,8 @@ static unsigned dump_dot(FILE *f, const struct lpm_multibit *t, const struct fno
 }
 
 /* Nodes and leaves below n, n included. */
-static void count_shape(const struct lpm_multibit *t, const struct fnode *n,
-			unsigned depth, size_t *nodes, size_t *leaves)
+static void count_shape(const struct fnode *n, unsigned depth, size_t *nodes,
+			size_t *leaves)
 {
 	if (is_leaf(n)) {
 		(*leaves)++;
@@ -1166,9 +1205,9 @@ static void count_shape(const struct lpm_multibit *t, const struct fnode *n,
 	}
 	(*nodes)++;
 	for (unsigned c = 0; c < FANOUT; c++) {
-		const struct fnode *k = child_of(t, n, depth, c);
+		const struct fnode *k = shown_child(n, depth, c);
 		if (k)
-			count_shape(t, k, depth + 1, nodes, leaves);
+			count_shape(k, depth + 1, nodes, leaves);
 	}
 }
 
@@ -1177,7 +1216,7 @@ static int multibit_dump_state(struct map *m, FILE *f, enum map_dump_format fmt)
 	struct lpm_multibit *t = multibit_of(m);
 	const struct fnode *root = load_root(t);
 	size_t nodes = 0, leaves = 0;
-	count_shape(t, root, 0, &nodes, &leaves);
+	count_shape(root, 0, &nodes, &leaves);
 	if (fmt == MAP_DUMP_DOT) {
 		fprintf(f, "digraph maplab {\n  label=\"lpm_trie/multibit: %zu "
 			"prefixes, %zu nodes, %zu leaves\";\n  labelloc=t;\n"
@@ -1197,6 +1236,38 @@ static int multibit_dump_state(struct map *m, FILE *f, enum map_dump_format fmt)
 
 /* --- the map ------------------------------------------------------------------- */
 
+/* An empty boxed node in a block of its own, its children in slots. */
+static struct fnode *boxed_new(_Atomic(struct fnode *) *slots)
+{
+	struct farray *a = calloc(1, farray_bytes(1, sizeof(struct fnode)));
+	if (!a)
+		return NULL;
+	struct fnode *n = (struct fnode *)a->items;
+	n->slots = slots;
+	return n;
+}
+
+/* The root, the mids and the low slots, all empty. */
+static int make_boxed_levels(struct lpm_multibit *f)
+{
+	f->low = calloc((size_t)FANOUT * FANOUT, sizeof(*f->low));
+	struct fnode *root = boxed_new(f->mid);
+	if (!f->low || !root) {
+		free(farray_of(root));
+		return -ENOMEM;
+	}
+	atomic_init(&f->root, root);
+	for (unsigned c = 0; c < FANOUT; c++) {
+		struct fnode *mid = boxed_new(&f->low[c * FANOUT]);
+		if (!mid)
+			return -ENOMEM; /* the caller frees what was made */
+		atomic_init(&f->mid[c], mid);
+	}
+	f->bytes = (1 + FANOUT) * farray_bytes(1, sizeof(struct fnode)) +
+		   (size_t)FANOUT * FANOUT * sizeof(*f->low);
+	return 0;
+}
+
 static int multibit_create(const struct map_attr *attr, struct map **out)
 {
 	int err = map_check_lpm_attr(attr);
@@ -1210,42 +1281,42 @@ static int multibit_create(const struct map_attr *attr, struct map **out)
 	f->max_prefixlen = 8 * f->data_size;
 	f->value_offset = (f->data_size + 7) & ~7u;
 	map_spin_init(&f->lock);
-	struct farray *root = calloc(1, farray_bytes(1, sizeof(struct fnode)));
 	f->work = aligned_alloc(64, sizeof(*f->work) * attr->ncpus);
-	if (!root || !f->work) {
-		free(root);
+	if (!f->work || make_boxed_levels(f)) {
+		const struct fnode *root = load_root(f);
+		for (unsigned c = 0; root && c < FANOUT; c++)
+			free(farray_of(load_slot(&f->mid[c])));
+		free(farray_of(root));
+		free(f->low);
 		free(f->work);
 		free(f);
 		return -ENOMEM;
 	}
 	memset(f->work, 0, sizeof(*f->work) * attr->ncpus);
-	atomic_init(&f->root, (struct fnode *)root->items);
-	f->bytes = farray_bytes(1, sizeof(struct fnode));
 	*out = &f->map;
 	return 0;
 }
 
-static void free_subtree(const struct lpm_multibit *f, const struct fnode *n,
-			 unsigned depth)
+/* Everything below n, a node at depth d (or a leaf), and its arrays;
+ * not n's own block. */
+static void free_subtree(const struct fnode *n, unsigned d)
 {
 	if (is_leaf(n)) {
 		free(n->leaf);
 		return;
 	}
-	if (depth == 0) {
-		for (unsigned c = 0; c < FANOUT; c++) {
-			const struct fnode *k = load_slot(f, c);
-			if (k) {
-				free_subtree(f, k, 1);
-				free(farray_of(k));
-			}
-		}
+	for (unsigned c = 0; c < FANOUT; c++) {
+		const struct fnode *k = child_of(n, d, c);
+		if (!k)
+			continue;
+		free_subtree(k, d + 1);
+		if (d < BOXED)
+			free(farray_of(k)); /* its box */
 	}
-	for (unsigned i = 0; i < count_of(n->children); i++)
-		free_subtree(f, &n->kids[i], depth + 1);
 	for (unsigned i = 0; i < count_of(n->prefixes); i++)
 		free(n->entries[i]);
-	free(farray_of(n->kids));
+	if (d >= BOXED)
+		free(farray_of(n->kids));
 	free(farray_of(n->entries));
 }
 
@@ -1254,8 +1325,9 @@ static void multibit_destroy(struct map *m)
 	struct lpm_multibit *f = multibit_of(m);
 	map_rcu_barrier(); /* replaced arrays and entries still queued */
 	const struct fnode *root = load_root(f);
-	free_subtree(f, root, 0); /* the root is never a leaf */
+	free_subtree(root, 0);
 	free(farray_of(root));
+	free(f->low);
 	free(f->work);
 	free(f);
 }
