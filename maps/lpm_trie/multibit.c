@@ -708,8 +708,8 @@ static struct fnode leaf_of(const struct lpm_multibit *f, struct fentry *e)
 /*
  * A node below the boxed levels that a delete left with one prefix in its
  * subtree becomes a leaf (its last array retired), and one left with none
- * goes:
- * every node below the boxed levels holds at least two prefixes below it.
+ * goes: every node below the boxed levels holds at least two prefixes
+ * below it.
  */
 static enum change tidy(const struct lpm_multibit *f, struct retire *r,
 			struct fnode *n)
