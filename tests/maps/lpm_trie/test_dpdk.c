@@ -9,7 +9,9 @@
  * kernel gives them back).  Then the design's own edges: other key sizes
  * and too large a max_entries refused at create; lookups capped by their
  * prefix length (the RIB's parent walk); memory back to its empty size;
- * a reader's lookups under a writer's changes.
+ * a reader's lookups under a writer's changes.  The comparison's
+ * scaffolding is shared with test_multibit.c (random_vs_linux.h); what is
+ * this design's own is here.
  * Built only with DPDK.
  */
 #include <criterion/criterion.h>
@@ -23,213 +25,51 @@
 #include "maps/base/map.h"
 #include "maps/base/rcu.h"
 
+#include "tests/maps/lpm_trie/random_vs_linux.h"
+
 #define KEY 8
-#define MAX_WALK 4096
 
-struct pair {
-	struct map *dpdk, *linux;
-	size_t empty_bytes;
-};
-
-static uint64_t rng = 0x9e3779b97f4a7c15ull;
-
-static uint64_t next_random(void)
+/* Lengths around DIR-24-8's /24 boundary often, past 32 now and then. */
+static uint32_t random_len_v4(uint32_t max_len)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
+	(void)max_len; /* 32 */
+	unsigned r = (unsigned)(twin_random() % 100);
+	if (r < 2)
+		return 33 + (uint32_t)(twin_random() % 3);
+	if (r < 40)
+		return 22 + (uint32_t)(twin_random() % 11);
+	return (uint32_t)(twin_random() % 33);
 }
+
+/* Beside the shared bases: one in the same /24 as the first (tbl8 groups
+ * shared), and the end of the address space. */
+static void shape_bases(uint32_t data_size)
+{
+	memcpy(twin_bases[3], twin_bases[0], data_size - 1);
+	memset(twin_bases[4], 0xff, data_size);
+}
+
+/* Its walk in the RIB's order: compared as a set. */
+static const struct twin_rules dpdk_v4 = {
+	.design = "lpm_trie/dpdk",
+	.random_len = random_len_v4,
+	.shape_bases = shape_bases,
+};
 
 static int create(const char *name, uint32_t key_size, uint32_t max_entries,
 		  struct map **m)
 {
-	struct map_attr a = { .type = MAP_TYPE_LPM_TRIE, .key_size = key_size,
-			      .value_size = 8, .max_entries = max_entries,
-			      .flags = MAP_F_NO_PREALLOC };
-	const struct map_ops *ops = map_find(name);
-	cr_assert_not_null(ops, "%s is not in the registry", name);
-	return map_create(ops, &a, m);
+	return twin_create(name, key_size, max_entries, m);
 }
 
-static struct pair make_pair(uint32_t max_entries)
+static struct twin make_pair(uint32_t max_entries)
 {
-	struct pair p;
-	cr_assert_eq(create("lpm_trie/dpdk", KEY, max_entries, &p.dpdk), 0);
-	cr_assert_eq(create("lpm_trie/linux", KEY, max_entries, &p.linux), 0);
-	p.empty_bytes = p.dpdk->ops->memory(p.dpdk);
-	return p;
-}
-
-static void free_pair(struct pair *p)
-{
-	map_destroy(p->dpdk);
-	map_destroy(p->linux);
-}
-
-/* Addresses that share long runs of bits, so prefixes nest. */
-static uint8_t bases[6][4];
-
-static void make_bases(void)
-{
-	for (unsigned i = 0; i < 6; i++)
-		for (unsigned j = 0; j < 4; j++)
-			bases[i][j] = (uint8_t)next_random();
-	memcpy(bases[1], bases[0], 2);
-	memcpy(bases[2], bases[0], 4);
-	bases[2][3] ^= 1;
-	memcpy(bases[3], bases[0], 3); /* the same /24: tbl8 groups shared */
-	memset(bases[4], 0xff, 4);      /* the end of the address space */
-}
-
-/* Lengths around DIR-24-8's /24 boundary often, past 32 now and then. */
-static uint32_t random_len(void)
-{
-	unsigned r = (unsigned)(next_random() % 100);
-	if (r < 2)
-		return 33 + (uint32_t)(next_random() % 3);
-	if (r < 40)
-		return 22 + (uint32_t)(next_random() % 11);
-	return (uint32_t)(next_random() % 33);
-}
-
-static void random_key(uint8_t *k)
-{
-	uint32_t len = random_len();
-	memcpy(k, &len, 4);
-	memcpy(k + 4, bases[next_random() % 6], 4);
-	if (next_random() % 3 == 0) { /* flip one bit anywhere */
-		uint32_t bit = (uint32_t)(next_random() % 32);
-		k[4 + bit / 8] ^= (uint8_t)(0x80u >> (bit % 8));
-	}
-}
-
-static uint32_t len_of(const uint8_t *k)
-{
-	uint32_t l;
-	memcpy(&l, k, 4);
-	return l;
-}
-
-static void check_lookup(const struct pair *p, const uint8_t *k)
-{
-	uint64_t vd = 0, vl = 0;
-	int ed = map_lookup_copy(p->dpdk, k, &vd);
-	int el = map_lookup_copy(p->linux, k, &vl);
-	cr_assert_eq(ed, el, "lookup /%u: dpdk %d, linux %d", len_of(k), ed, el);
-	cr_assert_eq(vd, vl, "lookup /%u: dpdk found %lu, linux %lu",
-		     len_of(k), (unsigned long)vd, (unsigned long)vl);
-}
-
-static int key_cmp(const void *a, const void *b)
-{
-	return memcmp(a, b, KEY);
-}
-
-/* A whole walk's keys, sorted; each once. */
-static size_t walk_keys(struct map *m, uint8_t (*keys)[KEY])
-{
-	size_t n = 0;
-	const void *from = NULL;
-	while (map_get_next_key(m, from, keys[n]) == 0) {
-		from = keys[n];
-		cr_assert_lt(++n, MAX_WALK, "%s: the walk does not end",
-			     m->ops->name);
-	}
-	qsort(keys, n, KEY, key_cmp);
-	for (size_t i = 1; i < n; i++)
-		cr_assert_neq(key_cmp(keys[i - 1], keys[i]), 0,
-			      "%s: a key twice in one walk", m->ops->name);
-	return n;
-}
-
-/* The same keys, with the same bytes, and the same value under each. */
-static void check_walk(const struct pair *p)
-{
-	static uint8_t kd[MAX_WALK][KEY], kl[MAX_WALK][KEY];
-	size_t nd = walk_keys(p->dpdk, kd), nl = walk_keys(p->linux, kl);
-	cr_assert_eq(nd, nl, "dpdk walks %zu keys, linux %zu", nd, nl);
-	cr_assert_eq(memcmp(kd, kl, nd * KEY), 0, "the walks' keys differ");
-	for (size_t i = 0; i < nd; i++)
-		check_lookup(p, kd[i]);
-}
-
-/* Is k's very prefix in linux's trie?  1 yes, 0 no, -1 unknown (full). */
-static int stored_in_linux(const struct pair *p, const uint8_t *k)
-{
-	uint64_t v = 0;
-	int err = map_update(p->linux, k, &v, MAP_NOEXIST);
-	if (err == -EEXIST)
-		return 1;
-	if (err == 0)
-		cr_assert_eq(map_delete(p->linux, k), 0);
-	return err == 0 ? 0 : -1;
-}
-
-/* From a stored prefix, a stored prefix other than it; from any other
- * key (a length past 32 included), the first. */
-static void check_next_from(const struct pair *p, const uint8_t *k)
-{
-	uint8_t next[KEY], first[KEY];
-	int stored = len_of(k) > 32 ? 0 : stored_in_linux(p, k);
-	int err = map_get_next_key(p->dpdk, k, next);
-	if (stored == 0) {
-		cr_assert_eq(err, map_get_next_key(p->dpdk, NULL, first));
-		if (!err)
-			cr_assert_eq(memcmp(next, first, KEY), 0,
-				     "an absent key's next is not the first");
-	} else if (stored == 1 && !err) {
-		cr_assert_eq(stored_in_linux(p, next), 1);
-	}
-}
-
-static void random_op(const struct pair *p, unsigned op)
-{
-	uint8_t k[KEY];
-	uint64_t v = next_random();
-	random_key(k);
-	if (op < 45) {
-		uint64_t flags = next_random() % 4; /* 3: EINVAL */
-		int ed = map_update(p->dpdk, k, &v, flags);
-		int el = map_update(p->linux, k, &v, flags);
-		cr_assert_eq(ed, el, "update /%u flags %lu: dpdk %d, linux %d",
-			     len_of(k), (unsigned long)flags, ed, el);
-	} else if (op < 70) {
-		int ed = map_delete(p->dpdk, k), el = map_delete(p->linux, k);
-		cr_assert_eq(ed, el, "delete /%u: dpdk %d, linux %d",
-			     len_of(k), ed, el);
-	} else if (op < 95) {
-		check_lookup(p, k);
-	} else {
-		check_next_from(p, k);
-	}
+	return twin_make(&dpdk_v4, KEY, max_entries);
 }
 
 static void random_run(uint32_t max_entries, unsigned ops)
 {
-	map_thread_online();
-	struct pair p = make_pair(max_entries);
-	make_bases();
-	for (unsigned i = 0; i < ops; i++) {
-		random_op(&p, (unsigned)(next_random() % 100));
-		if (i % 500 == 499)
-			check_walk(&p);
-	}
-	check_walk(&p);
-	uint8_t k[KEY];
-	while (map_get_next_key(p.dpdk, NULL, k) == 0) {
-		cr_assert_eq(map_delete(p.dpdk, k), 0);
-		cr_assert_eq(map_delete(p.linux, k), 0);
-	}
-	cr_assert_eq(map_get_next_key(p.linux, NULL, k), -ENOENT);
-	map_rcu_barrier(); /* deleted elements are gone */
-	cr_assert_eq(p.dpdk->ops->memory(p.dpdk), p.empty_bytes);
-	for (unsigned i = 0; i < 200; i++) {
-		random_key(k);
-		check_lookup(&p, k);
-	}
-	free_pair(&p);
-	map_thread_offline();
+	twin_random_run(&dpdk_v4, KEY, max_entries, ops);
 }
 
 TestSuite(lpm_dpdk, .timeout = 120);
@@ -260,25 +100,25 @@ Test(lpm_dpdk, matches_linux_with_two_byte_next_hops)
 Test(lpm_dpdk, nested_path)
 {
 	map_thread_online();
-	struct pair p = make_pair(64);
+	struct twin p = make_pair(64);
 	uint8_t k[KEY] = { 0, 0, 0, 0, 0xc0, 0xa8, 0x01, 0x2f };
 	for (uint32_t len = 0; len <= 32; len++) {
 		uint64_t v = len;
 		memcpy(k, &len, 4);
-		cr_assert_eq(map_update(p.dpdk, k, &v, MAP_NOEXIST), 0);
+		cr_assert_eq(map_update(p.design, k, &v, MAP_NOEXIST), 0);
 		cr_assert_eq(map_update(p.linux, k, &v, MAP_NOEXIST), 0);
 	}
-	check_walk(&p);
+	twin_check_walk(&p);
 	for (uint32_t len = 0; len <= 32; len++) {
 		uint32_t gone = len % 2 ? len : 32 - len;
 		memcpy(k, &gone, 4);
-		cr_assert_eq(map_delete(p.dpdk, k), map_delete(p.linux, k));
+		cr_assert_eq(map_delete(p.design, k), map_delete(p.linux, k));
 		for (uint32_t ask = 0; ask <= 33; ask++) {
 			memcpy(k, &ask, 4);
-			check_lookup(&p, k);
+			twin_check_lookup(&p, k);
 		}
 	}
-	free_pair(&p);
+	twin_free(&p);
 	map_thread_offline();
 }
 
@@ -287,20 +127,20 @@ Test(lpm_dpdk, nested_path)
 Test(lpm_dpdk, lookup_stops_at_its_own_length)
 {
 	map_thread_online();
-	struct pair p = make_pair(64);
+	struct twin p = make_pair(64);
 	uint8_t k[KEY] = { 0, 0, 0, 0, 10, 0, 0, 1 };
 	uint32_t stored[] = { 24, 8, 30, 28 };
 	for (unsigned i = 0; i < 4; i++) {
 		uint64_t v = stored[i];
 		memcpy(k, &stored[i], 4);
-		cr_assert_eq(map_update(p.dpdk, k, &v, MAP_ANY), 0);
+		cr_assert_eq(map_update(p.design, k, &v, MAP_ANY), 0);
 		cr_assert_eq(map_update(p.linux, k, &v, MAP_ANY), 0);
 	}
 	for (uint32_t ask = 0; ask <= 32; ask++) {
 		memcpy(k, &ask, 4);
-		check_lookup(&p, k);
+		twin_check_lookup(&p, k);
 	}
-	free_pair(&p);
+	twin_free(&p);
 	map_thread_offline();
 }
 
@@ -316,17 +156,17 @@ Test(lpm_dpdk, refuses_what_it_cannot_hold)
 	map_thread_offline();
 }
 
-static void put_both(const struct pair *p, uint32_t addr, uint32_t len)
+static void put_both(const struct twin *p, uint32_t addr, uint32_t len)
 {
 	uint8_t k[KEY] = { 0, 0, 0, 0, addr >> 24, addr >> 16, addr >> 8,
 			   addr };
 	uint64_t v = (uint64_t)addr << 8 | len;
 	memcpy(k, &len, 4);
-	cr_assert_eq(map_update(p->dpdk, k, &v, MAP_NOEXIST), 0);
+	cr_assert_eq(map_update(p->design, k, &v, MAP_NOEXIST), 0);
 	cr_assert_eq(map_update(p->linux, k, &v, MAP_NOEXIST), 0);
 }
 
-static void lookups_around(const struct pair *p, uint32_t addr)
+static void lookups_around(const struct twin *p, uint32_t addr)
 {
 	uint8_t k[KEY] = { 32, 0, 0, 0 };
 	for (int d = -2; d <= 2; d++)
@@ -334,7 +174,7 @@ static void lookups_around(const struct pair *p, uint32_t addr)
 			uint32_t a = addr + (uint32_t)d;
 			memcpy(k, &len, 4);
 			k[4] = a >> 24, k[5] = a >> 16, k[6] = a >> 8, k[7] = a;
-			check_lookup(p, k);
+			twin_check_lookup(p, k);
 		}
 }
 
@@ -348,7 +188,7 @@ static void lookups_around(const struct pair *p, uint32_t addr)
 Test(lpm_dpdk, prefixes_that_end_the_address_space)
 {
 	map_thread_online();
-	struct pair p = make_pair(64);
+	struct twin p = make_pair(64);
 	put_both(&p, 0x10000000, 24);
 	put_both(&p, 0x00000000, 1);
 	put_both(&p, 0x80000000, 1);
@@ -363,15 +203,15 @@ Test(lpm_dpdk, prefixes_that_end_the_address_space)
 	lookups_around(&p, 0xfffffffe);
 	lookups_around(&p, 0x80000000);
 	lookups_around(&p, 0xc0000000);
-	check_walk(&p);
+	twin_check_walk(&p);
 	uint8_t k[KEY];
-	while (map_get_next_key(p.dpdk, NULL, k) == 0) {
-		cr_assert_eq(map_delete(p.dpdk, k), 0);
+	while (map_get_next_key(p.design, NULL, k) == 0) {
+		cr_assert_eq(map_delete(p.design, k), 0);
 		cr_assert_eq(map_delete(p.linux, k), 0);
 		lookups_around(&p, 0xfffffffe);
 		lookups_around(&p, 0x10000000);
 	}
-	free_pair(&p);
+	twin_free(&p);
 	map_thread_offline();
 }
 
