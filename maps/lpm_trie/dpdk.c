@@ -1,106 +1,149 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * lpm_trie/dpdk: a baseline adapter over DPDK's rte_fib (Debian's
- * libdpdk-dev, DPDK 22.11 LTS), as hash/dpdk is over rte_hash: BPF
- * LPM-trie semantics on top where the table allows them.  The route table
- * of userspace data planes (grout, VPP-like routers on DPDK).
+ * lpm_trie/dpdk: a baseline adapter over DPDK's rte_fib and rte_fib6
+ * (Debian's libdpdk-dev, DPDK 22.11 LTS), as hash/dpdk is over rte_hash:
+ * BPF LPM-trie semantics on top where the tables allow them.  The route
+ * tables of userspace data planes (grout, VPP-like routers on DPDK).
  *
- * IPv4 only: key_size 8 (a 4-byte prefix length, then 4 address bytes,
- * most significant first).  rte_fib6 (the TRIE type, key_size 20) is not
- * built yet; every other key size is refused at create with -EINVAL and
- * one line on stderr, never faked.
+ * Two key sizes, each a 4-byte prefix length then the address, most
+ * significant byte first:
+ *   key_size 8   IPv4, rte_fib with its DIR-24-8 table;
+ *   key_size 20  IPv6, rte_fib6 with its TRIE table.
+ * Every other key size is refused at create with -EINVAL and one line on
+ * stderr, never faked.  The two differ only in DPDK's calls and sizes
+ * (struct lpm_family: one table of operations each); slots, elements,
+ * the lock, flags, errors, the top prefixes and the walk are written once.
  *
- * rte_fib keeps two structures for one table:
- *   RIB  (rte_rib) a binary trie of the prefixes, each with its next hop:
- *        exact-prefix lookups, covering prefixes, and a walk (get_nxt);
- *   FIB  DIR-24-8: a 2^24-entry table indexed by an address's first 24
- *        bits, and 256-entry tbl8 groups for prefixes longer than /24:
- *        answers a full 32-bit address with the longest match's next hop.
+ * rte_fib and rte_fib6 keep two structures for one table:
+ *   RIB  (rte_rib, rte_rib6) a binary trie of the prefixes, each with its
+ *        next hop: exact-prefix lookups, covering prefixes, a walk
+ *        (get_nxt);
+ *   FIB  a 2^24-entry table (tbl24) indexed by an address's first 24 bits,
+ *        then 256-entry tbl8 groups one byte a level: DIR-24-8 has one
+ *        level (prefixes longer than /24), TRIE up to 13 (bytes 3 to 15
+ *        of an IPv6 address); answers a full address with the longest
+ *        match's next hop.
  *
  *   key -> RIB / FIB -> next hop n (1..max_entries) -> slots[n - 1]
  *                                                        -> element:
- *                                        [rcu][key bytes as given][value]
+ *                                   [rcu][key bytes as given][value]
  *
  * Values live in our own elements (malloc), one per prefix and value
  * generation; the next hop is an index into `slots`, an array of element
  * pointers (nh = index + 1: the FIB's default next hop 0 means no route).
- * A BPF lookup returns a pointer into the element.  Next hops are at most
- * 2^(8 * nh_sz - 1) - 1 (DIR-24-8 keeps one bit of each entry as its
- * "extended to a tbl8 group" mark), so nh_sz is the smallest of 1, 2 and
- * 4 bytes that holds max_entries.
+ * A BPF lookup returns a pointer into the element.  Both tables keep one
+ * bit of each entry as their "extended to a tbl8 group" mark, so an entry
+ * of b bytes holds next hops up to 2^(8b - 1) - 1: DIR-24-8's entries
+ * are the smallest of 1, 2 and 4 bytes that hold max_entries; TRIE's of
+ * 2 and 4 bytes that hold num_tbl8 (it checks group numbers against the
+ * same bound), 2 up to max_entries 2520.
  *
- * Semantics on top, and how each is kept:
+ * Semantics on top, and how each is kept (W = 32 or 128, the address's
+ * bits):
  *  - lookup with prefix length L: the longest stored prefix of length
- *    <= L matching the key's first L bits (the kernel's rule).  L == 32:
- *    one rte_fib_lookup_bulk of the address (the FIB's fast path).
- *    L < 32: rte_rib_lookup gives the longest match of the whole address,
- *    then rte_rib_lookup_parent walks to shorter covering prefixes until
- *    one is no longer than L.  Every stored prefix that matches the
- *    address lies on that chain, so the first one <= L is the answer; a
- *    prefix longer than L never matches (masking the address to L bits
- *    would be wrong: 10.0.0.0/24 matches 10.0.0.0 masked to /8).
- *    L > 32: no match (the kernel's lookup finds nothing either).
- *  - update: the exact prefix looked up in the RIB (rte_rib_lookup_exact)
- *    gives BPF_NOEXIST / BPF_EXIST; a present prefix gets a new element in
- *    its slot (the FIB is not touched: the next hop stays), the old one
- *    freed after an RCU grace period, so a reader sees the whole old value
- *    or the whole new one.  A new prefix takes a free slot and
- *    rte_fib_add(address masked to L, L, slot + 1).  max_entries prefixes
- *    in: -ENOSPC, as the kernel's trie (a replace is still allowed).
+ *    <= L matching the key's first L bits (the kernel's rule).  L == W:
+ *    one rte_fib_lookup_bulk / rte_fib6_lookup_bulk of the address (the
+ *    FIB's fast path).  L < W: rte_rib(6)_lookup gives the longest match
+ *    of the whole address, then rte_rib(6)_lookup_parent walks to shorter
+ *    covering prefixes until one is no longer than L.  Every stored
+ *    prefix that matches the address lies on that chain, so the first
+ *    one <= L is the answer; a prefix longer than L never matches
+ *    (masking the address to L bits would be wrong: 10.0.0.0/24 matches
+ *    10.0.0.0 masked to /8).  L > W: no match (the kernel's lookup finds
+ *    nothing either).
+ *  - update: the exact prefix looked up in the RIB (lookup_exact) gives
+ *    BPF_NOEXIST / BPF_EXIST; a present prefix gets a new element in its
+ *    slot (the FIB is not touched: the next hop stays), the old one freed
+ *    after an RCU grace period, so a reader sees the whole old value or
+ *    the whole new one.  A new prefix takes a free slot and
+ *    rte_fib(6)_add(address masked to L, L, slot + 1).  max_entries
+ *    prefixes in: -ENOSPC, as the kernel's trie (a replace is still
+ *    allowed).
  *  - trailing bits (past the prefix length): the FIB and RIB keep the
  *    masked address, the element keeps the key's bytes as given (the
  *    kernel's node does too), and get_next_key returns those; a replace
  *    with other trailing bits keeps the new ones, as the kernel's does.
- *  - delete: rte_fib_delete; the slot is free at once (a reader maps a
- *    next hop to its element under the read lock, so it never meets a
+ *  - delete: rte_fib(6)_delete; the slot is free at once (a reader maps
+ *    a next hop to its element under the read lock, so it never meets a
  *    reused slot), the element after a grace period (a program may hold
  *    the value's pointer for its RCU read section).
- *  - top prefixes: the 33 prefixes of 255.255.255.255 (/0 to /32, the
- *    prefixes whose range ends at 2^32) never go into rte_fib; they sit
- *    in top[], and every lookup takes the longer of the FIB's (or RIB's)
- *    match and the longest stored top prefix the address falls in (its
- *    leading one bits say which can).  Why: DPDK 22.11's DIR-24-8, adding
- *    or deleting such a prefix while more specific prefixes cover the end
- *    of its range with no gap before the last of them, wraps its range's
- *    edge to 0 and rewrites the whole 2^24 table with that prefix's next
- *    hop (its "0 to 0" means "all of it", meant for /0): /0 over 0/1 and
- *    128/1, or 128/1 over 128/2 and 192/2, sends every address to the
- *    new route.  The random comparison with lpm_trie/linux found it
- *    (tests/maps/lpm_trie/test_dpdk.c keeps the cases).  Other prefixes
- *    cannot reach that edge: a prefix that covers one ending at 2^32 ends
- *    there too.
- *  - get_next_key: the RIB's own order, rte_rib_get_nxt over 0.0.0.0/0
- *    with RTE_RIB_GET_NXT_ALL (a post-order: more specific prefixes
- *    before the prefix that covers them, from the key's exact node; NULL
- *    key: from the start), then the top prefixes, longest first, /0 last.
- *    Not the kernel's order (its post-order runs through all prefixes
- *    at once).  A key that is not in the map, or with a prefix length past
- *    32, restarts at the first, as the kernel's trie does.
+ *  - top prefixes: the W + 1 prefixes of the all-ones address (/0 to /W,
+ *    the prefixes whose range ends at 2^W) never go into the FIB; they
+ *    sit in top[], and every lookup takes the longer of the FIB's (or
+ *    RIB's) match and the longest stored top prefix the address falls in
+ *    (its leading one bits say which can).  Why: DPDK 22.11 installs a
+ *    prefix as the pieces of its range between its more specific
+ *    prefixes, and when those cover the end of its range with no gap
+ *    before the last, the piece's edge wraps to 0 and "0 to 0" is read as
+ *    the whole space: the whole table is rewritten with that prefix's
+ *    next hop.  IPv4 (DIR-24-8): /0 over 0/1 and 128/1, or 128/1 over
+ *    128/2 and 192/2, sends every address to the new route.  IPv6 (TRIE,
+ *    lib/fib/trie.c modify_dp): the same, ::/0 over ::/1 and 8000::/1, or
+ *    8000::/1 over 8000::/2 and c000::/2; 22.11.4's fix for ::/0 as the
+ *    first route ("fib6: fix adding default route as first route") made
+ *    a wrapped edge of :: mean the whole space, and the loop's skip past
+ *    a more specific prefix at the range's start wraps to :: too
+ *    (upstream's trie.c has the same loop still).  The random comparison
+ *    with lpm_trie/linux found it for both families, and a direct probe
+ *    of 22.11.11's rte_fib6 showed it (test_dpdk.c keeps the cases).
+ *    Other prefixes cannot reach that edge: a prefix that covers one
+ *    ending at 2^W ends there too.
+ *  - reservations (IPv6): trie_modify refuses a prefix longer than /24
+ *    with -ENOSPC unless the tbl8 groups it may need fit beside those
+ *    reserved (see V6_TBL8_PER_PREFIX), but 22.11's delete computes the
+ *    groups to give back from the RIB with the prefix still in it, which
+ *    is always 0: reservations only grow.  In a table sized for 4
+ *    prefixes (53 groups), a lone /128 added and deleted four times
+ *    leaves 52 reserved and the fifth add is refused (a probe of
+ *    Debian's 22.11.11; upstream fixed it in 2025 and 2026, "fib6: fix
+ *    memory leak on delete operation" and "fib6: fix tbl8 reservation
+ *    drift in trie", not in 22.11.11).  So when an
+ *    add fails with -ENOSPC below max_entries, fib_rebuild_locked builds a
+ *    new table of the prefixes held (the new one with them), beside the
+ *    old one, and swaps it in under the write lock: its reservations are
+ *    the held prefixes' only, at most 13 each, so it fits.  Between two
+ *    rebuilds at least (num_tbl8 - 13 * count) / 13 long prefixes can be
+ *    added: rebuilds are rare in a map with room and frequent in one kept
+ *    full of /121 to /128 prefixes in distinct /120s (each add then
+ *    rebuilds, O(count)).  A delete that fails inside DPDK (it may need a
+ *    group for a range's edge) rebuilds too.
+ *  - get_next_key: the RIB's own order, rte_rib(6)_get_nxt over /0 with
+ *    RTE_RIB(6)_GET_NXT_ALL (a post-order: more specific prefixes before
+ *    the prefix that covers them, from the key's exact node; NULL key:
+ *    from the start), then the top prefixes, longest first, /0 last.  Not
+ *    the kernel's order (its post-order runs through all prefixes at
+ *    once).  A key that is not in the map, or with a prefix length past
+ *    W, restarts at the first, as the kernel's trie does.
  *  - flags: BPF_F_NO_PREALLOC is required (map_check_lpm_attr, as the
  *    kernel); nothing is preallocated but DPDK's tables.
  *
- * Concurrency.  rte_fib in 22.11 has no RCU reclamation: a delete puts a
- * tbl8 group back for reuse at once, and the RIB frees its nodes to a
- * mempool at once, so a lock-free reader could follow a reused group or
- * node.  Every reader therefore holds `lock` (a reader-writer lock,
- * writers preferred so that a stream of lookups cannot starve updates) on
- * its read side across the FIB or RIB lookup and the slot read
- * (get_next_key's RIB walk too); updates and deletes hold it
- * exclusively.  Readers share the lock's cache line: lookups do not
- * scale across cores as the kernel's lock-free trie does.  `lock` guards
- * the FIB, the RIB, `slots`, `free`, `nfree`, `count` and `top`.
- * Elements are freed through map_rcu_free_block, never under a reader.
+ * Concurrency.  rte_fib and rte_fib6 in 22.11 have no RCU reclamation: a
+ * delete puts a tbl8 group back for reuse at once, and the RIB frees its
+ * nodes to a mempool at once, so a lock-free reader could follow a
+ * reused group or node.  Every reader therefore holds `lock` (a
+ * reader-writer lock, writers preferred so that a stream of lookups
+ * cannot starve updates) on its read side across the FIB or RIB lookup
+ * and the slot read (get_next_key's RIB walk too); updates and deletes
+ * hold it exclusively, a rebuild too (the old table is freed under it).
+ * Readers share the lock's cache line: lookups do not scale across cores
+ * as the kernel's lock-free trie does.  `lock` guards `fib`, `rib`,
+ * `fib_bytes`, `slots`, `free`, `nfree`, `count` and `top`.  Elements
+ * are freed through map_rcu_free_block, never under a reader.
  *
  * Memory: DPDK's heap (rte_malloc, 1 GiB without hugepages,
- * maps/base/dpdk_eal.c): the 2^24-entry table (16, 32 or 64 MiB for nh_sz
- * 1, 2, 4), num_tbl8 = max_entries groups of 256 entries (every prefix
- * longer than /24 may need a group of its own: 256 * nh_sz bytes per
- * max_entries entry), the RIB's node pool (rte_fib sizes it from
- * max_routes = max_entries); our slots and free stack (12 bytes a
- * max_entries entry) and the elements.  memory() counts the EAL heap that
- * create took (map_dpdk_heap_bytes before and after), so all of it.  max_entries above
- * MAX_ENTRIES_CAP is refused with -E2BIG and a message: its tbl8 groups
- * would not fit EAL's heap.
+ * maps/base/dpdk_eal.c).  IPv4: the tbl24 (16, 32 or 64 MiB for 1, 2, 4
+ * byte entries), num_tbl8 = max_entries groups of 256 entries (a prefix
+ * longer than /24 needs at most its /24's group), the RIB's node pool
+ * (max_routes = max_entries).  IPv6: the tbl24 (32 or 64 MiB for 2 or 4
+ * byte entries), num_tbl8 = 13 * max_entries + 1 groups (13 KiB a
+ * max_entries entry at 4 bytes, 6.5 KiB at 2), the RIB's pool.  Both:
+ * our slots and free stack (12 bytes a max_entries entry) and the
+ * elements (16 bytes, the key rounded up to 8, the value).  memory()
+ * counts the EAL heap that creating the table took
+ * (map_dpdk_heap_bytes before and after), so all of it.  max_entries
+ * above the family's cap is refused with -E2BIG and a message: 2^18 for
+ * IPv4 (320 MiB of tables), 2^14 for IPv6 (279 MiB, and room for a
+ * second while a rebuild builds it).
  */
 #include "maps/base/attr.h"
 #include "maps/base/dpdk_eal.h"
@@ -179,7 +222,6 @@ struct lpm_dpdk {
 	uint32_t *free;                /* [max_entries]: free slot stack */
 	uint32_t nfree;
 	uint32_t count;                /* prefixes in, top[] included */
-	uint64_t rebuilds;             /* FIBs built anew (IPv6) */
 	/* The prefixes of the all-ones address, /0 included, kept beside
 	 * the FIB (see "top prefixes" above): top[len] is /len's element or
 	 * NULL. */
@@ -328,10 +370,12 @@ static const struct lpm_family ipv4 = {
  * groups, parent the longest stored prefix covering it but at least /24,
  * so at most (128 - 24) / 8 = 13 (and none when a stored prefix already
  * shares its last byte's group).  max_entries prefixes reserve at most 13
- * each, and 22.11 refuses when reserved + asked reaches num_tbl8 (one
- * group is never usable), hence 13 * max_entries + 1.  Groups in use
- * never outnumber those reserved.  22.11 never gives a reservation back
- * (see "reservations" in the top comment): fib_rebuild_locked.
+ * each (max_entries /128s in distinct /120s: a group at each level for
+ * each), and 22.11 refuses when reserved + asked reaches num_tbl8 (one
+ * group is never usable), hence 13 * max_entries + 1.  trie.c's
+ * accounting keeps the groups in use within those reserved.  22.11 never
+ * gives a reservation back (see "reservations" in the top comment):
+ * fib_rebuild_locked.
  */
 #define V6_TBL8_PER_PREFIX 13u
 
@@ -762,7 +806,6 @@ static int fib_rebuild_locked(struct lpm_dpdk *t)
 	t->fib = fib;
 	t->rib = f->fib_rib(fib);
 	t->fib_bytes = bytes;
-	t->rebuilds++;
 	return 0;
 }
 
