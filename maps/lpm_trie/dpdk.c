@@ -105,7 +105,8 @@
  *    rebuilds at least (num_tbl8 - 13 * count) / 13 long prefixes can be
  *    added: rebuilds are rare in a map with room and frequent in one kept
  *    full of /121 to /128 prefixes in distinct /120s (each add then
- *    rebuilds, O(count)).  A delete that fails inside DPDK (it may need a
+ *    rebuilds, O(count): 0.5 s at 16384 /128s on a 2-core AMD EPYC
+ *    virtual machine, most of it clearing the new 279 MiB table).  A delete that fails inside DPDK (it may need a
  *    group for a range's edge) rebuilds too.
  *  - get_next_key: the RIB's own order, rte_rib(6)_get_nxt over /0 with
  *    RTE_RIB(6)_GET_NXT_ALL (a post-order: more specific prefixes before
