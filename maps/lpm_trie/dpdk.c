@@ -1,106 +1,150 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * lpm_trie/dpdk: a baseline adapter over DPDK's rte_fib (Debian's
- * libdpdk-dev, DPDK 22.11 LTS), as hash/dpdk is over rte_hash: BPF
- * LPM-trie semantics on top where the table allows them.  The route table
- * of userspace data planes (grout, VPP-like routers on DPDK).
+ * lpm_trie/dpdk: a baseline adapter over DPDK's rte_fib and rte_fib6
+ * (Debian's libdpdk-dev, DPDK 22.11 LTS), as hash/dpdk is over rte_hash:
+ * BPF LPM-trie semantics on top where the tables allow them.  The route
+ * tables of userspace data planes (grout, VPP-like routers on DPDK).
  *
- * IPv4 only: key_size 8 (a 4-byte prefix length, then 4 address bytes,
- * most significant first).  rte_fib6 (the TRIE type, key_size 20) is not
- * built yet; every other key size is refused at create with -EINVAL and
- * one line on stderr, never faked.
+ * Two key sizes, each a 4-byte prefix length then the address, most
+ * significant byte first:
+ *   key_size 8   IPv4, rte_fib with its DIR-24-8 table;
+ *   key_size 20  IPv6, rte_fib6 with its TRIE table.
+ * Every other key size is refused at create with -EINVAL and one line on
+ * stderr, never faked.  The two differ only in DPDK's calls and sizes
+ * (struct lpm_family: one table of operations each); slots, elements,
+ * the lock, flags, errors, the top prefixes and the walk are written once.
  *
- * rte_fib keeps two structures for one table:
- *   RIB  (rte_rib) a binary trie of the prefixes, each with its next hop:
- *        exact-prefix lookups, covering prefixes, and a walk (get_nxt);
- *   FIB  DIR-24-8: a 2^24-entry table indexed by an address's first 24
- *        bits, and 256-entry tbl8 groups for prefixes longer than /24:
- *        answers a full 32-bit address with the longest match's next hop.
+ * rte_fib and rte_fib6 keep two structures for one table:
+ *   RIB  (rte_rib, rte_rib6) a binary trie of the prefixes, each with its
+ *        next hop: exact-prefix lookups, covering prefixes, a walk
+ *        (get_nxt);
+ *   FIB  a 2^24-entry table (tbl24) indexed by an address's first 24 bits,
+ *        then 256-entry tbl8 groups one byte a level: DIR-24-8 has one
+ *        level (prefixes longer than /24), TRIE up to 13 (bytes 3 to 15
+ *        of an IPv6 address); answers a full address with the longest
+ *        match's next hop.
  *
  *   key -> RIB / FIB -> next hop n (1..max_entries) -> slots[n - 1]
  *                                                        -> element:
- *                                        [rcu][key bytes as given][value]
+ *                                   [rcu][key bytes as given][value]
  *
  * Values live in our own elements (malloc), one per prefix and value
  * generation; the next hop is an index into `slots`, an array of element
  * pointers (nh = index + 1: the FIB's default next hop 0 means no route).
- * A BPF lookup returns a pointer into the element.  Next hops are at most
- * 2^(8 * nh_sz - 1) - 1 (DIR-24-8 keeps one bit of each entry as its
- * "extended to a tbl8 group" mark), so nh_sz is the smallest of 1, 2 and
- * 4 bytes that holds max_entries.
+ * A BPF lookup returns a pointer into the element.  Both tables keep one
+ * bit of each entry as their "extended to a tbl8 group" mark, so an entry
+ * of b bytes holds next hops up to 2^(8b - 1) - 1: DIR-24-8's entries
+ * are the smallest of 1, 2 and 4 bytes that hold max_entries; TRIE's of
+ * 2 and 4 bytes that hold num_tbl8 (it checks group numbers against the
+ * same bound), 2 up to max_entries 2520.
  *
- * Semantics on top, and how each is kept:
+ * Semantics on top, and how each is kept (W = 32 or 128, the address's
+ * bits):
  *  - lookup with prefix length L: the longest stored prefix of length
- *    <= L matching the key's first L bits (the kernel's rule).  L == 32:
- *    one rte_fib_lookup_bulk of the address (the FIB's fast path).
- *    L < 32: rte_rib_lookup gives the longest match of the whole address,
- *    then rte_rib_lookup_parent walks to shorter covering prefixes until
- *    one is no longer than L.  Every stored prefix that matches the
- *    address lies on that chain, so the first one <= L is the answer; a
- *    prefix longer than L never matches (masking the address to L bits
- *    would be wrong: 10.0.0.0/24 matches 10.0.0.0 masked to /8).
- *    L > 32: no match (the kernel's lookup finds nothing either).
- *  - update: the exact prefix looked up in the RIB (rte_rib_lookup_exact)
- *    gives BPF_NOEXIST / BPF_EXIST; a present prefix gets a new element in
- *    its slot (the FIB is not touched: the next hop stays), the old one
- *    freed after an RCU grace period, so a reader sees the whole old value
- *    or the whole new one.  A new prefix takes a free slot and
- *    rte_fib_add(address masked to L, L, slot + 1).  max_entries prefixes
- *    in: -ENOSPC, as the kernel's trie (a replace is still allowed).
+ *    <= L matching the key's first L bits (the kernel's rule).  L == W:
+ *    one rte_fib_lookup_bulk / rte_fib6_lookup_bulk of the address (the
+ *    FIB's fast path).  L < W: rte_rib(6)_lookup gives the longest match
+ *    of the whole address, then rte_rib(6)_lookup_parent walks to shorter
+ *    covering prefixes until one is no longer than L.  Every stored
+ *    prefix that matches the address lies on that chain, so the first
+ *    one <= L is the answer; a prefix longer than L never matches
+ *    (masking the address to L bits would be wrong: 10.0.0.0/24 matches
+ *    10.0.0.0 masked to /8).  L > W: no match (the kernel's lookup finds
+ *    nothing either).
+ *  - update: the exact prefix looked up in the RIB (lookup_exact) gives
+ *    BPF_NOEXIST / BPF_EXIST; a present prefix gets a new element in its
+ *    slot (the FIB is not touched: the next hop stays), the old one freed
+ *    after an RCU grace period, so a reader sees the whole old value or
+ *    the whole new one.  A new prefix takes a free slot and
+ *    rte_fib(6)_add(address masked to L, L, slot + 1).  max_entries
+ *    prefixes in: -ENOSPC, as the kernel's trie (a replace is still
+ *    allowed).
  *  - trailing bits (past the prefix length): the FIB and RIB keep the
  *    masked address, the element keeps the key's bytes as given (the
  *    kernel's node does too), and get_next_key returns those; a replace
  *    with other trailing bits keeps the new ones, as the kernel's does.
- *  - delete: rte_fib_delete; the slot is free at once (a reader maps a
- *    next hop to its element under the read lock, so it never meets a
+ *  - delete: rte_fib(6)_delete; the slot is free at once (a reader maps
+ *    a next hop to its element under the read lock, so it never meets a
  *    reused slot), the element after a grace period (a program may hold
  *    the value's pointer for its RCU read section).
- *  - top prefixes: the 33 prefixes of 255.255.255.255 (/0 to /32, the
- *    prefixes whose range ends at 2^32) never go into rte_fib; they sit
- *    in top[], and every lookup takes the longer of the FIB's (or RIB's)
- *    match and the longest stored top prefix the address falls in (its
- *    leading one bits say which can).  Why: DPDK 22.11's DIR-24-8, adding
- *    or deleting such a prefix while more specific prefixes cover the end
- *    of its range with no gap before the last of them, wraps its range's
- *    edge to 0 and rewrites the whole 2^24 table with that prefix's next
- *    hop (its "0 to 0" means "all of it", meant for /0): /0 over 0/1 and
- *    128/1, or 128/1 over 128/2 and 192/2, sends every address to the
- *    new route.  The random comparison with lpm_trie/linux found it
- *    (tests/maps/lpm_trie/test_dpdk.c keeps the cases).  Other prefixes
- *    cannot reach that edge: a prefix that covers one ending at 2^32 ends
- *    there too.
- *  - get_next_key: the RIB's own order, rte_rib_get_nxt over 0.0.0.0/0
- *    with RTE_RIB_GET_NXT_ALL (a post-order: more specific prefixes
- *    before the prefix that covers them, from the key's exact node; NULL
- *    key: from the start), then the top prefixes, longest first, /0 last.
- *    Not the kernel's order (its post-order runs through all prefixes
- *    at once).  A key that is not in the map, or with a prefix length past
- *    32, restarts at the first, as the kernel's trie does.
+ *  - top prefixes: the W + 1 prefixes of the all-ones address (/0 to /W,
+ *    the prefixes whose range ends at 2^W) never go into the FIB; they
+ *    sit in top[], and every lookup takes the longer of the FIB's (or
+ *    RIB's) match and the longest stored top prefix the address falls in
+ *    (its leading one bits say which can).  Why: DPDK 22.11 installs a
+ *    prefix as the pieces of its range between its more specific
+ *    prefixes, and when those cover the end of its range with no gap
+ *    before the last, the piece's edge wraps to 0 and "0 to 0" is read as
+ *    the whole space: the whole table is rewritten with that prefix's
+ *    next hop.  IPv4 (DIR-24-8): /0 over 0/1 and 128/1, or 128/1 over
+ *    128/2 and 192/2, sends every address to the new route.  IPv6 (TRIE,
+ *    lib/fib/trie.c modify_dp): the same, ::/0 over ::/1 and 8000::/1, or
+ *    8000::/1 over 8000::/2 and c000::/2; 22.11.4's fix for ::/0 as the
+ *    first route ("fib6: fix adding default route as first route") made
+ *    a wrapped edge of :: mean the whole space, and the loop's skip past
+ *    a more specific prefix at the range's start wraps to :: too
+ *    (upstream's trie.c has the same loop still).  The random comparison
+ *    with lpm_trie/linux found it for both families, and a direct probe
+ *    of 22.11.11's rte_fib6 showed it (test_dpdk.c keeps the cases).
+ *    Other prefixes cannot reach that edge: a prefix that covers one
+ *    ending at 2^W ends there too.
+ *  - reservations (IPv6): trie_modify refuses a prefix longer than /24
+ *    with -ENOSPC unless the tbl8 groups it may need fit beside those
+ *    reserved (see V6_TBL8_PER_PREFIX), but 22.11's delete computes the
+ *    groups to give back from the RIB with the prefix still in it, which
+ *    is always 0: reservations only grow.  In a table sized for 4
+ *    prefixes (53 groups), a lone /128 added and deleted four times
+ *    leaves 52 reserved and the fifth add is refused (a probe of
+ *    Debian's 22.11.11; upstream fixed it in 2025 and 2026, "fib6: fix
+ *    memory leak on delete operation" and "fib6: fix tbl8 reservation
+ *    drift in trie", not in 22.11.11).  So when an
+ *    add fails with -ENOSPC below max_entries, fib_rebuild_locked builds a
+ *    new table of the prefixes held (the new one with them), beside the
+ *    old one, and swaps it in under the write lock: its reservations are
+ *    the held prefixes' only, at most 13 each, so it fits.  Between two
+ *    rebuilds at least (num_tbl8 - 13 * count) / 13 long prefixes can be
+ *    added: rebuilds are rare in a map with room and frequent in one kept
+ *    full of /121 to /128 prefixes in distinct /120s (each add then
+ *    rebuilds, O(count): 0.5 s at 16384 /128s on a 2-core AMD EPYC
+ *    virtual machine, most of it clearing the new 279 MiB table).  A delete that fails inside DPDK (it may need a
+ *    group for a range's edge) rebuilds too.
+ *  - get_next_key: the RIB's own order, rte_rib(6)_get_nxt over /0 with
+ *    RTE_RIB(6)_GET_NXT_ALL (a post-order: more specific prefixes before
+ *    the prefix that covers them, from the key's exact node; NULL key:
+ *    from the start), then the top prefixes, longest first, /0 last.  Not
+ *    the kernel's order (its post-order runs through all prefixes at
+ *    once).  A key that is not in the map, or with a prefix length past
+ *    W, restarts at the first, as the kernel's trie does.
  *  - flags: BPF_F_NO_PREALLOC is required (map_check_lpm_attr, as the
  *    kernel); nothing is preallocated but DPDK's tables.
  *
- * Concurrency.  rte_fib in 22.11 has no RCU reclamation: a delete puts a
- * tbl8 group back for reuse at once, and the RIB frees its nodes to a
- * mempool at once, so a lock-free reader could follow a reused group or
- * node.  Every reader therefore holds `lock` (a reader-writer lock,
- * writers preferred so that a stream of lookups cannot starve updates) on
- * its read side across the FIB or RIB lookup and the slot read
- * (get_next_key's RIB walk too); updates and deletes hold it
- * exclusively.  Readers share the lock's cache line: lookups do not
- * scale across cores as the kernel's lock-free trie does.  `lock` guards
- * the FIB, the RIB, `slots`, `free`, `nfree`, `count` and `top`.
- * Elements are freed through map_rcu_free_block, never under a reader.
+ * Concurrency.  rte_fib and rte_fib6 in 22.11 have no RCU reclamation: a
+ * delete puts a tbl8 group back for reuse at once, and the RIB frees its
+ * nodes to a mempool at once, so a lock-free reader could follow a
+ * reused group or node.  Every reader therefore holds `lock` (a
+ * reader-writer lock, writers preferred so that a stream of lookups
+ * cannot starve updates) on its read side across the FIB or RIB lookup
+ * and the slot read (get_next_key's RIB walk too); updates and deletes
+ * hold it exclusively, a rebuild too (the old table is freed under it).
+ * Readers share the lock's cache line: lookups do not scale across cores
+ * as the kernel's lock-free trie does.  `lock` guards `fib`, `rib`,
+ * `fib_bytes`, `slots`, `free`, `nfree`, `count` and `top`.  Elements
+ * are freed through map_rcu_free_block, never under a reader.
  *
  * Memory: DPDK's heap (rte_malloc, 1 GiB without hugepages,
- * maps/base/dpdk_eal.c): the 2^24-entry table (16, 32 or 64 MiB for nh_sz
- * 1, 2, 4), num_tbl8 = max_entries groups of 256 entries (every prefix
- * longer than /24 may need a group of its own: 256 * nh_sz bytes per
- * max_entries entry), the RIB's node pool (rte_fib sizes it from
- * max_routes = max_entries); our slots and free stack (12 bytes a
- * max_entries entry) and the elements.  memory() counts the EAL heap that
- * create took (map_dpdk_heap_bytes before and after), so all of it.  max_entries above
- * MAX_ENTRIES_CAP is refused with -E2BIG and a message: its tbl8 groups
- * would not fit EAL's heap.
+ * maps/base/dpdk_eal.c).  IPv4: the tbl24 (16, 32 or 64 MiB for 1, 2, 4
+ * byte entries), num_tbl8 = max_entries groups of 256 entries (a prefix
+ * longer than /24 needs at most its /24's group), the RIB's node pool
+ * (max_routes = max_entries).  IPv6: the tbl24 (32 or 64 MiB for 2 or 4
+ * byte entries), num_tbl8 = 13 * max_entries + 1 groups (13 KiB a
+ * max_entries entry at 4 bytes, 6.5 KiB at 2), the RIB's pool.  Both:
+ * our slots and free stack (12 bytes a max_entries entry) and the
+ * elements (16 bytes, the key rounded up to 8, the value).  memory()
+ * counts the EAL heap that creating the table took
+ * (map_dpdk_heap_bytes before and after), so all of it.  max_entries
+ * above the family's cap is refused with -E2BIG and a message: 2^18 for
+ * IPv4 (320 MiB of tables), 2^14 for IPv6 (279 MiB, and room for a
+ * second while a rebuild builds it).
  */
 #include "maps/base/attr.h"
 #include "maps/base/dpdk_eal.h"
@@ -119,36 +163,70 @@
 
 #include <rte_errno.h>
 #include <rte_fib.h>
+#include <rte_fib6.h>
 #include <rte_memory.h>
 #include <rte_rib.h>
+#include <rte_rib6.h>
 
-#define V4_KEY_SIZE (MAP_LPM_PREFIX_BYTES + 4)
-#define V4_BITS 32u
+#define ADDR_MAX 16u /* an address's bytes, at most (IPv6) */
+#define BITS_MAX (8u * ADDR_MAX)
 #define NO_ROUTE 0u /* the FIB's default next hop: no prefix matched */
 
-/* 2^18 prefixes: 256 MiB of 4-byte tbl8 groups and a 64 MiB tbl24, a
- * third of EAL's 1 GiB heap. */
-#define MAX_ENTRIES_CAP (1u << 18)
+/* An address, most significant byte first, as in the key: the family's
+ * bytes, zero past them. */
+struct lpm_addr {
+	uint8_t b[ADDR_MAX];
+};
 
+/*
+ * What differs between IPv4 (rte_fib, DIR-24-8) and IPv6 (rte_fib6,
+ * TRIE): DPDK's calls, wrapped to take struct lpm_addr, and the sizes.
+ * `fib` is a struct rte_fib or rte_fib6, `rib` and `node` its RIB's.
+ * Everything else (slots, elements, the lock, flags, errors, the top
+ * prefixes, the walk) is the family's bits and these calls.
+ */
+struct lpm_family {
+	uint32_t key_size, bits;
+	uint32_t max_entries_cap; /* see the top comment's "Memory" */
+	void *(*fib_new)(const char *name, uint32_t max_entries);
+	void (*fib_free)(void *fib);
+	void *(*fib_rib)(void *fib);
+	int (*fib_add)(void *fib, const struct lpm_addr *a, uint8_t len,
+		       uint64_t nh);
+	int (*fib_delete)(void *fib, const struct lpm_addr *a, uint8_t len);
+	/* n (1 to MAP_BATCH_MAX) full-length addresses' next hops */
+	void (*fib_lookup)(void *fib, const struct lpm_addr *a, uint64_t *nh,
+			   unsigned n);
+	void *(*rib_lookup)(void *rib, const struct lpm_addr *a);
+	void *(*rib_parent)(void *node);
+	void *(*rib_exact)(void *rib, const struct lpm_addr *a, uint8_t len);
+	/* the node after last (NULL: the first) in get_nxt's walk of all */
+	void *(*rib_next)(void *rib, void *last);
+	uint8_t (*rib_depth)(const void *node);
+	uint64_t (*rib_nh)(const void *node);
+};
+
+/* [rcu][key: key_size bytes as the update gave it][value, 8-aligned] */
 struct lpm_elem {
 	struct rcu_head rcu; /* first: map_rcu_free_block frees it */
-	uint8_t key[V4_KEY_SIZE]; /* as the update gave it */
-	_Alignas(8) uint8_t value[];
+	_Alignas(8) uint8_t key[];
 };
 
 struct lpm_dpdk {
 	struct map map;
-	struct rte_fib *fib;
-	struct rte_rib *rib;           /* the FIB's own, rte_fib_get_rib */
-	size_t fib_bytes;              /* EAL heap that create took */
+	const struct lpm_family *fam;
+	void *fib;                     /* rte_fib or rte_fib6 */
+	void *rib;                     /* the FIB's own */
+	size_t fib_bytes;              /* EAL heap that the FIB took */
 	pthread_rwlock_t lock;         /* see the top comment */
 	struct lpm_elem **slots;       /* [max_entries]: next hop - 1 */
 	uint32_t *free;                /* [max_entries]: free slot stack */
 	uint32_t nfree;
 	uint32_t count;                /* prefixes in, top[] included */
-	/* The prefixes of 255.255.255.255, /0 included, kept beside the FIB
-	 * (see "top prefixes" above): top[len] is /len's element or NULL. */
-	struct lpm_elem *top[V4_BITS + 1];
+	/* The prefixes of the all-ones address, /0 included, kept beside
+	 * the FIB (see "top prefixes" above): top[len] is /len's element or
+	 * NULL. */
+	struct lpm_elem *top[BITS_MAX + 1];
 };
 
 static struct lpm_dpdk *ld_of(struct map *m)
@@ -156,56 +234,33 @@ static struct lpm_dpdk *ld_of(struct map *m)
 	return (struct lpm_dpdk *)m;
 }
 
-/* --- keys ------------------------------------------------------------------- */
-
-/* The key's address as a host-order integer, first byte most significant. */
-static uint32_t addr_of(const void *key)
+/* Where an element's value starts: past its key, 8-aligned. */
+static size_t value_offset(const struct map *m)
 {
-	const uint8_t *d = lpm_data_of(key);
-	return (uint32_t)d[0] << 24 | (uint32_t)d[1] << 16 |
-	       (uint32_t)d[2] << 8 | d[3];
+	return (m->attr.key_size + 7u) & ~(size_t)7;
 }
 
-static uint32_t masked(uint32_t addr, uint32_t len)
+static void *value_of(const struct lpm_dpdk *t, struct lpm_elem *e)
 {
-	return len ? addr & (~0u << (V4_BITS - len)) : 0;
+	return e ? e->key + value_offset(&t->map) : NULL;
 }
 
-static struct lpm_elem *elem_of_nh(const struct lpm_dpdk *t, uint64_t nh)
+static size_t elem_size(const struct map *m)
 {
-	return nh == NO_ROUTE ? NULL : t->slots[nh - 1];
+	return sizeof(struct lpm_elem) + value_offset(m) + m->attr.value_size;
 }
 
-static struct lpm_elem *elem_of_node(const struct lpm_dpdk *t,
-				     const struct rte_rib_node *n)
+/* --- IPv4: rte_fib, DIR-24-8 -------------------------------------------------- */
+
+static uint32_t v4_of(const struct lpm_addr *a)
 {
-	uint64_t nh;
-	if (!n || rte_rib_get_nh(n, &nh) != 0)
-		return NULL;
-	return elem_of_nh(t, nh);
+	return (uint32_t)a->b[0] << 24 | (uint32_t)a->b[1] << 16 |
+	       (uint32_t)a->b[2] << 8 | a->b[3];
 }
 
-/* A prefix of 255.255.255.255 (its range ends at 2^32; /0 is one)? */
-static bool is_top(uint32_t addr, uint32_t len)
-{
-	return addr == masked(~0u, len);
-}
-
-/* The longest top prefix no longer than len that addr falls in and that
- * is longer than `than` (-1: any), or NULL.  Lock held. */
-static struct lpm_elem *top_match(const struct lpm_dpdk *t, uint32_t addr,
-				  uint32_t len, int than)
-{
-	uint32_t ones = addr == ~0u ? V4_BITS : (uint32_t)__builtin_clz(~addr);
-	for (int l = (int)(ones < len ? ones : len); l > than; l--)
-		if (t->top[l])
-			return t->top[l];
-	return NULL;
-}
-
-/* --- create and destroy ------------------------------------------------------ */
-
-static enum rte_fib_dir24_8_nh_sz nh_size_for(uint32_t max_entries)
+/* Next hops are at most 2^(8 * nh_sz - 1) - 1 (one bit of each entry
+ * marks "extended to a tbl8 group"). */
+static enum rte_fib_dir24_8_nh_sz v4_nh_size_for(uint32_t max_entries)
 {
 	if (max_entries <= 127)
 		return RTE_FIB_DIR24_8_1B;
@@ -214,35 +269,325 @@ static enum rte_fib_dir24_8_nh_sz nh_size_for(uint32_t max_entries)
 	return RTE_FIB_DIR24_8_4B;
 }
 
-static struct rte_fib *fib_new(uint32_t max_entries)
+/* num_tbl8 = max_entries: a prefix longer than /24 needs at most the one
+ * group of its /24. */
+static void *v4_fib_new(const char *name, uint32_t max_entries)
 {
-	static atomic_uint serial; /* rte_fib names are process-wide */
-	char name[32];
-	snprintf(name, sizeof(name), "mll%u", atomic_fetch_add(&serial, 1));
 	struct rte_fib_conf conf = {
 		.type = RTE_FIB_DIR24_8,
 		.default_nh = NO_ROUTE,
 		.max_routes = (int)max_entries,
-		.dir24_8 = { .nh_sz = nh_size_for(max_entries),
+		.dir24_8 = { .nh_sz = v4_nh_size_for(max_entries),
 			     .num_tbl8 = max_entries },
 	};
 	return rte_fib_create(name, SOCKET_ID_ANY, &conf);
 }
 
-/* Our checks beyond the kernel's: IPv4 keys, a table that fits. */
+static void v4_fib_free(void *fib)
+{
+	rte_fib_free(fib);
+}
+
+static void *v4_fib_rib(void *fib)
+{
+	return rte_fib_get_rib(fib);
+}
+
+static int v4_fib_add(void *fib, const struct lpm_addr *a, uint8_t len,
+		      uint64_t nh)
+{
+	return rte_fib_add(fib, v4_of(a), len, nh);
+}
+
+static int v4_fib_delete(void *fib, const struct lpm_addr *a, uint8_t len)
+{
+	return rte_fib_delete(fib, v4_of(a), len);
+}
+
+static void v4_fib_lookup(void *fib, const struct lpm_addr *a, uint64_t *nh,
+			  unsigned n)
+{
+	uint32_t ips[MAP_BATCH_MAX];
+	for (unsigned i = 0; i < n; i++)
+		ips[i] = v4_of(&a[i]);
+	rte_fib_lookup_bulk(fib, ips, nh, (int)n);
+}
+
+static void *v4_rib_lookup(void *rib, const struct lpm_addr *a)
+{
+	return rte_rib_lookup(rib, v4_of(a));
+}
+
+static void *v4_rib_parent(void *node)
+{
+	return rte_rib_lookup_parent(node);
+}
+
+static void *v4_rib_exact(void *rib, const struct lpm_addr *a, uint8_t len)
+{
+	return rte_rib_lookup_exact(rib, v4_of(a), len);
+}
+
+static void *v4_rib_next(void *rib, void *last)
+{
+	return rte_rib_get_nxt(rib, 0, 0, last, RTE_RIB_GET_NXT_ALL);
+}
+
+static uint8_t v4_rib_depth(const void *node)
+{
+	uint8_t depth = 0;
+	rte_rib_get_depth(node, &depth);
+	return depth;
+}
+
+static uint64_t v4_rib_nh(const void *node)
+{
+	uint64_t nh = NO_ROUTE;
+	rte_rib_get_nh(node, &nh);
+	return nh;
+}
+
+static const struct lpm_family ipv4 = {
+	.key_size = MAP_LPM_PREFIX_BYTES + 4, .bits = 32,
+	/* 2^18 prefixes: 256 MiB of 4-byte tbl8 groups and a 64 MiB
+	 * tbl24, a third of EAL's 1 GiB heap. */
+	.max_entries_cap = 1u << 18,
+	.fib_new = v4_fib_new, .fib_free = v4_fib_free,
+	.fib_rib = v4_fib_rib, .fib_add = v4_fib_add,
+	.fib_delete = v4_fib_delete, .fib_lookup = v4_fib_lookup,
+	.rib_lookup = v4_rib_lookup, .rib_parent = v4_rib_parent,
+	.rib_exact = v4_rib_exact, .rib_next = v4_rib_next,
+	.rib_depth = v4_rib_depth, .rib_nh = v4_rib_nh,
+};
+
+/* --- IPv6: rte_fib6, TRIE ----------------------------------------------------- */
+
+/*
+ * tbl8 groups a prefix may take, at most: TRIE indexes an address's first
+ * 24 bits in tbl24, then one byte a level in 256-entry tbl8 groups, so a
+ * /128 runs through a group at each of the 13 bytes 3..15.  trie_modify
+ * (lib/fib/trie.c) refuses a prefix longer than /24 with -ENOSPC unless
+ * its reservation fits: it reserves (CEIL8(depth) - CEIL8(parent)) / 8
+ * groups, parent the longest stored prefix covering it but at least /24,
+ * so at most (128 - 24) / 8 = 13 (and none when a stored prefix already
+ * shares its last byte's group).  max_entries prefixes reserve at most 13
+ * each (max_entries /128s in distinct /120s: a group at each level for
+ * each), and 22.11 refuses when reserved + asked reaches num_tbl8 (one
+ * group is never usable), hence 13 * max_entries + 1.  trie.c's
+ * accounting keeps the groups in use within those reserved.  22.11 never
+ * gives a reservation back (see "reservations" in the top comment):
+ * fib_rebuild_locked.
+ */
+#define V6_TBL8_PER_PREFIX 13u
+
+static uint32_t v6_num_tbl8(uint32_t max_entries)
+{
+	return V6_TBL8_PER_PREFIX * max_entries + 1;
+}
+
+/* Next hops and num_tbl8 both at most 2^(8 * entry bytes - 1) - 1. */
+static enum rte_fib_trie_nh_sz v6_nh_size_for(uint32_t max_entries)
+{
+	return v6_num_tbl8(max_entries) <= 32767 ? RTE_FIB6_TRIE_2B
+						 : RTE_FIB6_TRIE_4B;
+}
+
+static void *v6_fib_new(const char *name, uint32_t max_entries)
+{
+	struct rte_fib6_conf conf = {
+		.type = RTE_FIB6_TRIE,
+		.default_nh = NO_ROUTE,
+		.max_routes = (int)max_entries,
+		.trie = { .nh_sz = v6_nh_size_for(max_entries),
+			  .num_tbl8 = v6_num_tbl8(max_entries) },
+	};
+	return rte_fib6_create(name, SOCKET_ID_ANY, &conf);
+}
+
+static void v6_fib_free(void *fib)
+{
+	rte_fib6_free(fib);
+}
+
+static void *v6_fib_rib(void *fib)
+{
+	return rte_fib6_get_rib(fib);
+}
+
+static int v6_fib_add(void *fib, const struct lpm_addr *a, uint8_t len,
+		      uint64_t nh)
+{
+	return rte_fib6_add(fib, a->b, len, nh);
+}
+
+static int v6_fib_delete(void *fib, const struct lpm_addr *a, uint8_t len)
+{
+	return rte_fib6_delete(fib, a->b, len);
+}
+
+static void v6_fib_lookup(void *fib, const struct lpm_addr *a, uint64_t *nh,
+			  unsigned n)
+{
+	_Static_assert(sizeof(struct lpm_addr) == RTE_FIB6_IPV6_ADDR_SIZE,
+		       "an array of lpm_addr is rte_fib6's array of addresses");
+	rte_fib6_lookup_bulk(fib, (uint8_t(*)[RTE_FIB6_IPV6_ADDR_SIZE])a, nh,
+			     (int)n);
+}
+
+static void *v6_rib_lookup(void *rib, const struct lpm_addr *a)
+{
+	return rte_rib6_lookup(rib, a->b);
+}
+
+static void *v6_rib_parent(void *node)
+{
+	return rte_rib6_lookup_parent(node);
+}
+
+static void *v6_rib_exact(void *rib, const struct lpm_addr *a, uint8_t len)
+{
+	return rte_rib6_lookup_exact(rib, a->b, len);
+}
+
+static void *v6_rib_next(void *rib, void *last)
+{
+	static const uint8_t any[RTE_RIB6_IPV6_ADDR_SIZE];
+	return rte_rib6_get_nxt(rib, any, 0, last, RTE_RIB6_GET_NXT_ALL);
+}
+
+static uint8_t v6_rib_depth(const void *node)
+{
+	uint8_t depth = 0;
+	rte_rib6_get_depth(node, &depth);
+	return depth;
+}
+
+static uint64_t v6_rib_nh(const void *node)
+{
+	uint64_t nh = NO_ROUTE;
+	rte_rib6_get_nh(node, &nh);
+	return nh;
+}
+
+static const struct lpm_family ipv6 = {
+	.key_size = MAP_LPM_PREFIX_BYTES + 16, .bits = 128,
+	/* 2^14 prefixes: a 64 MiB tbl24 and 208 MiB of tbl8 groups (279
+	 * MiB of EAL's heap in all), and room for a second such table while
+	 * fib_rebuild_locked builds it. */
+	.max_entries_cap = 1u << 14,
+	.fib_new = v6_fib_new, .fib_free = v6_fib_free,
+	.fib_rib = v6_fib_rib, .fib_add = v6_fib_add,
+	.fib_delete = v6_fib_delete, .fib_lookup = v6_fib_lookup,
+	.rib_lookup = v6_rib_lookup, .rib_parent = v6_rib_parent,
+	.rib_exact = v6_rib_exact, .rib_next = v6_rib_next,
+	.rib_depth = v6_rib_depth, .rib_nh = v6_rib_nh,
+};
+
+static const struct lpm_family *family_of(uint32_t key_size)
+{
+	if (key_size == ipv4.key_size)
+		return &ipv4;
+	if (key_size == ipv6.key_size)
+		return &ipv6;
+	return NULL;
+}
+
+/* --- keys ------------------------------------------------------------------- */
+
+/* The key's address masked to its first len bits (len <= the family's). */
+static struct lpm_addr masked(const struct lpm_family *f, const void *key,
+			      uint32_t len)
+{
+	struct lpm_addr a = { { 0 } };
+	memcpy(a.b, lpm_data_of(key), f->bits / 8);
+	for (uint32_t i = len / 8; i < ADDR_MAX; i++)
+		a.b[i] &= i == len / 8 ? (uint8_t)(0xff00u >> (len % 8)) : 0;
+	return a;
+}
+
+/* The key's whole address. */
+static struct lpm_addr addr_of(const struct lpm_family *f, const void *key)
+{
+	return masked(f, key, f->bits);
+}
+
+/* How many leading bits of a are ones (the family's bits at most). */
+static uint32_t leading_ones(const struct lpm_family *f,
+			     const struct lpm_addr *a)
+{
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < f->bits / 8; i++) {
+		if (a->b[i] != 0xff)
+			return n + (uint32_t)__builtin_clz(~(uint32_t)a->b[i] << 24);
+		n += 8;
+	}
+	return n;
+}
+
+static struct lpm_elem *elem_of_nh(const struct lpm_dpdk *t, uint64_t nh)
+{
+	return nh == NO_ROUTE ? NULL : t->slots[nh - 1];
+}
+
+static struct lpm_elem *elem_of_node(const struct lpm_dpdk *t, void *n)
+{
+	return n ? elem_of_nh(t, t->fam->rib_nh(n)) : NULL;
+}
+
+/* A prefix of the all-ones address (its range ends at the end of the
+ * address space; /0 is one)?  a masked to len. */
+static bool is_top(const struct lpm_dpdk *t, const struct lpm_addr *a,
+		   uint32_t len)
+{
+	return leading_ones(t->fam, a) >= len;
+}
+
+/* The longest top prefix no longer than len that a falls in and that is
+ * longer than `than` (-1: any), or NULL.  Lock held. */
+static struct lpm_elem *top_match(const struct lpm_dpdk *t,
+				  const struct lpm_addr *a, uint32_t len,
+				  int than)
+{
+	uint32_t ones = leading_ones(t->fam, a);
+	for (int l = (int)(ones < len ? ones : len); l > than; l--)
+		if (t->top[l])
+			return t->top[l];
+	return NULL;
+}
+
+/* --- create and destroy ------------------------------------------------------ */
+
+/* A new FIB (and its RIB) for max_entries prefixes, with the EAL heap it
+ * took in *bytes (another thread's allocation at the same moment would be
+ * counted too). */
+static void *fib_new(const struct lpm_family *f, uint32_t max_entries,
+		     size_t *bytes)
+{
+	static atomic_uint serial; /* rte_fib names are process-wide */
+	char name[32];
+	snprintf(name, sizeof(name), "mll%u", atomic_fetch_add(&serial, 1));
+	size_t heap_before = map_dpdk_heap_bytes();
+	void *fib = f->fib_new(name, max_entries);
+	*bytes = map_dpdk_heap_bytes() - heap_before;
+	return fib;
+}
+
+/* Our checks beyond the kernel's: IPv4 or IPv6 keys, a table that fits. */
 static int check_dpdk_attr(const struct map_attr *attr)
 {
-	if (attr->key_size != V4_KEY_SIZE) {
+	const struct lpm_family *f = family_of(attr->key_size);
+	if (!f) {
 		fprintf(stderr, "lpm_trie/dpdk: key_size %u: only IPv4 keys "
-			"(key_size 8) are built; rte_fib6 (key_size 20) is "
-			"not yet, and rte_fib has no other sizes\n",
+			"(key_size 8, rte_fib) and IPv6 keys (key_size 20, "
+			"rte_fib6); DPDK has no other sizes\n",
 			attr->key_size);
 		return -EINVAL;
 	}
-	if (attr->max_entries > MAX_ENTRIES_CAP) {
+	if (attr->max_entries > f->max_entries_cap) {
 		fprintf(stderr, "lpm_trie/dpdk: max_entries %u: at most %u "
-			"(each may need a tbl8 group in EAL's heap)\n",
-			attr->max_entries, MAX_ENTRIES_CAP);
+			"for key_size %u (tbl8 groups for every prefix in "
+			"EAL's heap)\n", attr->max_entries,
+			f->max_entries_cap, attr->key_size);
 		return -E2BIG;
 	}
 	return 0;
@@ -251,7 +596,7 @@ static int check_dpdk_attr(const struct map_attr *attr)
 static void ld_free(struct lpm_dpdk *t)
 {
 	if (t->fib)
-		rte_fib_free(t->fib);
+		t->fam->fib_free(t->fib);
 	pthread_rwlock_destroy(&t->lock);
 	free(t->slots);
 	free(t->free);
@@ -264,7 +609,7 @@ static void ld_destroy(struct map *m)
 	map_rcu_barrier(); /* replaced and deleted elements still queued */
 	for (uint32_t i = 0; i < m->attr.max_entries; i++)
 		free(t->slots[i]);
-	for (uint32_t l = 0; l <= V4_BITS; l++)
+	for (uint32_t l = 0; l <= BITS_MAX; l++)
 		free(t->top[l]);
 	ld_free(t);
 }
@@ -294,21 +639,20 @@ static int ld_create(const struct map_attr *attr, struct map **out)
 	if (!t)
 		return -ENOMEM;
 	t->map.attr = *attr;
+	t->fam = family_of(attr->key_size);
 	if ((err = lock_init(&t->lock))) {
 		free(t);
 		return err;
 	}
 	t->slots = calloc(attr->max_entries, sizeof(*t->slots));
 	t->free = malloc(attr->max_entries * sizeof(*t->free));
-	size_t heap_before = map_dpdk_heap_bytes();
-	t->fib = t->slots && t->free ? fib_new(attr->max_entries) : NULL;
-	/* Another thread's create at the same moment would be counted too. */
-	t->fib_bytes = map_dpdk_heap_bytes() - heap_before;
+	if (t->slots && t->free)
+		t->fib = fib_new(t->fam, attr->max_entries, &t->fib_bytes);
 	if (!t->fib) {
 		ld_free(t);
 		return -ENOMEM;
 	}
-	t->rib = rte_fib_get_rib(t->fib);
+	t->rib = t->fam->fib_rib(t->fib);
 	for (uint32_t i = 0; i < attr->max_entries; i++)
 		t->free[i] = attr->max_entries - 1 - i; /* slot 0 on top */
 	t->nfree = attr->max_entries;
@@ -318,67 +662,67 @@ static int ld_create(const struct map_attr *attr, struct map **out)
 
 /* --- lookup ------------------------------------------------------------------- */
 
-/* The longest prefix of length <= len in the FIB and RIB matching addr.
+/* The longest prefix of length <= len in the FIB and RIB matching a.
  * Read lock. */
-static struct lpm_elem *fib_longest(struct lpm_dpdk *t, uint32_t addr,
-				    uint32_t len)
+static struct lpm_elem *fib_longest(struct lpm_dpdk *t,
+				    const struct lpm_addr *a, uint32_t len)
 {
-	if (len == V4_BITS) {
+	const struct lpm_family *f = t->fam;
+	if (len == f->bits) {
 		uint64_t nh = NO_ROUTE;
-		rte_fib_lookup_bulk(t->fib, &addr, &nh, 1);
+		f->fib_lookup(t->fib, a, &nh, 1);
 		return elem_of_nh(t, nh);
 	}
-	struct rte_rib_node *n = rte_rib_lookup(t->rib, addr);
-	uint8_t depth;
-	while (n && rte_rib_get_depth(n, &depth) == 0 && depth > len)
-		n = rte_rib_lookup_parent(n);
+	void *n = f->rib_lookup(t->rib, a);
+	while (n && f->rib_depth(n) > len)
+		n = f->rib_parent(n);
 	return elem_of_node(t, n);
 }
 
-/* The longest stored prefix of length <= len matching addr: the FIB's
- * (or RIB's) answer, unless a top prefix is longer.  Read lock. */
-static struct lpm_elem *find_longest(struct lpm_dpdk *t, uint32_t addr,
-				     uint32_t len)
+/* e (the FIB's or RIB's answer for a, at most len long), unless a stored
+ * top prefix that a falls in is longer.  Read lock. */
+static struct lpm_elem *with_top(struct lpm_dpdk *t, const struct lpm_addr *a,
+				 uint32_t len, struct lpm_elem *e)
 {
-	struct lpm_elem *e = fib_longest(t, addr, len);
 	int found = e ? (int)lpm_prefixlen_of(e->key) : -1;
-	struct lpm_elem *top = top_match(t, addr, len, found);
+	struct lpm_elem *top = top_match(t, a, len, found);
 	return top ? top : e;
+}
+
+/* The longest stored prefix of length <= len matching a.  Read lock. */
+static struct lpm_elem *find_longest(struct lpm_dpdk *t,
+				     const struct lpm_addr *a, uint32_t len)
+{
+	return with_top(t, a, len, fib_longest(t, a, len));
 }
 
 static void *ld_lookup(struct map *m, const void *key)
 {
 	struct lpm_dpdk *t = ld_of(m);
 	uint32_t len = lpm_prefixlen_of(key);
-	if (len > V4_BITS)
+	if (len > t->fam->bits)
 		return NULL;
+	struct lpm_addr a = addr_of(t->fam, key);
 	pthread_rwlock_rdlock(&t->lock);
-	struct lpm_elem *e = find_longest(t, addr_of(key), len);
+	struct lpm_elem *e = find_longest(t, &a, len);
 	pthread_rwlock_unlock(&t->lock);
-	return e ? e->value : NULL;
-}
-
-/* The FIB's answer for addr (a /32 lookup's), given its next hop, with
- * find_longest's top prefixes.  Read lock. */
-static struct lpm_elem *with_top(struct lpm_dpdk *t, uint32_t addr,
-				 struct lpm_elem *e)
-{
-	int found = e ? (int)lpm_prefixlen_of(e->key) : -1;
-	struct lpm_elem *top = top_match(t, addr, V4_BITS, found);
-	return top ? top : e;
+	return value_of(t, e);
 }
 
 /*
- * A batch under one read lock: the /32 keys' addresses in one
- * rte_fib_lookup_bulk (DIR-24-8's lookups of several addresses at once),
- * the shorter keys through the RIB one at a time, as ld_lookup.
+ * A batch under one read lock: the full-length keys' addresses in one
+ * rte_fib_lookup_bulk or rte_fib6_lookup_bulk (DIR-24-8's and TRIE's
+ * lookups of several addresses at once), the shorter keys through the RIB
+ * one at a time, as ld_lookup.
  */
 static unsigned ld_lookup_batch(struct map *m, const void *keys, unsigned n,
 				void **values)
 {
 	struct lpm_dpdk *t = ld_of(m);
+	const struct lpm_family *f = t->fam;
 	const uint8_t *k = keys;
-	uint32_t ks = m->attr.key_size, addr[MAP_BATCH_MAX];
+	uint32_t ks = m->attr.key_size;
+	struct lpm_addr addr[MAP_BATCH_MAX];
 	uint64_t nh[MAP_BATCH_MAX];
 	unsigned full[MAP_BATCH_MAX], n_full = 0, hits = 0;
 	pthread_rwlock_rdlock(&t->lock);
@@ -386,19 +730,21 @@ static unsigned ld_lookup_batch(struct map *m, const void *keys, unsigned n,
 		const uint8_t *key = k + (size_t)i * ks;
 		uint32_t len = lpm_prefixlen_of(key);
 		values[i] = NULL;
-		if (len == V4_BITS) {
-			addr[n_full] = addr_of(key);
+		if (len == f->bits) {
+			addr[n_full] = addr_of(f, key);
 			full[n_full++] = i;
-		} else if (len < V4_BITS) {
-			struct lpm_elem *e = find_longest(t, addr_of(key), len);
-			values[i] = e ? e->value : NULL;
+		} else if (len < f->bits) {
+			struct lpm_addr a = addr_of(f, key);
+			struct lpm_elem *e = find_longest(t, &a, len);
+			values[i] = value_of(t, e);
 		}
 	}
 	if (n_full)
-		rte_fib_lookup_bulk(t->fib, addr, nh, (int)n_full);
+		f->fib_lookup(t->fib, addr, nh, n_full);
 	for (unsigned j = 0; j < n_full; j++) {
-		struct lpm_elem *e = with_top(t, addr[j], elem_of_nh(t, nh[j]));
-		values[full[j]] = e ? e->value : NULL;
+		struct lpm_elem *e = with_top(t, &addr[j], f->bits,
+					      elem_of_nh(t, nh[j]));
+		values[full[j]] = value_of(t, e);
 	}
 	pthread_rwlock_unlock(&t->lock);
 	for (unsigned i = 0; i < n; i++)
@@ -416,36 +762,69 @@ static int ld_lookup_copy(struct map *m, const void *key, void *value)
 static struct lpm_elem *elem_new(const struct lpm_dpdk *t, const void *key,
 				 const void *value)
 {
-	struct lpm_elem *e = malloc(sizeof(*e) + t->map.attr.value_size);
+	struct lpm_elem *e = malloc(elem_size(&t->map));
 	if (e) {
-		memcpy(e->key, key, V4_KEY_SIZE);
-		memcpy(e->value, value, t->map.attr.value_size);
+		memcpy(e->key, key, t->map.attr.key_size);
+		memcpy(value_of(t, e), value, t->map.attr.value_size);
 	}
 	return e;
 }
 
 /* The slot of the exact prefix (next hop - 1), or -1.  Lock held. */
-static int64_t slot_of_prefix(struct lpm_dpdk *t, uint32_t addr, uint32_t len)
+static int64_t slot_of_prefix(struct lpm_dpdk *t, const struct lpm_addr *a,
+			      uint32_t len)
 {
-	uint64_t nh;
-	struct rte_rib_node *n = rte_rib_lookup_exact(t->rib, addr, len);
-	if (!n || rte_rib_get_nh(n, &nh) != 0 || nh == NO_ROUTE)
-		return -1;
-	return (int64_t)nh - 1;
+	void *n = t->fam->rib_exact(t->rib, a, (uint8_t)len);
+	uint64_t nh = n ? t->fam->rib_nh(n) : NO_ROUTE;
+	return nh == NO_ROUTE ? -1 : (int64_t)nh - 1;
+}
+
+/*
+ * A new FIB with every prefix in the slots, in place of the old one
+ * (rte_fib6 in 22.11 never gives back a reservation: see the top
+ * comment).  Built beside the old one, so that the old one stays whole if
+ * EAL's heap cannot hold both (-ENOMEM).  Write lock: no reader is in
+ * the old one when it is freed.
+ */
+static int fib_rebuild_locked(struct lpm_dpdk *t)
+{
+	const struct lpm_family *f = t->fam;
+	size_t bytes;
+	void *fib = fib_new(f, t->map.attr.max_entries, &bytes);
+	if (!fib)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < t->map.attr.max_entries; i++) {
+		if (!t->slots[i])
+			continue;
+		uint32_t len = lpm_prefixlen_of(t->slots[i]->key);
+		struct lpm_addr a = masked(f, t->slots[i]->key, len);
+		if (f->fib_add(fib, &a, (uint8_t)len, (uint64_t)i + 1) < 0) {
+			f->fib_free(fib);
+			return -ENOMEM;
+		}
+	}
+	f->fib_free(t->fib);
+	t->fib = fib;
+	t->rib = f->fib_rib(fib);
+	t->fib_bytes = bytes;
+	return 0;
 }
 
 /* A new prefix: a free slot and the FIB's route to it.  Write lock. */
-static int add_locked(struct lpm_dpdk *t, uint32_t addr, uint32_t len,
-		      struct lpm_elem *e)
+static int add_locked(struct lpm_dpdk *t, const struct lpm_addr *a,
+		      uint32_t len, struct lpm_elem *e)
 {
 	if (t->count == t->map.attr.max_entries)
 		return -ENOSPC;
 	uint32_t slot = t->free[--t->nfree];
 	t->slots[slot] = e;
-	int rc = rte_fib_add(t->fib, addr, (uint8_t)len, (uint64_t)slot + 1);
+	int rc = t->fam->fib_add(t->fib, a, (uint8_t)len, (uint64_t)slot + 1);
+	/* -ENOSPC: the table's tbl8 reservations ran out, though sized for
+	 * max_entries prefixes (rte_fib6 keeps those of prefixes gone); a
+	 * new table of the slots, the new one in, reserves only theirs. */
+	if (rc == -ENOSPC)
+		rc = fib_rebuild_locked(t);
 	if (rc < 0) {
-		/* num_tbl8 and the RIB's pool are sized for max_entries
-		 * prefixes, so only an allocation inside DPDK can fail. */
 		t->slots[slot] = NULL;
 		t->free[t->nfree++] = slot;
 		return -ENOMEM;
@@ -469,18 +848,18 @@ static int update_top(struct lpm_dpdk *t, uint32_t len, struct lpm_elem *e,
 	return 0;
 }
 
-static int update_locked(struct lpm_dpdk *t, uint32_t addr, uint32_t len,
-			 struct lpm_elem *e, uint64_t flags,
+static int update_locked(struct lpm_dpdk *t, const struct lpm_addr *a,
+			 uint32_t len, struct lpm_elem *e, uint64_t flags,
 			 struct lpm_elem **old)
 {
-	if (is_top(addr, len))
+	if (is_top(t, a, len))
 		return update_top(t, len, e, flags, old);
-	int64_t slot = slot_of_prefix(t, addr, len);
+	int64_t slot = slot_of_prefix(t, a, len);
 	int err = map_update_flags_check(slot >= 0, flags);
 	if (err)
 		return err;
 	if (slot < 0)
-		return add_locked(t, addr, len, e);
+		return add_locked(t, a, len, e);
 	*old = t->slots[slot];
 	t->slots[slot] = e;
 	return 0;
@@ -494,13 +873,14 @@ static int ld_update(struct map *m, const void *key, const void *value,
 	int err = map_update_flags_valid(flags);
 	if (err)
 		return err;
-	if (len > V4_BITS)
+	if (len > t->fam->bits)
 		return -EINVAL;
+	struct lpm_addr a = masked(t->fam, key, len);
 	struct lpm_elem *e = elem_new(t, key, value), *old = NULL;
 	if (!e)
 		return -ENOMEM;
 	pthread_rwlock_wrlock(&t->lock);
-	err = update_locked(t, masked(addr_of(key), len), len, e, flags, &old);
+	err = update_locked(t, &a, len, e, flags, &old);
 	pthread_rwlock_unlock(&t->lock);
 	if (err)
 		free(e); /* never seen by a reader */
@@ -509,32 +889,51 @@ static int ld_update(struct map *m, const void *key, const void *value,
 	return err;
 }
 
+/* The exact prefix a/len out of the FIB (or top[]), its element in
+ * *gone: 0, -ENOENT if it is not in, -ENOMEM (still in) if DPDK could
+ * not delete it and no new table could be built.  Write lock. */
+static int delete_locked(struct lpm_dpdk *t, const struct lpm_addr *a,
+			 uint32_t len, struct lpm_elem **gone)
+{
+	if (is_top(t, a, len)) {
+		if (!(*gone = t->top[len]))
+			return -ENOENT;
+		t->top[len] = NULL;
+		t->count--;
+		return 0;
+	}
+	int64_t slot = slot_of_prefix(t, a, len);
+	if (slot < 0)
+		return -ENOENT;
+	*gone = t->slots[slot];
+	t->slots[slot] = NULL;
+	/* A delete may need a tbl8 group too (its range's edges): on a
+	 * failure, a new table of the slots left. */
+	if (t->fam->fib_delete(t->fib, a, (uint8_t)len) < 0 &&
+	    fib_rebuild_locked(t) < 0) {
+		t->slots[slot] = *gone;
+		*gone = NULL;
+		return -ENOMEM;
+	}
+	t->free[t->nfree++] = (uint32_t)slot;
+	t->count--;
+	return 0;
+}
+
 static int ld_delete(struct map *m, const void *key)
 {
 	struct lpm_dpdk *t = ld_of(m);
 	uint32_t len = lpm_prefixlen_of(key);
-	if (len > V4_BITS)
+	if (len > t->fam->bits)
 		return -EINVAL;
-	uint32_t addr = masked(addr_of(key), len);
+	struct lpm_addr a = masked(t->fam, key, len);
 	struct lpm_elem *gone = NULL;
 	pthread_rwlock_wrlock(&t->lock);
-	int64_t slot = is_top(addr, len) ? -1 : slot_of_prefix(t, addr, len);
-	if (is_top(addr, len) && t->top[len]) {
-		gone = t->top[len];
-		t->top[len] = NULL;
-		t->count--;
-	} else if (slot >= 0 &&
-		   rte_fib_delete(t->fib, addr, (uint8_t)len) == 0) {
-		gone = t->slots[slot];
-		t->slots[slot] = NULL;
-		t->free[t->nfree++] = (uint32_t)slot;
-		t->count--;
-	}
+	int err = delete_locked(t, &a, len, &gone);
 	pthread_rwlock_unlock(&t->lock);
-	if (!gone)
-		return -ENOENT;
-	map_rcu_free_block(&gone->rcu);
-	return 0;
+	if (gone)
+		map_rcu_free_block(&gone->rcu);
+	return err;
 }
 
 /* --- get_next_key ------------------------------------------------------------------ */
@@ -553,16 +952,17 @@ static struct lpm_elem *top_after(const struct lpm_dpdk *t, int len)
  * first.  Read lock. */
 static struct lpm_elem *walk_next(struct lpm_dpdk *t, const void *key)
 {
+	const struct lpm_family *f = t->fam;
 	uint32_t len = key ? lpm_prefixlen_of(key) : 0;
-	uint32_t addr = key && len <= V4_BITS ? masked(addr_of(key), len) : 0;
-	struct rte_rib_node *from = NULL;
-	if (key && len <= V4_BITS && is_top(addr, len) && t->top[len])
+	bool valid = key && len <= f->bits;
+	struct lpm_addr a = valid ? masked(f, key, len) : (struct lpm_addr){ 0 };
+	void *from = NULL;
+	if (valid && is_top(t, &a, len) && t->top[len])
 		return top_after(t, (int)len);
-	if (key && len <= V4_BITS && !is_top(addr, len))
-		from = rte_rib_lookup_exact(t->rib, addr, len);
-	struct rte_rib_node *n =
-		rte_rib_get_nxt(t->rib, 0, 0, from, RTE_RIB_GET_NXT_ALL);
-	return n ? elem_of_node(t, n) : top_after(t, V4_BITS + 1);
+	if (valid && !is_top(t, &a, len))
+		from = f->rib_exact(t->rib, &a, (uint8_t)len);
+	void *n = f->rib_next(t->rib, from);
+	return n ? elem_of_node(t, n) : top_after(t, (int)f->bits + 1);
 }
 
 static int ld_get_next_key(struct map *m, const void *key, void *next_key)
@@ -572,7 +972,7 @@ static int ld_get_next_key(struct map *m, const void *key, void *next_key)
 	pthread_rwlock_rdlock(&t->lock);
 	struct lpm_elem *e = walk_next(t, key);
 	if (e) {
-		memcpy(next_key, e->key, V4_KEY_SIZE);
+		memcpy(next_key, e->key, m->attr.key_size);
 		err = 0;
 	}
 	pthread_rwlock_unlock(&t->lock);
@@ -584,19 +984,20 @@ static int ld_get_next_key(struct map *m, const void *key, void *next_key)
 static size_t ld_memory(const struct map *m)
 {
 	struct lpm_dpdk *t = ld_of((struct map *)m);
-	size_t elem = sizeof(struct lpm_elem) + m->attr.value_size;
+	size_t elem = elem_size(m);
 	size_t slots = (size_t)m->attr.max_entries *
 		       (sizeof(*t->slots) + sizeof(*t->free));
 	pthread_rwlock_rdlock(&t->lock);
-	size_t n = t->count;
+	size_t n = t->count, fib = t->fib_bytes;
 	pthread_rwlock_unlock(&t->lock);
-	return sizeof(*t) + t->fib_bytes + slots + n * elem;
+	return sizeof(*t) + fib + slots + n * elem;
 }
 
 const struct map_ops lpm_trie_dpdk_ops = {
 	.name = "lpm_trie/dpdk",
 	.description = "baseline: BPF LPM-trie semantics over DPDK's rte_fib "
-		       "(DIR-24-8 and its RIB; IPv4 only; reader-writer lock)",
+		       "(IPv4: DIR-24-8) and rte_fib6 (IPv6: TRIE) and their "
+		       "RIBs; reader-writer lock",
 	.type = MAP_TYPE_LPM_TRIE,
 	.create = ld_create,
 	.destroy = ld_destroy,
