@@ -7,8 +7,11 @@
  *   --no-huge        no hugepages needed: memory comes from anonymous
  *                    4 KiB pages (the tables' lookups pay more TLB misses
  *                    than in a hugepage deployment; docs/hash.md)
- *   -m 1024          with --no-huge EAL's default is 64 MB, and everything
- *                    rte_hash and rte_ring allocate comes from it
+ *   -m 3072          with --no-huge EAL's default is 64 MB, and everything
+ *                    rte_hash, rte_fib and rte_ring allocate comes from
+ *                    it: 3 GiB holds an IPv4 rte_fib of 2^20 prefixes
+ *                    (1.1 GiB) beside other tables.  Address space only:
+ *                    pages are touched as the heap hands them out
  *   --no-shconf --no-pci --no-telemetry
  *                    no shared config files, no device scan, no telemetry
  *                    socket or thread: nothing outside the process
@@ -37,7 +40,7 @@
 #include <rte_log.h>
 #include <rte_malloc.h>
 
-#define EAL_MEMORY_MB "1024"
+#define EAL_MEMORY_MB "3072"
 
 static pthread_once_t eal_once = PTHREAD_ONCE_INIT;
 static int eal_err;              /* written once, under eal_once */

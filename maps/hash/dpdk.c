@@ -84,7 +84,7 @@
  *  - flags: BPF_F_NO_PREALLOC is accepted and changes nothing (the key
  *    store is made at create, the values on each update); BPF_F_ZERO_SEED
  *    gives rte_hash's jhash the seed 0, otherwise a random one.
- * Memory comes from EAL's heap (rte_malloc: 1 GiB without hugepages,
+ * Memory comes from EAL's heap (rte_malloc: 3 GiB without hugepages,
  * maps/base/dpdk_eal.c); a table that does not fit is -ENOMEM.
  */
 #include "maps/base/attr.h"

@@ -131,7 +131,7 @@
  * `fib_bytes`, `slots`, `free`, `nfree`, `count` and `top`.  Elements
  * are freed through map_rcu_free_block, never under a reader.
  *
- * Memory: DPDK's heap (rte_malloc, 1 GiB without hugepages,
+ * Memory: DPDK's heap (rte_malloc, 3 GiB without hugepages,
  * maps/base/dpdk_eal.c).  IPv4: the tbl24 (16, 32 or 64 MiB for 1, 2, 4
  * byte entries), num_tbl8 = max_entries groups of 256 entries (a prefix
  * longer than /24 needs at most its /24's group), the RIB's node pool
@@ -142,8 +142,8 @@
  * elements (16 bytes, the key rounded up to 8, the value).  memory()
  * counts the EAL heap that creating the table took
  * (map_dpdk_heap_bytes before and after), so all of it.  max_entries
- * above the family's cap is refused with -E2BIG and a message: 2^18 for
- * IPv4 (320 MiB of tables), 2^14 for IPv6 (279 MiB, and room for a
+ * above the family's cap is refused with -E2BIG and a message: 2^20 for
+ * IPv4 (1.1 GiB of tables), 2^14 for IPv6 (279 MiB, and room for a
  * second while a rebuild builds it).
  */
 #include "maps/base/attr.h"
@@ -349,9 +349,9 @@ static uint64_t v4_rib_nh(const void *node)
 
 static const struct lpm_family ipv4 = {
 	.key_size = MAP_LPM_PREFIX_BYTES + 4, .bits = 32,
-	/* 2^18 prefixes: 256 MiB of 4-byte tbl8 groups and a 64 MiB
-	 * tbl24, a third of EAL's 1 GiB heap. */
-	.max_entries_cap = 1u << 18,
+	/* 2^20 prefixes: 1 GiB of 4-byte tbl8 groups and a 64 MiB tbl24,
+	 * a third of EAL's 3 GiB heap. */
+	.max_entries_cap = 1u << 20,
 	.fib_new = v4_fib_new, .fib_free = v4_fib_free,
 	.fib_rib = v4_fib_rib, .fib_add = v4_fib_add,
 	.fib_delete = v4_fib_delete, .fib_lookup = v4_fib_lookup,

@@ -16,7 +16,7 @@
  * answer compared with the model's.  The order of get_next_key is each
  * design's own; lpm_trie/linux's (the kernel's post-order) is checked in
  * tests/maps/lpm_trie/test_linux.c and against the kernel itself.  A
- * design over a table of fixed geometry (lpm_trie/dpdk: IPv4 only) is
+ * design over a table of fixed geometry (lpm_trie/dpdk: IPv4 and IPv6) is
  * skipped, with the reason, where a check needs a map it cannot make
  * (design_limits below).
  */
@@ -40,16 +40,18 @@ static const uint32_t lpm_flag_sets[] = { MAP_F_NO_PREALLOC };
  */
 struct design_limit {
 	const char *design;
-	uint32_t key_size;    /* the only key size it takes */
-	uint32_t max_entries; /* the most it takes */
+	struct {
+		uint32_t key_size;    /* a key size it takes */
+		uint32_t max_entries; /* the most it takes of that size */
+	} takes[2];
 	const char *why;
 };
 
 static const struct design_limit design_limits[] = {
-	{ "lpm_trie/dpdk", 8, 1u << 18,
-	  "an adapter over DPDK's rte_fib: IPv4 keys (key_size 8) only, "
-	  "max_entries at most 2^18 (tbl8 groups for every prefix); "
-	  "maps/lpm_trie/dpdk.c" },
+	{ "lpm_trie/dpdk", { { 8, 1u << 20 }, { 20, 1u << 14 } },
+	  "an adapter over DPDK's rte_fib and rte_fib6: IPv4 keys (key_size "
+	  "8, max_entries at most 2^20) and IPv6 keys (key_size 20, at most "
+	  "2^14), tbl8 groups sized for every prefix; maps/lpm_trie/dpdk.c" },
 };
 
 static const struct design_limit *limit_of(const struct vcase *c)
@@ -65,8 +67,12 @@ static bool design_takes(const struct vcase *c, uint32_t key_size,
 			 uint32_t max_entries, const char *what)
 {
 	const struct design_limit *l = limit_of(c);
-	if (!l || (key_size == l->key_size && max_entries <= l->max_entries))
+	if (!l)
 		return true;
+	for (size_t i = 0; i < ARRAY_SIZE(l->takes); i++)
+		if (key_size == l->takes[i].key_size &&
+		    max_entries <= l->takes[i].max_entries)
+			return true;
 	cr_log_info("%s: skipped %s (key_size %u, max_entries %u): %s",
 		    c->name, what, key_size, max_entries, l->why);
 	return false;

@@ -256,7 +256,7 @@ Test(lpm_dpdk, refuses_what_it_cannot_hold)
 		cr_assert_eq(create("lpm_trie/dpdk", refused[i], 16, &m),
 			     -EINVAL, "key_size %u", refused[i]);
 	cr_assert_eq(create("lpm_trie/dpdk", 8, UINT32_MAX, &m), -E2BIG);
-	cr_assert_eq(create("lpm_trie/dpdk", 8, (1u << 18) + 1, &m), -E2BIG);
+	cr_assert_eq(create("lpm_trie/dpdk", 8, (1u << 20) + 1, &m), -E2BIG);
 	cr_assert_eq(create("lpm_trie/dpdk", 20, (1u << 14) + 1, &m), -E2BIG);
 	cr_assert_null(m);
 	map_thread_offline();
