@@ -227,6 +227,8 @@ struct lpm_dpdk {
 	 * the FIB (see "top prefixes" above): top[len] is /len's element or
 	 * NULL. */
 	struct lpm_elem *top[BITS_MAX + 1];
+	uint32_t n_top; /* top[] entries in use: none, and a lookup never
+			   reads the FIB's element to compare lengths */
 };
 
 static struct lpm_dpdk *ld_of(struct map *m)
@@ -684,6 +686,8 @@ static struct lpm_elem *fib_longest(struct lpm_dpdk *t,
 static struct lpm_elem *with_top(struct lpm_dpdk *t, const struct lpm_addr *a,
 				 uint32_t len, struct lpm_elem *e)
 {
+	if (!t->n_top) /* the common case: skip the element's line */
+		return e;
 	int found = e ? (int)lpm_prefixlen_of(e->key) : -1;
 	struct lpm_elem *top = top_match(t, a, len, found);
 	return top ? top : e;
@@ -843,6 +847,7 @@ static int update_top(struct lpm_dpdk *t, uint32_t len, struct lpm_elem *e,
 	if (!t->top[len] && t->count == t->map.attr.max_entries)
 		return -ENOSPC;
 	t->count += !t->top[len];
+	t->n_top += !t->top[len];
 	*old = t->top[len];
 	t->top[len] = e;
 	return 0;
@@ -900,6 +905,7 @@ static int delete_locked(struct lpm_dpdk *t, const struct lpm_addr *a,
 			return -ENOENT;
 		t->top[len] = NULL;
 		t->count--;
+		t->n_top--;
 		return 0;
 	}
 	int64_t slot = slot_of_prefix(t, a, len);
