@@ -61,8 +61,8 @@
  *
  * Locks: one spin lock for writers.  Readers take none: they load the root
  * and a slot with acquire and never see a node change.  Arrays and entries
- * that an update replaces are freed after an RCU grace period, in one
- * callback per update.
+ * that updates replace are freed after an RCU grace period, 64 blocks
+ * to a callback.
  *
  * Work (map_ops.work, per cpu slot): nodes visited by each op, the lock
  * taken by each write and how long it was held (the path copy happens
@@ -153,6 +153,8 @@ struct lpm_multibit {
 	uint32_t value_offset; /* of the value in fentry.bytes */
 	size_t n_entries;      /* under lock */
 	size_t bytes;          /* arrays and entries now in the trie, under lock */
+	struct retired *pending; /* under lock: blocks that published updates
+				    replaced, not yet handed to RCU */
 	struct map_work_slot *work; /* [ncpus] */
 };
 
@@ -864,12 +866,15 @@ static int remove_along(struct lpm_multibit *f, struct retire *r,
 	return publish_path(f, r, p, d, fresh, how, true);
 }
 
-/* What one update retired, freed in one RCU callback: a call_rcu per array
- * cost more than the copies (the path's arrays, the replaced entry). */
+/* Blocks that updates replaced, freed together in one RCU callback once
+ * RETIRE_BATCH of them are in: a call_rcu per array, then per update, cost
+ * more than the copies (docs/lpm_trie.md, "Cheaper updates"). */
+#define RETIRE_BATCH 64
 struct retired {
 	struct rcu_head rcu;
 	unsigned n;
-	void *blocks[]; /* malloc'd blocks: farrays, fentries */
+	void *blocks[RETIRE_BATCH]; /* malloc'd, an rcu_head first: farrays,
+				       fentries */
 };
 
 static void free_retired(struct rcu_head *head)
@@ -880,31 +885,40 @@ static void free_retired(struct rcu_head *head)
 	free(d);
 }
 
-/* After the lock: free what a failed update made, or retire what a
- * published one replaced, with `entry` (an entry it replaced or removed,
- * or NULL). */
-static void finish(struct retire *r, int err, struct fentry *entry)
+/* Lock held: block b to f's pending batch, the batch to RCU when full.
+ * Without memory for a batch, b goes to RCU alone (which needs none). */
+static void retire_block(struct lpm_multibit *f, void *b)
 {
-	if (err) {
-		for (unsigned i = 0; i < r->n_made; i++)
-			free(r->made[i]);
+	if (!f->pending && (f->pending = malloc(sizeof(*f->pending))))
+		f->pending->n = 0;
+	if (!f->pending) {
+		map_rcu_free_block((struct rcu_head *)b);
 		return;
 	}
-	unsigned n = r->n_old + (entry != NULL);
-	struct retired *d = malloc(sizeof(*d) + n * sizeof(d->blocks[0]));
-	if (!d) { /* one callback each, which needs no memory */
-		for (unsigned i = 0; i < r->n_old; i++)
-			map_rcu_free_block(&r->old[i]->rcu);
-		if (entry)
-			map_rcu_free_block(&entry->rcu);
-		return;
+	f->pending->blocks[f->pending->n++] = b;
+	if (f->pending->n == RETIRE_BATCH) {
+		map_rcu_call(&f->pending->rcu, free_retired);
+		f->pending = NULL;
 	}
-	d->n = 0;
+}
+
+/* Lock held, the update published: what it replaced, and `entry` (an
+ * entry it replaced or removed, or NULL), to be freed after a grace
+ * period. */
+static void retire_replaced(struct lpm_multibit *f, const struct retire *r,
+			    struct fentry *entry)
+{
 	for (unsigned i = 0; i < r->n_old; i++)
-		d->blocks[d->n++] = r->old[i];
+		retire_block(f, r->old[i]);
 	if (entry)
-		d->blocks[d->n++] = entry;
-	map_rcu_call(&d->rcu, free_retired);
+		retire_block(f, entry);
+}
+
+/* A failed update: free what it made, which no reader has seen. */
+static void discard_made(const struct retire *r)
+{
+	for (unsigned i = 0; i < r->n_made; i++)
+		free(r->made[i]);
 }
 
 static int check_add(struct lpm_multibit *f, uint64_t flags)
@@ -980,11 +994,14 @@ static int multibit_update(struct map *m, const void *key, const void *value,
 	account(f, &r, err);
 	if (!err && !old)
 		f->bytes += entry_bytes(f);
+	if (!err)
+		retire_replaced(f, &r, old);
 	map_work_unlock(&f->lock, work_of(f), taken);
 
-	finish(&r, err, old);
-	if (err)
+	if (err) {
+		discard_made(&r);
 		free(e); /* never seen by a reader */
+	}
 	return err;
 }
 
@@ -1005,10 +1022,11 @@ static int multibit_delete(struct map *m, const void *key)
 	if (!err) {
 		f->n_entries--;
 		f->bytes -= entry_bytes(f);
+		retire_replaced(f, &r, gone);
+	} else {
+		discard_made(&r);
 	}
 	map_work_unlock(&f->lock, work_of(f), taken);
-
-	finish(&r, err, err ? NULL : gone);
 	return err;
 }
 
@@ -1323,6 +1341,8 @@ static void free_subtree(const struct fnode *n, unsigned d)
 static void multibit_destroy(struct map *m)
 {
 	struct lpm_multibit *f = multibit_of(m);
+	if (f->pending)
+		map_rcu_call(&f->pending->rcu, free_retired);
 	map_rcu_barrier(); /* replaced arrays and entries still queued */
 	const struct fnode *root = load_root(f);
 	free_subtree(root, 0);
