@@ -1367,8 +1367,8 @@ static size_t multibit_memory(const struct map *m)
 const struct map_ops lpm_trie_multibit_ops = {
 	.name = "lpm_trie/multibit",
 	.description = "maplab's own: a multibit trie of stride 6 with "
-		       "bitmap-compressed nodes, RCU readers, path-copying "
-		       "writers",
+		       "bitmap-compressed nodes under two boxed levels, RCU "
+		       "readers, writers copying the path below them",
 	.type = MAP_TYPE_LPM_TRIE,
 	.create = multibit_create,
 	.destroy = multibit_destroy,

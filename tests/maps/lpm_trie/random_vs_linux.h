@@ -303,6 +303,31 @@ static inline void twin_empty(const struct twin *t)
 		     "new %zu", t->rules->design, bytes, t->empty_bytes);
 }
 
+/* Every length 0..bits of the address in k (k's prefix length is
+ * overwritten) into both maps, the walks compared; then deleted from both
+ * ends (/0 and the full length first), every lookup length 0..bits + 1
+ * compared after each delete: nodes fold back as their prefixes go. */
+static inline void twin_nested_path(const struct twin *t, uint8_t *k,
+				    uint32_t bits)
+{
+	for (uint32_t len = 0; len <= bits; len++) {
+		uint64_t v = len;
+		memcpy(k, &len, 4);
+		cr_assert_eq(map_update(t->design, k, &v, MAP_NOEXIST), 0);
+		cr_assert_eq(map_update(t->linux, k, &v, MAP_NOEXIST), 0);
+	}
+	twin_check_walk(t);
+	for (uint32_t len = 0; len <= bits; len++) {
+		uint32_t gone = len % 2 ? len : bits - len;
+		memcpy(k, &gone, 4);
+		cr_assert_eq(map_delete(t->design, k), map_delete(t->linux, k));
+		for (uint32_t ask = 0; ask <= bits + 1; ask++) {
+			memcpy(k, &ask, 4);
+			twin_check_lookup(t, k);
+		}
+	}
+}
+
 /* ops random ops on a new pair, the walks compared every 500; then both
  * emptied, and lookups in the empty maps. */
 static inline void twin_random_run(const struct twin_rules *rules,

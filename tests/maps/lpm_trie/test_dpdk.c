@@ -165,22 +165,7 @@ Test(lpm_dpdk, nested_path)
 	map_thread_online();
 	struct twin p = make_pair(64);
 	uint8_t k[KEY] = { 0, 0, 0, 0, 0xc0, 0xa8, 0x01, 0x2f };
-	for (uint32_t len = 0; len <= 32; len++) {
-		uint64_t v = len;
-		memcpy(k, &len, 4);
-		cr_assert_eq(map_update(p.design, k, &v, MAP_NOEXIST), 0);
-		cr_assert_eq(map_update(p.linux, k, &v, MAP_NOEXIST), 0);
-	}
-	twin_check_walk(&p);
-	for (uint32_t len = 0; len <= 32; len++) {
-		uint32_t gone = len % 2 ? len : 32 - len;
-		memcpy(k, &gone, 4);
-		cr_assert_eq(map_delete(p.design, k), map_delete(p.linux, k));
-		for (uint32_t ask = 0; ask <= 33; ask++) {
-			memcpy(k, &ask, 4);
-			twin_check_lookup(&p, k);
-		}
-	}
+	twin_nested_path(&p, k, 32);
 	twin_free(&p);
 	map_thread_offline();
 }
@@ -194,22 +179,7 @@ static void nested_path6(const uint8_t addr[16])
 	struct twin p = make_pair6(256);
 	uint8_t k[KEY6];
 	memcpy(k + 4, addr, 16);
-	for (uint32_t len = 0; len <= 128; len++) {
-		uint64_t v = len;
-		memcpy(k, &len, 4);
-		cr_assert_eq(map_update(p.design, k, &v, MAP_NOEXIST), 0);
-		cr_assert_eq(map_update(p.linux, k, &v, MAP_NOEXIST), 0);
-	}
-	twin_check_walk(&p);
-	for (uint32_t len = 0; len <= 128; len++) {
-		uint32_t gone = len % 2 ? len : 128 - len;
-		memcpy(k, &gone, 4);
-		cr_assert_eq(map_delete(p.design, k), map_delete(p.linux, k));
-		for (uint32_t ask = 0; ask <= 129; ask++) {
-			memcpy(k, &ask, 4);
-			twin_check_lookup(&p, k);
-		}
-	}
+	twin_nested_path(&p, k, 128);
 	twin_empty(&p);
 	twin_free(&p);
 	map_thread_offline();

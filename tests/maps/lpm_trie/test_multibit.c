@@ -126,23 +126,7 @@ Test(lpm_fast, nested_path_folds_back)
 	map_thread_online();
 	struct twin p = make_pair(8, 64);
 	uint8_t k[8] = { 0, 0, 0, 0, 0xc0, 0xa8, 0x01, 0x2f };
-	for (uint32_t len = 0; len <= 32; len++) {
-		uint64_t v = len;
-		memcpy(k, &len, 4);
-		cr_assert_eq(map_update(p.design, k, &v, MAP_NOEXIST), 0);
-		cr_assert_eq(map_update(p.linux, k, &v, MAP_NOEXIST), 0);
-	}
-	twin_check_walk(&p);
-	for (uint32_t len = 0; len <= 32; len++) {
-		uint32_t gone = len % 2 ? len : 32 - len; /* from both ends */
-		memcpy(k, &gone, 4);
-		int ef = map_delete(p.design, k), el = map_delete(p.linux, k);
-		cr_assert_eq(ef, el);
-		for (uint32_t ask = 0; ask <= 32; ask++) {
-			memcpy(k, &ask, 4);
-			twin_check_lookup(&p, k);
-		}
-	}
+	twin_nested_path(&p, k, 32);
 	cr_assert_eq(p.design->ops->memory(p.design), p.empty_bytes);
 	twin_free(&p);
 	map_thread_offline();
