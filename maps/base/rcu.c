@@ -5,6 +5,9 @@
 #include "maps/base/map.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdbool.h>
 #include <string.h>
 #include "maps/base/rcu_qsbr.h"
 
@@ -65,8 +68,48 @@ static void qsbr_wait(void (*wait)(void))
 		urcu_qsbr_thread_online();
 }
 
+/* The cpus the process may run on, read at start, before the harness pins
+ * any thread. */
+static cpu_set_t process_cpus;
+static bool process_cpus_known;
+
+__attribute__((constructor)) static void read_process_cpus(void)
+{
+	process_cpus_known =
+		sched_getaffinity(0, sizeof(process_cpus), &process_cpus) == 0;
+}
+
+static pthread_once_t call_rcu_started = PTHREAD_ONCE_INIT;
+
+/*
+ * liburcu starts its call_rcu thread at the first call_rcu, and the thread
+ * inherits the cpus of the thread that made the call.  Made by a bench
+ * worker pinned to cpu 0, it stayed on cpu 0 for the rest of the process,
+ * taking every later side's callbacks out of that side's worker's time: in
+ * one compare, lpm_trie/multibit's updates cost 851 ns after
+ * lpm_trie/linux's side had started the thread, and 265 ns before it
+ * (docs/bench.md, "The call_rcu thread").  So it starts here, with the
+ * caller widened to the process's cpus for the moment it takes.
+ */
+static void start_call_rcu_thread(void)
+{
+	cpu_set_t mine;
+	bool widen = process_cpus_known &&
+		     pthread_getaffinity_np(pthread_self(), sizeof(mine), &mine) == 0;
+	if (widen)
+		pthread_setaffinity_np(pthread_self(), sizeof(process_cpus),
+				       &process_cpus);
+	if (map_rcu_flavor == MAP_RCU_QSBR)
+		map_rcu_qsbr_start_call_rcu();
+	else
+		(void)urcu_memb_get_default_call_rcu_data();
+	if (widen)
+		pthread_setaffinity_np(pthread_self(), sizeof(mine), &mine);
+}
+
 void map_rcu_call(struct rcu_head *head, void (*fn)(struct rcu_head *))
 {
+	pthread_once(&call_rcu_started, start_call_rcu_thread);
 	if (map_rcu_flavor == MAP_RCU_QSBR)
 		map_rcu_qsbr_call(head, fn);
 	else

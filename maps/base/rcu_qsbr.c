@@ -10,6 +10,11 @@ void map_rcu_qsbr_call(struct rcu_head *head, void (*fn)(struct rcu_head *))
 	urcu_qsbr_call_rcu(head, fn);
 }
 
+void map_rcu_qsbr_start_call_rcu(void)
+{
+	(void)urcu_qsbr_get_default_call_rcu_data();
+}
+
 void map_rcu_qsbr_barrier(void)
 {
 	urcu_qsbr_barrier();

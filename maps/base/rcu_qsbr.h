@@ -12,6 +12,8 @@ struct rcu_flavor_struct;
 
 void map_rcu_qsbr_call(struct rcu_head *head, void (*fn)(struct rcu_head *));
 void map_rcu_qsbr_barrier(void);
+/* Start the flavour's default call_rcu thread, if it is not running. */
+void map_rcu_qsbr_start_call_rcu(void);
 const struct rcu_flavor_struct *map_rcu_qsbr_flavor(void);
 
 #endif /* MAPLAB_RCU_QSBR_H */
