@@ -6,6 +6,7 @@
 #include "harness/common/clock.h"
 #include "harness/common/team.h"
 #include "maps/base/cpu.h"
+#include "maps/base/fastkey.h"
 #include "maps/base/rcu.h"
 
 #include <errno.h>
@@ -150,19 +151,6 @@ static void run_phase(struct bench_worker *w, bool timed,
 	w->pos = pos;
 }
 
-/* A key into a batch: 4 and 8 bytes as one load and store (a memcpy of a
- * size known here is inlined; of any size, a call into libc, which a
- * profile would also count as the design's copying). */
-static inline void copy_key(uint8_t *dst, const uint8_t *src, uint32_t size)
-{
-	if (size == 4)
-		memcpy(dst, src, 4);
-	else if (size == 8)
-		memcpy(dst, src, 8);
-	else
-		memcpy(dst, src, size);
-}
-
 /* The lookups of ops[*pos...], at most `most` and no other op, as one
  * map_lookup_batch (each value touched, as a program would); *pos moves
  * past them.  The keys looked up. */
@@ -176,8 +164,8 @@ static unsigned lookup_batch(struct bench_worker *w, size_t *pos, unsigned most,
 	void *values[MAP_BATCH_MAX];
 	unsigned n = 0;
 	while (n < most && ops[*pos].op == OP_LOOKUP) {
-		copy_key(w->batch_keys + (size_t)n * key_size,
-			 s->keys + (size_t)ops[*pos].key * key_size, key_size);
+		fastkey_copy(w->batch_keys + (size_t)n * key_size,
+			     s->keys + (size_t)ops[*pos].key * key_size, key_size);
 		n++;
 		if (++*pos == len)
 			*pos = 0;
