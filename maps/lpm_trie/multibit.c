@@ -19,16 +19,20 @@
  *             is kids[popcount(children below bit c)]
  *   entries   the stored prefixes, packed in position order the same way
  *
- * except the two boxed levels on top, the root and the 64 mids (the nodes
- * at depth 1), whose descriptors sit alone in a block each and whose
- * children are slots of the map: mid[c0] and low[c0 * 64 + c1] (the
- * depth-2 descriptor, a node or a leaf, or NULL).  A full node's kids
- * array is 2 KiB, and an update that copied the root's and a mid's spent
- * most of its time there; a slot is replaced alone (docs/lpm_trie.md,
- * "Cheaper updates", has the figures).  The mids always exist (a slot
- * table needs its node), empty or not, so a walk never stops above
- * depth 2 for want of a node; prefixes shorter than 12 bits live in the
- * root and the mids, never in a leaf.
+ * except the boxed levels on top (two; three in a map of 2^18 entries or
+ * more): the root and the 64^d nodes at each depth d below it, whose
+ * descriptors sit alone in a block each and whose children are slots of
+ * the map, indexed by the key's first chunks (slots[d]; the deepest
+ * level's slots hold a descriptor, a node or a leaf, or NULL).  A full
+ * node's kids array is 2 KiB, and an update that copied the root's and a
+ * mid's spent most of its time there; a slot is replaced alone
+ * (docs/lpm_trie.md, "Cheaper updates", has the figures).  The boxed
+ * nodes always exist (a slot table needs its node), empty or not, so a
+ * walk never stops above the deepest boxed level for want of a node;
+ * prefixes shorter than 6 * boxed bits live in boxed nodes, never in a
+ * leaf.  With three levels, lookups read the deepest level's slots from
+ * copies (struct slot_copy): one cache line indexed by the key, where the
+ * slot and then its box were two misses in a row.
  *
  * A lookup reads one descriptor per 6 bits of the key.  At each node, the
  * positions a key's next 6 bits can match form a fixed mask per chunk (one
@@ -44,7 +48,8 @@
  *     descriptor arrays for every node from the changed one up to the
  *     first boxed parent, then publishes the copy in that parent's slot
  *     (or a new root) with one release store; an update changes one
- *     slot, never two, so a reader sees each update whole or not at all;
+ *     slot, never two, so a reader sees each update whole or not at all
+ *     (and the slot's copy, if it has one, under its sequence count);
  *   - every node below the boxed levels has a stored prefix in its
  *     subtree (a delete that empties a node removes it from its parent,
  *     up the path to the boxed levels);
@@ -60,7 +65,9 @@
  * from the first.
  *
  * Locks: one spin lock for writers.  Readers take none: they load the root
- * and a slot with acquire and never see a node change.  Arrays and entries
+ * and a slot with acquire and never see a node change; a slot copy's
+ * sequence count (taken only by the writer, under the spin lock) tells a
+ * reader to read the copy again.  Arrays and entries
  * that updates replace are freed after an RCU grace period, 64 blocks
  * to a callback.
  *
@@ -85,9 +92,15 @@
 
 #define STRIDE 6
 #define FANOUT (1u << STRIDE)
-/* Nodes at depths 0 and 1 are boxed: their children sit in slots of the
- * map (mid, low), each replaced alone, so no update copies their arrays. */
-#define BOXED 2
+/* The nodes at depths 0 to boxed - 1 are boxed: their children sit in
+ * slots of the map, each replaced alone, so no update copies their arrays.
+ * Two levels always; three in a map of BOXED_3_ENTRIES or more entries,
+ * where the third level's slots, boxes and copies (30 MiB) cost at most
+ * 120 bytes an entry (docs/lpm_trie.md, "Cheaper updates", has the
+ * figures for each). */
+#define BOXED_MIN 2
+#define BOXED_MAX 3
+#define BOXED_3_ENTRIES (1u << 18)
 /* deepest node: a prefix of all 2048 bits sits at depth 2048 / 6 */
 #define DEPTH_MAX (8 * MAP_LPM_DATA_MAX / STRIDE + 1)
 
@@ -115,7 +128,7 @@ struct fnode {
 				       leaf: LEAF_MARK | the prefix's length */
 	union {
 		struct fnode *kids; /* node: [popcount(children)], in a farray */
-		_Atomic(struct fnode *) *slots; /* node above BOXED: [FANOUT] */
+		_Atomic(struct fnode *) *slots; /* boxed node: [FANOUT] */
 		uint64_t value;     /* leaf: its value, if of 8 bytes or fewer */
 	};
 	union {
@@ -131,6 +144,24 @@ struct fentry {
 	_Alignas(8) uint8_t bytes[]; /* data_size bytes, padding to 8, value */
 };
 
+/*
+ * A copy of a slot of the deepest boxed level (with three): a lookup reads
+ * the descriptor here, in the cache line its key's chunks index, instead
+ * of loading the slot and then the box it points to, two misses in a row.
+ * The writer rewrites it after each publish in that slot, under seq (a
+ * map_seqlock, lock.h); a reader that sees seq change reads again.
+ * box: the published box (NULL: the slot is empty), whose address a leaf's
+ * inline value is answered at.
+ */
+struct slot_copy {
+	struct map_seqlock seq;
+	_Atomic(struct fnode *) box;
+	_Atomic uint64_t word[4]; /* the descriptor's four words */
+} __attribute__((aligned(64)));
+
+_Static_assert(sizeof(struct fnode) == sizeof(((struct slot_copy *)0)->word),
+	       "a slot copy holds a whole descriptor");
+
 /* Every kids or entries array, and the root's single descriptor, lives in
  * one of these, so that it can be freed after a grace period. */
 struct farray {
@@ -142,11 +173,17 @@ struct lpm_multibit {
 	struct map map;
 	_Atomic(struct fnode *) root; /* items of a farray of one */
 	/* The boxed levels' children (the `slots` of their nodes), each the
-	 * items of a farray of one, or NULL: mid[c0], the node at depth 1 for
-	 * first chunk c0 (one always, from create on); low[c0 * 64 + c1],
-	 * the depth-2 descriptor for chunks c0 and c1. */
-	_Atomic(struct fnode *) mid[FANOUT];
-	_Atomic(struct fnode *) *low; /* [FANOUT * FANOUT] */
+	 * items of a farray of one, or NULL.  slots[d] holds the children of
+	 * the 64^d boxed nodes at depth d, in key order: the child for the
+	 * key's first d + 1 chunks, read as one number i, is slots[d][i].
+	 * Above the deepest boxed level a slot always holds a boxed node (one
+	 * from create on); below it, a leaf, a node or NULL. */
+	_Atomic(struct fnode *) *slots[BOXED_MAX];
+	unsigned boxed; /* how many levels are boxed: BOXED_MIN or BOXED_MAX */
+	/* With BOXED_MAX levels, slots[BOXED_MAX - 1] again as copies (else
+	 * NULL); copies_block: the allocation they are aligned in. */
+	struct slot_copy *copies;
+	void *copies_block;
 	struct map_spinlock lock;
 	uint32_t data_size;
 	uint32_t max_prefixlen;
@@ -171,6 +208,12 @@ __attribute__((constructor)) static void make_masks(void)
 			path_mask[c] |= 1ull << ((1u << l) - 1 + (c >> (STRIDE - l)));
 	for (unsigned r = 0; r < STRIDE; r++)
 		upto[r] = (1ull << ((1u << (r + 1)) - 1)) - 1;
+}
+
+/* How many boxed nodes sit at depth d: 64^d. */
+static size_t boxed_at(unsigned d)
+{
+	return (size_t)1 << (STRIDE * d);
 }
 
 static struct lpm_multibit *multibit_of(struct map *m)
@@ -247,22 +290,60 @@ static inline const struct fnode *load_slot(_Atomic(struct fnode *) const *slot)
 	return atomic_load_explicit(slot, memory_order_acquire);
 }
 
-/* The child of the boxed node at bit off (0 or STRIDE) for chunk c, the
- * key's first chunk c0, straight from the map's slots: a lookup asks for
- * it without waiting for the parent's descriptor. */
+/* The child of the boxed node at depth d on the way to a key whose first
+ * d + 1 chunks read i, straight from the map's slots: a lookup asks for it
+ * without waiting for the parent's descriptor. */
 static inline const struct fnode *boxed_child(const struct lpm_multibit *f,
-					      uint32_t off, unsigned c0,
-					      unsigned c)
+					      unsigned d, uint64_t i)
 {
-	return load_slot(off == 0 ? &f->mid[c] : &f->low[c0 << STRIDE | c]);
+	return load_slot(&f->slots[d][i]);
+}
+
+/*
+ * The descriptor in the deepest boxed level's slot i, read from its copy
+ * into *copy; *box: where it is published.  NULL for an empty slot.
+ */
+static inline __attribute__((always_inline)) const struct fnode *
+copied_child(const struct lpm_multibit *f, uint64_t i, struct fnode *copy,
+	     const struct fnode **box)
+{
+	const struct slot_copy *s = &f->copies[i];
+	uint64_t w[4];
+	const struct fnode *b;
+	uint32_t seq;
+	do {
+		seq = map_seq_read_begin(&s->seq);
+		b = atomic_load_explicit(&s->box, memory_order_relaxed);
+		for (unsigned k = 0; k < 4; k++)
+			w[k] = atomic_load_explicit(&s->word[k],
+						    memory_order_relaxed);
+	} while (map_seq_read_retry(&s->seq, seq));
+	*box = b;
+	if (!b)
+		return NULL;
+	memcpy(copy, w, sizeof(*copy));
+	return copy;
+}
+
+/* The child a lookup at depth d < boxed takes for the key's first d + 1
+ * chunks i: from the slot copies where it has them (copy, *box: as
+ * copied_child), else the slot itself (*box the same). */
+static inline __attribute__((always_inline)) const struct fnode *
+lookup_boxed_child(const struct lpm_multibit *f, unsigned d, uint64_t i,
+		   struct fnode *copy, const struct fnode **box)
+{
+	if (f->copies && d == BOXED_MAX - 1)
+		return copied_child(f, i, copy, box);
+	return *box = boxed_child(f, d, i);
 }
 
 /* Child c of n, a node at depth d, or NULL.  A boxed node's children are
  * in its slots, not in its descriptor. */
-static inline const struct fnode *child_of(const struct fnode *n, unsigned d,
+static inline const struct fnode *child_of(const struct lpm_multibit *f,
+					   const struct fnode *n, unsigned d,
 					   unsigned c)
 {
-	if (d < BOXED)
+	if (d < f->boxed)
 		return load_slot(&n->slots[c]);
 	return has_child(n, c) ? kid(n, c) : NULL;
 }
@@ -349,15 +430,16 @@ longest_match(struct lpm_multibit *f, uint32_t len, const uint8_t *data, bool wo
 {
 	uint64_t x = word ? word_of(data, f->data_size) : 0;
 	const struct fnode *n = load_root(f), *best = NULL;
-	unsigned best_pos = 0, c0 = 0;
-	uint64_t visited = 1;
+	const struct fnode *pub = n; /* where n is published (n may be a copy) */
+	struct fnode copy;
+	unsigned best_pos = 0;
+	uint64_t visited = 1, chunks = 0; /* the chunks so far, as a number */
 	void *found = NULL;
 	for (uint32_t off = 0;; off += STRIDE) {
 		uint32_t rem = len - off;
 		unsigned c = word ? word_chunk(x, off)
 				  : chunk_at(data, f->data_size, off);
-		if (off == 0)
-			c0 = c;
+		chunks = chunks << STRIDE | c;
 		uint64_t match = n->prefixes & path_mask[c];
 		if (rem < STRIDE)
 			match &= upto[rem];
@@ -367,15 +449,17 @@ longest_match(struct lpm_multibit *f, uint32_t len, const uint8_t *data, bool wo
 		}
 		if (rem < STRIDE)
 			break;
-		n = off < BOXED * STRIDE ? boxed_child(f, off, c0, c)
-		    : has_child(n, c) ? kid(n, c) : NULL;
+		if (off < f->boxed * STRIDE)
+			n = lookup_boxed_child(f, off / STRIDE, chunks, &copy, &pub);
+		else
+			pub = n = has_child(n, c) ? kid(n, c) : NULL;
 		if (!n)
 			break;
 		visited++;
 		if (is_leaf(n)) {
 			if (word ? leaf_covers_word(n, len, x)
 				 : leaf_covers(n, len, data))
-				found = leaf_value(f, n);
+				found = leaf_value(f, pub);
 			break;
 		}
 	}
@@ -425,6 +509,7 @@ struct walker {
 	uint64_t x;
 	uint32_t len, off;
 	const struct fnode *n, *best;
+	struct fnode copy; /* n, where it came from a slot copy */
 	unsigned best_pos;
 	void *found;
 	bool done;
@@ -433,7 +518,8 @@ struct walker {
 /* One level of w's walk: longest_match's loop body.  The next node is
  * asked for before the other walkers take their step, so that the batch's
  * misses overlap.  The nodes visited (0 or 1). */
-static inline uint64_t walker_step(struct lpm_multibit *f, struct walker *w)
+static inline __attribute__((always_inline)) uint64_t
+walker_step(struct lpm_multibit *f, struct walker *w)
 {
 	uint32_t rem = w->len - w->off;
 	unsigned c = word_chunk(w->x, w->off);
@@ -444,10 +530,15 @@ static inline uint64_t walker_step(struct lpm_multibit *f, struct walker *w)
 		w->best = w->n;
 		w->best_pos = 63u - (unsigned)__builtin_clzll(match);
 	}
-	const struct fnode *next = rem < STRIDE ? NULL
-				   : w->off < BOXED * STRIDE
-				   ? boxed_child(f, w->off, word_chunk(w->x, 0), c)
-				   : has_child(w->n, c) ? kid(w->n, c) : NULL;
+	const struct fnode *next = NULL, *pub = NULL;
+	if (rem < STRIDE)
+		;
+	else if (w->off < f->boxed * STRIDE)
+		next = lookup_boxed_child(f, w->off / STRIDE,
+					  w->x >> (64 - w->off - STRIDE),
+					  &w->copy, &pub);
+	else if (has_child(w->n, c))
+		pub = next = kid(w->n, c);
 	if (!next) {
 		w->done = true;
 		return 0;
@@ -455,7 +546,7 @@ static inline uint64_t walker_step(struct lpm_multibit *f, struct walker *w)
 	w->n = next;
 	if (is_leaf(w->n)) {
 		if (leaf_covers_word(w->n, w->len, w->x))
-			w->found = leaf_value(f, w->n);
+			w->found = leaf_value(f, pub);
 		w->done = true;
 		return 1;
 	}
@@ -493,6 +584,11 @@ WITH_POPCNT static unsigned multibit_lookup_batch(struct map *m,
 					.done = len > f->max_prefixlen };
 		if (!w[i].done)
 			w[i].x = word_of(lpm_data_of(k), f->data_size);
+		/* its slot copy, if the walk goes there: asked for now, read
+		 * two levels later, so the walks' reads of them overlap */
+		if (!w[i].done && f->copies && len >= BOXED_MAX * STRIDE)
+			__builtin_prefetch(&f->copies[w[i].x >>
+					   (64 - BOXED_MAX * STRIDE)]);
 		active += !w[i].done;
 		visited += !w[i].done;
 	}
@@ -543,7 +639,7 @@ static void walk_path(struct lpm_multibit *f, const struct fnode *root,
 		p->chunk[k] = chunk_at(data, f->data_size, k * STRIDE);
 	p->pos = position(len, p->chunk[p->target]);
 	while (p->depth < p->target) {
-		const struct fnode *k = child_of(p->node[p->depth], p->depth,
+		const struct fnode *k = child_of(f, p->node[p->depth], p->depth,
 						 p->chunk[p->depth]);
 		if (!k)
 			break;
@@ -731,6 +827,22 @@ static enum change tidy(const struct lpm_multibit *f, struct retire *r,
 	return CHANGED;
 }
 
+/* Lock held: the copy of slot i of the deepest boxed level, now box. */
+static void rewrite_copy(struct lpm_multibit *f, size_t i,
+			 const struct fnode *box)
+{
+	struct slot_copy *s = &f->copies[i];
+	uint64_t w[4] = { 0 };
+	if (box)
+		memcpy(w, box, sizeof(w));
+	map_seq_lock(&s->seq); /* never contended: f->lock is held */
+	atomic_store_explicit(&s->box, (struct fnode *)box,
+			      memory_order_relaxed);
+	for (unsigned k = 0; k < 4; k++)
+		atomic_store_explicit(&s->word[k], w[k], memory_order_relaxed);
+	map_seq_unlock(&s->seq);
+}
+
 /* Publish fresh in a new box at *slot (a boxed node's child, or the
  * root), or nothing (how == REMOVED); the box it replaces retired. */
 static int publish_in(struct lpm_multibit *f, struct retire *r,
@@ -746,6 +858,9 @@ static int publish_in(struct lpm_multibit *f, struct retire *r,
 	}
 	array_retire(r, load_slot(slot), 1, sizeof(*box));
 	atomic_store_explicit(slot, box, memory_order_release);
+	_Atomic(struct fnode *) *deepest = f->slots[BOXED_MAX - 1];
+	if (f->copies && slot >= deepest && slot < deepest + boxed_at(BOXED_MAX))
+		rewrite_copy(f, (size_t)(slot - deepest), box);
 	return 0;
 }
 
@@ -770,7 +885,7 @@ static int publish_path(struct lpm_multibit *f, struct retire *r,
 	if (from == 0)
 		return publish_in(f, r, &f->root, fresh, CHANGED);
 	unsigned k = from;
-	for (; k > BOXED; k--) {
+	for (; k > f->boxed; k--) {
 		struct fnode up;
 		int err = with_child(f, r, p->node[k - 1], p->chunk[k - 1], how,
 				     &fresh, &up);
@@ -830,7 +945,7 @@ static int insert_along(struct lpm_multibit *f, struct retire *r,
 	unsigned d = p->depth;
 	unsigned c = p->chunk[d];
 	int err;
-	if (!p->leaf && d < BOXED && d < p->target) /* an empty slot: a leaf */
+	if (!p->leaf && d < f->boxed && d < p->target) /* an empty slot: a leaf */
 		return publish_in(f, r, slot_on(p, d), leaf_of(f, e), ADDED);
 	if (!p->leaf) { /* into node[d]: its prefixes or a new leaf */
 		fresh = *p->node[d];
@@ -842,7 +957,7 @@ static int insert_along(struct lpm_multibit *f, struct retire *r,
 		child = leaf_of(f, e);
 	else if ((err = split(f, r, d + 1, p->leaf->leaf, e, &child)))
 		return err;
-	if (d < BOXED) /* the leaf was in a slot */
+	if (d < f->boxed) /* the leaf was in a slot */
 		return publish_in(f, r, slot_on(p, d), child, CHANGED);
 	err = with_child(f, r, p->node[d], c, CHANGED, &child, &fresh);
 	return err ? err : publish_path(f, r, p, d, fresh, CHANGED, false);
@@ -854,7 +969,7 @@ static int remove_along(struct lpm_multibit *f, struct retire *r,
 {
 	struct fnode fresh;
 	unsigned d = p->depth;
-	if (d < BOXED && p->leaf)
+	if (d < f->boxed && p->leaf)
 		return publish_in(f, r, slot_on(p, d), (struct fnode){ 0 },
 				  REMOVED);
 	int err = p->leaf
@@ -862,7 +977,7 @@ static int remove_along(struct lpm_multibit *f, struct retire *r,
 		: with_entry(f, r, p->node[d], p->pos, NULL, &fresh);
 	if (err)
 		return err;
-	enum change how = d >= BOXED ? tidy(f, r, &fresh) : CHANGED;
+	enum change how = d >= f->boxed ? tidy(f, r, &fresh) : CHANGED;
 	return publish_path(f, r, p, d, fresh, how, true);
 }
 
@@ -1034,9 +1149,10 @@ static int multibit_delete(struct map *m, const void *key)
 
 /* The first chunk after c (c < 0: from 0) with a child of n, a node at
  * depth d, or -1. */
-static int next_chunk(const struct fnode *n, unsigned d, int c)
+static int next_chunk(const struct lpm_multibit *f, const struct fnode *n,
+		      unsigned d, int c)
 {
-	if (d < BOXED) {
+	if (d < f->boxed) {
 		for (unsigned i = (unsigned)(c + 1); i < FANOUT; i++)
 			if (load_slot(&n->slots[i]))
 				return (int)i;
@@ -1048,26 +1164,30 @@ static int next_chunk(const struct fnode *n, unsigned d, int c)
 	return right ? __builtin_ctzll(right) : -1;
 }
 
-static struct fentry *first_in_children(const struct fnode *n, unsigned d,
+static struct fentry *first_in_children(const struct lpm_multibit *f,
+					const struct fnode *n, unsigned d,
 					int c);
 
 /* The first entry of n's subtree in pre-order (n a leaf or a node at
  * depth d), or NULL (only a boxed node can be empty). */
-static struct fentry *first_in(const struct fnode *n, unsigned d)
+static struct fentry *first_in(const struct lpm_multibit *f,
+			       const struct fnode *n, unsigned d)
 {
 	if (is_leaf(n))
 		return n->leaf;
 	if (n->prefixes)
 		return n->entries[0];
-	return first_in_children(n, d, -1);
+	return first_in_children(f, n, d, -1);
 }
 
 /* The first entry below n's children after chunk c (c < 0: all), or NULL. */
-static struct fentry *first_in_children(const struct fnode *n, unsigned d,
+static struct fentry *first_in_children(const struct lpm_multibit *f,
+					const struct fnode *n, unsigned d,
 					int c)
 {
-	while ((c = next_chunk(n, d, c)) >= 0) {
-		struct fentry *e = first_in(child_of(n, d, (unsigned)c), d + 1);
+	while ((c = next_chunk(f, n, d, c)) >= 0) {
+		struct fentry *e = first_in(f, child_of(f, n, d, (unsigned)c),
+					    d + 1);
 		if (e)
 			return e;
 	}
@@ -1076,29 +1196,31 @@ static struct fentry *first_in_children(const struct fnode *n, unsigned d,
 
 /* The first entry of node[k]'s children after chunk c, then of its
  * ancestors' children after theirs; NULL after the last. */
-static struct fentry *first_after_child(const struct path *p, unsigned k,
+static struct fentry *first_after_child(const struct lpm_multibit *f,
+					const struct path *p, unsigned k,
 					unsigned c)
 {
 	for (;; c = p->chunk[--k]) {
-		struct fentry *e = first_in_children(p->node[k], k, (int)c);
+		struct fentry *e = first_in_children(f, p->node[k], k, (int)c);
 		if (e || k == 0)
 			return e;
 	}
 }
 
 /* The entry after the one p leads to (present). */
-static struct fentry *entry_after(const struct path *p)
+static struct fentry *entry_after(const struct lpm_multibit *f,
+				  const struct path *p)
 {
 	if (p->leaf)
-		return first_after_child(p, p->depth, p->chunk[p->depth]);
+		return first_after_child(f, p, p->depth, p->chunk[p->depth]);
 	const struct fnode *n = p->node[p->target];
 	uint64_t later = p->pos == 62 ? 0 : n->prefixes & ~((2ull << p->pos) - 1);
 	if (later)
 		return n->entries[rank(n->prefixes, (unsigned)__builtin_ctzll(later))];
-	struct fentry *e = first_in_children(n, p->target, -1);
+	struct fentry *e = first_in_children(f, n, p->target, -1);
 	if (e)
 		return e;
-	return p->target ? first_after_child(p, p->target - 1,
+	return p->target ? first_after_child(f, p, p->target - 1,
 					     p->chunk[p->target - 1])
 			 : NULL;
 }
@@ -1114,9 +1236,9 @@ static int multibit_get_next_key(struct map *m, const void *key, void *next)
 	if (from_key)
 		walk_path(f, root, lpm_prefixlen_of(key), lpm_data_of(key), &p);
 	if (from_key && path_entry(&p, lpm_data_of(key)))
-		e = entry_after(&p);
+		e = entry_after(f, &p);
 	else
-		e = first_in(root, 0);
+		e = first_in(f, root, 0);
 	if (e) {
 		memcpy(next, &e->prefixlen, MAP_LPM_PREFIX_BYTES);
 		memcpy((uint8_t *)next + MAP_LPM_PREFIX_BYTES, e->bytes,
@@ -1141,13 +1263,28 @@ static void print_chunk(FILE *f, unsigned c)
 		fputc('0' + ((c >> b) & 1), f);
 }
 
-/* A boxed node with nothing in its subtree (a mid without prefixes) is
- * left out of the dumps and the shape: it is there only to be a slot. */
-static const struct fnode *shown_child(const struct fnode *n, unsigned d,
+/* Has n, a boxed node at depth d, no prefix in its subtree? */
+static bool boxed_empty(const struct lpm_multibit *f, const struct fnode *n,
+			unsigned d)
+{
+	if (n->prefixes)
+		return false;
+	for (unsigned c = 0; c < FANOUT; c++) {
+		const struct fnode *k = load_slot(&n->slots[c]);
+		if (k && (d + 1 == f->boxed || !boxed_empty(f, k, d + 1)))
+			return false;
+	}
+	return true;
+}
+
+/* A boxed node with nothing in its subtree is left out of the dumps and
+ * the shape: it is there only to hold slots. */
+static const struct fnode *shown_child(const struct lpm_multibit *f,
+				       const struct fnode *n, unsigned d,
 				       unsigned c)
 {
-	const struct fnode *k = child_of(n, d, c);
-	if (k && !is_leaf(k) && !k->prefixes && next_chunk(k, d + 1, -1) < 0)
+	const struct fnode *k = child_of(f, n, d, c);
+	if (k && d + 1 < f->boxed && boxed_empty(f, k, d + 1))
 		return NULL;
 	return k;
 }
@@ -1176,7 +1313,7 @@ static void dump_text(FILE *f, const struct lpm_multibit *t, const struct fnode 
 	}
 	fputc('\n', f);
 	for (unsigned c = 0; c < FANOUT; c++) {
-		const struct fnode *k = shown_child(n, depth, c);
+		const struct fnode *k = shown_child(t, n, depth, c);
 		if (k)
 			dump_text(f, t, k, depth + 1, (int)c);
 	}
@@ -1202,7 +1339,7 @@ static unsigned dump_dot(FILE *f, const struct lpm_multibit *t, const struct fno
 	}
 	fputs("\"];\n", f);
 	for (unsigned c = 0; c < FANOUT; c++) {
-		const struct fnode *k = shown_child(n, depth, c);
+		const struct fnode *k = shown_child(t, n, depth, c);
 		if (!k)
 			continue;
 		unsigned child = dump_dot(f, t, k, depth + 1, next_id);
@@ -1214,8 +1351,8 @@ static unsigned dump_dot(FILE *f, const struct lpm_multibit *t, const struct fno
 }
 
 /* Nodes and leaves below n, n included. */
-static void count_shape(const struct fnode *n, unsigned depth, size_t *nodes,
-			size_t *leaves)
+static void count_shape(const struct lpm_multibit *t, const struct fnode *n,
+			unsigned depth, size_t *nodes, size_t *leaves)
 {
 	if (is_leaf(n)) {
 		(*leaves)++;
@@ -1223,9 +1360,9 @@ static void count_shape(const struct fnode *n, unsigned depth, size_t *nodes,
 	}
 	(*nodes)++;
 	for (unsigned c = 0; c < FANOUT; c++) {
-		const struct fnode *k = shown_child(n, depth, c);
+		const struct fnode *k = shown_child(t, n, depth, c);
 		if (k)
-			count_shape(k, depth + 1, nodes, leaves);
+			count_shape(t, k, depth + 1, nodes, leaves);
 	}
 }
 
@@ -1234,7 +1371,7 @@ static int multibit_dump_state(struct map *m, FILE *f, enum map_dump_format fmt)
 	struct lpm_multibit *t = multibit_of(m);
 	const struct fnode *root = load_root(t);
 	size_t nodes = 0, leaves = 0;
-	count_shape(root, 0, &nodes, &leaves);
+	count_shape(t, root, 0, &nodes, &leaves);
 	if (fmt == MAP_DUMP_DOT) {
 		fprintf(f, "digraph maplab {\n  label=\"lpm_trie/multibit: %zu "
 			"prefixes, %zu nodes, %zu leaves\";\n  labelloc=t;\n"
@@ -1265,25 +1402,91 @@ static struct fnode *boxed_new(_Atomic(struct fnode *) *slots)
 	return n;
 }
 
-/* The root, the mids and the low slots, all empty. */
+/* The levels a map of max_entries boxes: a third level's slots (2 MiB)
+ * only where they cost at most 128 bytes an entry. */
+static unsigned boxed_levels(uint32_t max_entries)
+{
+	return max_entries >= BOXED_3_ENTRIES ? BOXED_MAX : BOXED_MIN;
+}
+
+/* The deepest boxed level's slot copies, all of empty slots. */
+static int make_copies(struct lpm_multibit *f)
+{
+	size_t n = boxed_at(BOXED_MAX);
+	f->copies_block = calloc(n + 1, sizeof(struct slot_copy));
+	if (!f->copies_block)
+		return -ENOMEM;
+	uintptr_t at = ((uintptr_t)f->copies_block + 63) & ~(uintptr_t)63;
+	f->copies = (struct slot_copy *)at;
+	f->bytes += (n + 1) * sizeof(struct slot_copy);
+	return 0;
+}
+
+/* The root and the boxed nodes below it, all empty, with their slots.
+ * On failure the caller frees what was made (free_boxed_levels). */
 static int make_boxed_levels(struct lpm_multibit *f)
 {
-	f->low = calloc((size_t)FANOUT * FANOUT, sizeof(*f->low));
-	struct fnode *root = boxed_new(f->mid);
-	if (!f->low || !root) {
-		free(farray_of(root));
+	for (unsigned d = 0; d < f->boxed; d++) {
+		f->slots[d] = calloc(boxed_at(d + 1), sizeof(*f->slots[d]));
+		if (!f->slots[d])
+			return -ENOMEM;
+		f->bytes += boxed_at(d + 1) * sizeof(*f->slots[d]);
+	}
+	struct fnode *root = boxed_new(f->slots[0]);
+	if (!root)
 		return -ENOMEM;
-	}
 	atomic_init(&f->root, root);
-	for (unsigned c = 0; c < FANOUT; c++) {
-		struct fnode *mid = boxed_new(&f->low[c * FANOUT]);
-		if (!mid)
-			return -ENOMEM; /* the caller frees what was made */
-		atomic_init(&f->mid[c], mid);
+	for (unsigned d = 1; d < f->boxed; d++)
+		for (size_t i = 0; i < boxed_at(d); i++) {
+			struct fnode *n = boxed_new(&f->slots[d][i * FANOUT]);
+			if (!n)
+				return -ENOMEM;
+			atomic_init(&f->slots[d - 1][i], n);
+		}
+	for (unsigned d = 0; d < f->boxed; d++)
+		f->bytes += boxed_at(d) * farray_bytes(1, sizeof(struct fnode));
+	return f->boxed == BOXED_MAX ? make_copies(f) : 0;
+}
+
+/* Everything below n, a node at depth d (or a leaf), and its arrays;
+ * not n's own block. */
+static void free_subtree(const struct lpm_multibit *f, const struct fnode *n,
+			 unsigned d)
+{
+	if (is_leaf(n)) {
+		free(n->leaf);
+		return;
 	}
-	f->bytes = (1 + FANOUT) * farray_bytes(1, sizeof(struct fnode)) +
-		   (size_t)FANOUT * FANOUT * sizeof(*f->low);
-	return 0;
+	for (unsigned c = 0; c < FANOUT; c++) {
+		const struct fnode *k = child_of(f, n, d, c);
+		if (!k)
+			continue;
+		free_subtree(f, k, d + 1);
+		if (d < f->boxed)
+			free(farray_of(k)); /* its box */
+	}
+	for (unsigned i = 0; i < count_of(n->prefixes); i++)
+		free(n->entries[i]);
+	if (d >= f->boxed)
+		free(farray_of(n->kids));
+	free(farray_of(n->entries));
+}
+
+/* The trie, its boxes and slots, and f itself; also a create's part
+ * (boxes are made from the root down, each into a slot calloc left NULL,
+ * so the walk from the root finds every one made). */
+static void free_map(struct lpm_multibit *f)
+{
+	const struct fnode *root = load_root(f);
+	if (root) {
+		free_subtree(f, root, 0);
+		free(farray_of(root));
+	}
+	for (unsigned d = 0; d < BOXED_MAX; d++)
+		free(f->slots[d]);
+	free(f->copies_block);
+	free(f->work);
+	free(f);
 }
 
 static int multibit_create(const struct map_attr *attr, struct map **out)
@@ -1298,44 +1501,16 @@ static int multibit_create(const struct map_attr *attr, struct map **out)
 	f->data_size = attr->key_size - MAP_LPM_PREFIX_BYTES;
 	f->max_prefixlen = 8 * f->data_size;
 	f->value_offset = (f->data_size + 7) & ~7u;
+	f->boxed = boxed_levels(attr->max_entries);
 	map_spin_init(&f->lock);
 	f->work = aligned_alloc(64, sizeof(*f->work) * attr->ncpus);
 	if (!f->work || make_boxed_levels(f)) {
-		const struct fnode *root = load_root(f);
-		for (unsigned c = 0; root && c < FANOUT; c++)
-			free(farray_of(load_slot(&f->mid[c])));
-		free(farray_of(root));
-		free(f->low);
-		free(f->work);
-		free(f);
+		free_map(f);
 		return -ENOMEM;
 	}
 	memset(f->work, 0, sizeof(*f->work) * attr->ncpus);
 	*out = &f->map;
 	return 0;
-}
-
-/* Everything below n, a node at depth d (or a leaf), and its arrays;
- * not n's own block. */
-static void free_subtree(const struct fnode *n, unsigned d)
-{
-	if (is_leaf(n)) {
-		free(n->leaf);
-		return;
-	}
-	for (unsigned c = 0; c < FANOUT; c++) {
-		const struct fnode *k = child_of(n, d, c);
-		if (!k)
-			continue;
-		free_subtree(k, d + 1);
-		if (d < BOXED)
-			free(farray_of(k)); /* its box */
-	}
-	for (unsigned i = 0; i < count_of(n->prefixes); i++)
-		free(n->entries[i]);
-	if (d >= BOXED)
-		free(farray_of(n->kids));
-	free(farray_of(n->entries));
 }
 
 static void multibit_destroy(struct map *m)
@@ -1344,12 +1519,7 @@ static void multibit_destroy(struct map *m)
 	if (f->pending)
 		map_rcu_call(&f->pending->rcu, free_retired);
 	map_rcu_barrier(); /* replaced arrays and entries still queued */
-	const struct fnode *root = load_root(f);
-	free_subtree(root, 0);
-	free(farray_of(root));
-	free(f->low);
-	free(f->work);
-	free(f);
+	free_map(f);
 }
 
 static void multibit_work(const struct map *m, int cpu, struct map_work *w)
@@ -1367,8 +1537,9 @@ static size_t multibit_memory(const struct map *m)
 const struct map_ops lpm_trie_multibit_ops = {
 	.name = "lpm_trie/multibit",
 	.description = "maplab's own: a multibit trie of stride 6 with "
-		       "bitmap-compressed nodes under two boxed levels, RCU "
-		       "readers, writers copying the path below them",
+		       "bitmap-compressed nodes under two boxed levels (three "
+		       "from 2^18 entries), RCU readers, writers copying the "
+		       "path below them",
 	.type = MAP_TYPE_LPM_TRIE,
 	.create = multibit_create,
 	.destroy = multibit_destroy,

@@ -447,7 +447,8 @@ static void check_final(struct nested *t, const char *name)
 	free(seen);
 }
 
-static void run_design(const struct map_ops *ops)
+/* max_entries: 0 for the prefixes' count and some room. */
+static void run_design(const struct map_ops *ops, uint32_t max_entries)
 {
 	struct nested *t = calloc(1, sizeof(*t));
 	cr_assert_not_null(t);
@@ -455,7 +456,8 @@ static void run_design(const struct map_ops *ops)
 	struct map_attr attr = {
 		.type = MAP_TYPE_LPM_TRIE, .key_size = sizeof(struct v4key),
 		.value_size = sizeof(uint64_t),
-		.max_entries = (uint32_t)t->n_ids + 64, /* never full */
+		.max_entries = max_entries ? max_entries
+					   : (uint32_t)t->n_ids + 64, /* never full */
 		.flags = MAP_F_NO_PREALLOC,
 		.ncpus = map_cpus_for_threads(THREADS),
 	};
@@ -516,5 +518,14 @@ Test(stress, lpm_nested_prefixes, .timeout = 120)
 	const struct map_ops *designs[MAX_TEST_DESIGNS];
 	size_t n = designs_of_type(MAP_TYPE_LPM_TRIE, designs);
 	for (size_t i = 0; i < n; i++)
-		run_design(designs[i]);
+		run_design(designs[i], 0);
+}
+
+/* Made for 2^18 prefixes, lpm_trie/multibit boxes a third level and its
+ * lookups read copies of that level's slots (multibit.c's slot_copy). */
+Test(stress, lpm_nested_prefixes_in_a_large_multibit, .timeout = 120)
+{
+	const struct map_ops *ops = map_find("lpm_trie/multibit");
+	cr_assert_not_null(ops);
+	run_design(ops, 1u << 18);
 }

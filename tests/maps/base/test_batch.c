@@ -128,7 +128,8 @@ static uint64_t read_batches(struct shared *s, double seconds, char *failure,
 	return batches;
 }
 
-static void batches_under_writes(uint32_t type, uint32_t flags)
+static void batches_under_writes(uint32_t type, uint32_t flags,
+				 uint32_t max_entries)
 {
 	const struct map_ops *designs[MAX_TEST_DESIGNS];
 	size_t n = designs_of_type(type, designs);
@@ -139,7 +140,7 @@ static void batches_under_writes(uint32_t type, uint32_t flags)
 		struct shared s = { .type = type,
 				    .key_size = type == MAP_TYPE_LPM_TRIE ? 8 : 4};
 		struct map_attr a = { .type = type, .key_size = s.key_size,
-				      .value_size = 8, .max_entries = 2 * KEYS,
+				      .value_size = 8, .max_entries = max_entries,
 				      .flags = flags };
 		uint8_t key[8], value[8];
 		int rc = map_create(designs[d], &a, &s.map);
@@ -183,15 +184,24 @@ TestSuite(batch, .init = set_up, .fini = tear_down, .timeout = 120);
 
 Test(batch, hash_designs_under_writes)
 {
-	batches_under_writes(MAP_TYPE_HASH, MAP_F_ZERO_SEED);
+	batches_under_writes(MAP_TYPE_HASH, MAP_F_ZERO_SEED, 2 * KEYS);
 }
 
 Test(batch, hash_designs_without_prealloc_under_writes)
 {
-	batches_under_writes(MAP_TYPE_HASH, MAP_F_ZERO_SEED | MAP_F_NO_PREALLOC);
+	batches_under_writes(MAP_TYPE_HASH, MAP_F_ZERO_SEED | MAP_F_NO_PREALLOC,
+			     2 * KEYS);
 }
 
 Test(batch, lpm_trie_designs_under_writes)
 {
-	batches_under_writes(MAP_TYPE_LPM_TRIE, MAP_F_NO_PREALLOC);
+	batches_under_writes(MAP_TYPE_LPM_TRIE, MAP_F_NO_PREALLOC, 2 * KEYS);
+}
+
+/* A map made for 2^18 prefixes, where lpm_trie/multibit boxes a third
+ * level and its lookups read copies of that level's slots, which the
+ * writer rewrites under a sequence count. */
+Test(batch, large_lpm_trie_designs_under_writes)
+{
+	batches_under_writes(MAP_TYPE_LPM_TRIE, MAP_F_NO_PREALLOC, 1u << 18);
 }

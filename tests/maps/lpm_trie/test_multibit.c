@@ -119,6 +119,16 @@ Test(lpm_fast, matches_linux_when_near_full)
 	random_run(8, 12, 20000);
 }
 
+/* From 2^18 entries on, a third level is boxed (multibit.c's
+ * boxed_levels): its slots and the copies lookups read of them, the empty
+ * boxes above them, and prefixes of 12 to 17 bits in boxes. */
+Test(lpm_fast, matches_linux_with_three_boxed_levels)
+{
+	random_run(5, 1u << 18, 5000);
+	random_run(8, 1u << 18, 30000);
+	random_run(20, 1u << 18, 20000);
+}
+
 /* /0 and full-length keys at once, and nodes that fold back: one path
  * of every length 0..32, deleted shortest first then longest first. */
 Test(lpm_fast, nested_path_folds_back)
