@@ -95,9 +95,9 @@
 /* The nodes at depths 0 to boxed - 1 are boxed: their children sit in
  * slots of the map, each replaced alone, so no update copies their arrays.
  * Two levels always; three in a map of BOXED_3_ENTRIES or more entries,
- * where the third level's slots, boxes and copies (30 MiB) cost at most
- * 120 bytes an entry (docs/lpm_trie.md, "Cheaper updates", has the
- * figures for each). */
+ * where the third level's 2^18 slots (2 MiB), their copies (16 MiB) and
+ * the 4096 boxes above them cost at most 73 bytes an entry
+ * (docs/lpm_trie.md, "Cheaper updates", has the figures for each). */
 #define BOXED_MIN 2
 #define BOXED_MAX 3
 #define BOXED_3_ENTRIES (1u << 18)
@@ -327,12 +327,13 @@ copied_child(const struct lpm_multibit *f, uint64_t i, struct fnode *copy,
 
 /* The child a lookup at depth d < boxed takes for the key's first d + 1
  * chunks i: from the slot copies where it has them (copy, *box: as
- * copied_child), else the slot itself (*box the same). */
+ * copied_child), else the slot itself (*box the same).  boxed: f->boxed,
+ * a constant where the lookups are built (one build for each). */
 static inline __attribute__((always_inline)) const struct fnode *
 lookup_boxed_child(const struct lpm_multibit *f, unsigned d, uint64_t i,
-		   struct fnode *copy, const struct fnode **box)
+		   struct fnode *copy, const struct fnode **box, unsigned boxed)
 {
-	if (f->copies && d == BOXED_MAX - 1)
+	if (boxed == BOXED_MAX && d == BOXED_MAX - 1)
 		return copied_child(f, i, copy, box);
 	return *box = boxed_child(f, d, i);
 }
@@ -426,7 +427,8 @@ static inline bool leaf_covers_word(const struct fnode *n, uint32_t len,
  * above it, and it either covers the key or nothing below does.
  */
 static inline __attribute__((always_inline)) void *
-longest_match(struct lpm_multibit *f, uint32_t len, const uint8_t *data, bool word)
+longest_match(struct lpm_multibit *f, uint32_t len, const uint8_t *data,
+	      bool word, unsigned boxed)
 {
 	uint64_t x = word ? word_of(data, f->data_size) : 0;
 	const struct fnode *n = load_root(f), *best = NULL;
@@ -435,6 +437,9 @@ longest_match(struct lpm_multibit *f, uint32_t len, const uint8_t *data, bool wo
 	unsigned best_pos = 0;
 	uint64_t visited = 1, chunks = 0; /* the chunks so far, as a number */
 	void *found = NULL;
+	/* the slot copy the walk reads after the boxed nodes above it */
+	if (boxed == BOXED_MAX && word && len >= BOXED_MAX * STRIDE)
+		__builtin_prefetch(&f->copies[x >> (64 - BOXED_MAX * STRIDE)]);
 	for (uint32_t off = 0;; off += STRIDE) {
 		uint32_t rem = len - off;
 		unsigned c = word ? word_chunk(x, off)
@@ -449,8 +454,9 @@ longest_match(struct lpm_multibit *f, uint32_t len, const uint8_t *data, bool wo
 		}
 		if (rem < STRIDE)
 			break;
-		if (off < f->boxed * STRIDE)
-			n = lookup_boxed_child(f, off / STRIDE, chunks, &copy, &pub);
+		if (off < boxed * STRIDE)
+			n = lookup_boxed_child(f, off / STRIDE, chunks, &copy,
+					       &pub, boxed);
 		else
 			pub = n = has_child(n, c) ? kid(n, c) : NULL;
 		if (!n)
@@ -492,9 +498,13 @@ WITH_POPCNT static void *multibit_lookup(struct map *m, const void *key)
 	uint32_t len = lpm_prefixlen_of(key);
 	if (len > f->max_prefixlen)
 		return NULL;
-	if (f->data_size <= WORD_BYTES)
-		return longest_match(f, len, lpm_data_of(key), true);
-	return longest_match(f, len, lpm_data_of(key), false);
+	const uint8_t *data = lpm_data_of(key);
+	bool word = f->data_size <= WORD_BYTES;
+	if (f->boxed == BOXED_MAX)
+		return word ? longest_match(f, len, data, true, BOXED_MAX)
+			    : longest_match(f, len, data, false, BOXED_MAX);
+	return word ? longest_match(f, len, data, true, BOXED_MIN)
+		    : longest_match(f, len, data, false, BOXED_MIN);
 }
 
 static int multibit_lookup_copy(struct map *m, const void *key, void *value)
@@ -519,7 +529,7 @@ struct walker {
  * asked for before the other walkers take their step, so that the batch's
  * misses overlap.  The nodes visited (0 or 1). */
 static inline __attribute__((always_inline)) uint64_t
-walker_step(struct lpm_multibit *f, struct walker *w)
+walker_step(struct lpm_multibit *f, struct walker *w, unsigned boxed)
 {
 	uint32_t rem = w->len - w->off;
 	unsigned c = word_chunk(w->x, w->off);
@@ -533,10 +543,10 @@ walker_step(struct lpm_multibit *f, struct walker *w)
 	const struct fnode *next = NULL, *pub = NULL;
 	if (rem < STRIDE)
 		;
-	else if (w->off < f->boxed * STRIDE)
+	else if (w->off < boxed * STRIDE)
 		next = lookup_boxed_child(f, w->off / STRIDE,
 					  w->x >> (64 - w->off - STRIDE),
-					  &w->copy, &pub);
+					  &w->copy, &pub, boxed);
 	else if (has_child(w->n, c))
 		pub = next = kid(w->n, c);
 	if (!next) {
@@ -555,6 +565,51 @@ walker_step(struct lpm_multibit *f, struct walker *w)
 	return 1;
 }
 
+/* The batch's walkers, each at the root (done: a key no walk answers). */
+static inline __attribute__((always_inline)) unsigned
+start_walks(struct lpm_multibit *f, const uint8_t *k, unsigned n,
+	    struct walker *w, unsigned boxed)
+{
+	const struct fnode *root = load_root(f);
+	uint32_t ks = f->map.attr.key_size;
+	unsigned active = 0;
+	for (unsigned i = 0; i < n; i++, k += ks) {
+		struct walker *v = &w[i];
+		v->len = lpm_prefixlen_of(k);
+		v->off = 0;
+		v->n = root;
+		v->best = NULL;
+		v->best_pos = 0;
+		v->found = NULL;
+		v->done = v->len > f->max_prefixlen;
+		v->x = v->done ? 0 : word_of(lpm_data_of(k), f->data_size);
+		/* its slot copy, if the walk goes there: asked for now, read
+		 * two levels later, so the walks' reads of them overlap */
+		if (boxed == BOXED_MAX && !v->done &&
+		    v->len >= BOXED_MAX * STRIDE)
+			__builtin_prefetch(&f->copies[v->x >>
+					   (64 - BOXED_MAX * STRIDE)]);
+		active += !v->done;
+	}
+	return active;
+}
+
+/* The walks, a level of each in turn, until all are done; the nodes
+ * visited. */
+static inline __attribute__((always_inline)) uint64_t
+run_walks(struct lpm_multibit *f, unsigned n, struct walker *w,
+	  unsigned active, unsigned boxed)
+{
+	uint64_t visited = active;
+	while (active)
+		for (unsigned i = 0; i < n; i++)
+			if (!w[i].done) {
+				visited += walker_step(f, &w[i], boxed);
+				active -= w[i].done;
+			}
+	return visited;
+}
+
 /*
  * n walks interleaved, a level of each in turn: one lookup after another
  * waits for each node of its path in turn; here a level's n nodes are
@@ -569,35 +624,20 @@ WITH_POPCNT static unsigned multibit_lookup_batch(struct map *m,
 	const uint8_t *k = keys;
 	uint32_t ks = m->attr.key_size;
 	struct walker w[MAP_BATCH_MAX];
-	unsigned active = 0, hits = 0;
-	uint64_t visited = 0;
+	unsigned hits = 0;
+	uint64_t visited;
 	if (f->data_size > WORD_BYTES) {
 		for (unsigned i = 0; i < n; i++)
 			hits += (values[i] = multibit_lookup(m, k + (size_t)i * ks))
 				!= NULL;
 		return hits;
 	}
-	const struct fnode *root = load_root(f);
-	for (unsigned i = 0; i < n; i++, k += ks) {
-		uint32_t len = lpm_prefixlen_of(k);
-		w[i] = (struct walker){ .len = len, .n = root,
-					.done = len > f->max_prefixlen };
-		if (!w[i].done)
-			w[i].x = word_of(lpm_data_of(k), f->data_size);
-		/* its slot copy, if the walk goes there: asked for now, read
-		 * two levels later, so the walks' reads of them overlap */
-		if (!w[i].done && f->copies && len >= BOXED_MAX * STRIDE)
-			__builtin_prefetch(&f->copies[w[i].x >>
-					   (64 - BOXED_MAX * STRIDE)]);
-		active += !w[i].done;
-		visited += !w[i].done;
-	}
-	while (active)
-		for (unsigned i = 0; i < n; i++)
-			if (!w[i].done) {
-				visited += walker_step(f, &w[i]);
-				active -= w[i].done;
-			}
+	if (f->boxed == BOXED_MAX)
+		visited = run_walks(f, n, w, start_walks(f, k, n, w, BOXED_MAX),
+				    BOXED_MAX);
+	else
+		visited = run_walks(f, n, w, start_walks(f, k, n, w, BOXED_MIN),
+				    BOXED_MIN);
 	map_work_count(&work_of(f)->nodes_scanned, visited);
 	for (unsigned i = 0; i < n; i++) {
 		void *v = w[i].found;
@@ -1402,8 +1442,8 @@ static struct fnode *boxed_new(_Atomic(struct fnode *) *slots)
 	return n;
 }
 
-/* The levels a map of max_entries boxes: a third level's slots (2 MiB)
- * only where they cost at most 128 bytes an entry. */
+/* The levels a map of max_entries boxes: a third only where it costs at
+ * most 73 bytes an entry (BOXED_3_ENTRIES). */
 static unsigned boxed_levels(uint32_t max_entries)
 {
 	return max_entries >= BOXED_3_ENTRIES ? BOXED_MAX : BOXED_MIN;
@@ -1423,7 +1463,7 @@ static int make_copies(struct lpm_multibit *f)
 }
 
 /* The root and the boxed nodes below it, all empty, with their slots.
- * On failure the caller frees what was made (free_boxed_levels). */
+ * On failure the caller frees what was made (free_map). */
 static int make_boxed_levels(struct lpm_multibit *f)
 {
 	for (unsigned d = 0; d < f->boxed; d++) {
