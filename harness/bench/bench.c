@@ -6,7 +6,6 @@
 #include "harness/common/clock.h"
 #include "harness/common/team.h"
 #include "maps/base/cpu.h"
-#include "maps/base/fastkey.h"
 #include "maps/base/rcu.h"
 
 #include <errno.h>
@@ -25,7 +24,9 @@ struct bench_worker {
 	size_t pos;              /* where in the stream: kept across phases,
 				     so no key is inserted twice */
 	uint8_t *value;
-	uint8_t *batch_keys;      /* --batch: a batch's keys, packed */
+	uint8_t *stream_keys;     /* --batch: op i's key at i * key_size, so a
+				     batch's keys lie side by side, as a burst
+				     of packets' would */
 	uint64_t writes;
 	uint64_t quota;           /* ops to do when counting ops */
 	_Atomic uint64_t done;    /* ops so far (read by progress) */
@@ -151,26 +152,30 @@ static void run_phase(struct bench_worker *w, bool timed,
 	w->pos = pos;
 }
 
-/* The lookups of ops[*pos...], at most `most` and no other op, as one
- * map_lookup_batch (each value touched, as a program would); *pos moves
- * past them.  The keys looked up. */
+/*
+ * The lookups of ops[*pos...], at most `most` and no other op, and none
+ * past the stream's end, as one map_lookup_batch (each value touched, as a
+ * program would); *pos moves past them.  The keys looked up.  The keys go
+ * to the map where they lie in stream_keys: a harness that gathered them
+ * from the key table would pay a miss of its own per key at 1M keys (the
+ * table is 4 MB), as much as the map's (docs/bench.md, "Batched lookups").
+ */
 static unsigned lookup_batch(struct bench_worker *w, size_t *pos, unsigned most,
 			     uint64_t *hits)
 {
 	struct bench_shared *s = w->shared;
 	const struct stream_op *ops = w->stream.ops;
-	const uint32_t key_size = s->c->w.key_size;
-	const size_t len = w->stream.len;
+	const size_t len = w->stream.len, first = *pos;
 	void *values[MAP_BATCH_MAX];
 	unsigned n = 0;
-	while (n < most && ops[*pos].op == OP_LOOKUP) {
-		fastkey_copy(w->batch_keys + (size_t)n * key_size,
-			     s->keys + (size_t)ops[*pos].key * key_size, key_size);
+	if (most > len - first)
+		most = (unsigned)(len - first);
+	while (n < most && ops[first + n].op == OP_LOOKUP)
 		n++;
-		if (++*pos == len)
-			*pos = 0;
-	}
-	*hits = map_lookup_batch(s->map, w->batch_keys, n, values);
+	*pos = first + n == len ? 0 : first + n;
+	*hits = map_lookup_batch(s->map,
+				 w->stream_keys + first * s->c->w.key_size, n,
+				 values);
 	for (unsigned i = 0; i < n; i++)
 		if (values[i])
 			(void)*(const volatile uint8_t *)values[i];
@@ -318,6 +323,22 @@ static void collect(struct bench_shared *s, struct bench_result *r)
 	bench_result_finish(r, s->c->threads);
 }
 
+/* --batch: w's keys in the order of its stream (bench_worker.stream_keys);
+ * 0 or -ENOMEM. */
+static int lay_out_stream_keys(const struct bench_shared *s,
+			       struct bench_worker *w)
+{
+	const uint32_t key_size = s->c->w.key_size;
+	w->stream_keys = malloc(w->stream.len * key_size);
+	if (!w->stream_keys)
+		return -ENOMEM;
+	for (size_t i = 0; i < w->stream.len; i++)
+		memcpy(w->stream_keys + i * key_size,
+		       s->keys + (size_t)w->stream.ops[i].key * key_size,
+		       key_size);
+	return 0;
+}
+
 static int setup_workers(struct bench_shared *s, char *err, size_t errlen)
 {
 	const struct bench_config *c = s->c;
@@ -333,11 +354,10 @@ static int setup_workers(struct bench_shared *s, char *err, size_t errlen)
 		w->tid = t;
 		w->quota = bench_worker_quota(c, BENCH_BATCH);
 		w->value = calloc(1, c->w.value_size);
-		if (c->w.batch > 1 &&
-		    !(w->batch_keys = malloc((size_t)c->w.batch * c->w.key_size)))
-			goto nomem;
 		if (!w->value || workload_make_stream(&c->w, s->sampler, t, len,
 						      &w->stream))
+			goto nomem;
+		if (c->w.batch > 1 && lay_out_stream_keys(s, w))
 			goto nomem;
 		workload_fill_value(w->value, c->w.value_size, t + 1);
 	}
@@ -352,7 +372,7 @@ static void free_workers(struct bench_shared *s)
 	for (unsigned t = 0; s->workers && t < s->c->threads; t++) {
 		workload_stream_free(&s->workers[t].stream);
 		free(s->workers[t].value);
-		free(s->workers[t].batch_keys);
+		free(s->workers[t].stream_keys);
 	}
 	free(s->workers);
 }
