@@ -325,6 +325,13 @@ copied_child(const struct lpm_multibit *f, uint64_t i, struct fnode *copy,
 	return copy;
 }
 
+/* Ask for the slot copy a walk of word key x reads (len >= BOXED_MAX *
+ * STRIDE bits: shorter keys stop above it), before the levels above. */
+static inline void prefetch_copy(const struct lpm_multibit *f, uint64_t x)
+{
+	__builtin_prefetch(&f->copies[x >> (64 - BOXED_MAX * STRIDE)]);
+}
+
 /* The child a lookup at depth d < boxed takes for the key's first d + 1
  * chunks i: from the slot copies where it has them (copy, *box: as
  * copied_child), else the slot itself (*box the same).  boxed: f->boxed,
@@ -439,7 +446,7 @@ longest_match(struct lpm_multibit *f, uint32_t len, const uint8_t *data,
 	void *found = NULL;
 	/* the slot copy the walk reads after the boxed nodes above it */
 	if (boxed == BOXED_MAX && word && len >= BOXED_MAX * STRIDE)
-		__builtin_prefetch(&f->copies[x >> (64 - BOXED_MAX * STRIDE)]);
+		prefetch_copy(f, x);
 	for (uint32_t off = 0;; off += STRIDE) {
 		uint32_t rem = len - off;
 		unsigned c = word ? word_chunk(x, off)
@@ -587,8 +594,7 @@ start_walks(struct lpm_multibit *f, const uint8_t *k, unsigned n,
 		 * two levels later, so the walks' reads of them overlap */
 		if (boxed == BOXED_MAX && !v->done &&
 		    v->len >= BOXED_MAX * STRIDE)
-			__builtin_prefetch(&f->copies[v->x >>
-					   (64 - BOXED_MAX * STRIDE)]);
+			prefetch_copy(f, v->x);
 		active += !v->done;
 	}
 	return active;
@@ -1449,7 +1455,8 @@ static unsigned boxed_levels(uint32_t max_entries)
 	return max_entries >= BOXED_3_ENTRIES ? BOXED_MAX : BOXED_MIN;
 }
 
-/* The deepest boxed level's slot copies, all of empty slots. */
+/* The deepest boxed level's slot copies, all of empty slots.  calloc and
+ * not aligned_alloc: its 16 MiB come as zero pages, not written here. */
 static int make_copies(struct lpm_multibit *f)
 {
 	size_t n = boxed_at(BOXED_MAX);
