@@ -17,7 +17,9 @@
  *             6d + 5 and its next 6 bits are c
  *   kids      the child nodes' descriptors, packed in chunk order: child c
  *             is kids[popcount(children below bit c)]
- *   entries   the stored prefixes, packed in position order the same way
+ *   entries   the stored prefixes, packed in position order the same way,
+ *             each with its value beside it where values are of 8 bytes
+ *             or fewer (struct fslot)
  *
  * except the boxed levels on top (two; three in a map of 2^18 entries or
  * more): the root and the 64^d nodes at each depth d below it, whose
@@ -41,7 +43,8 @@
  * positions.  A key whose own prefix length ends inside the node masks off
  * the longer positions: the kernel's rule that a match is no longer than
  * the key's prefix length costs one and.  The last node with a match
- * gives the answer; its entry is loaded once, at the end.
+ * gives the answer: its entries array is read once, at the end, and holds
+ * the value itself.
  *
  * Invariants (under the writer lock, and in every version readers see):
  *   - a published node is never written again: an update builds new
@@ -132,7 +135,7 @@ struct fnode {
 		uint64_t value;     /* leaf: its value, if of 8 bytes or fewer */
 	};
 	union {
-		struct fentry **entries; /* node: [popcount(prefixes)], in a farray */
+		struct fslot *entries; /* node: [popcount(prefixes)], in a farray */
 		struct fentry *leaf;     /* leaf: its one prefix */
 	};
 };
@@ -142,6 +145,24 @@ struct fentry {
 	struct rcu_head rcu; /* first: map_rcu_free_block frees it */
 	uint32_t prefixlen;
 	_Alignas(8) uint8_t bytes[]; /* data_size bytes, padding to 8, value */
+};
+
+/*
+ * A node's stored prefix, as its entries array holds it: the entry and,
+ * where values are of 8 bytes or fewer, the value itself, which lookups
+ * answer with (the entry's copy is then only the value it was made with).
+ * A lookup that ends at a node's prefix reads the entries array and stops
+ * there, where it went on to the entry, one miss more: at 1M prefixes that
+ * miss was a quarter of a single lookup (docs/lpm_trie.md, "Values beside
+ * the entries").  As with a leaf's inline value, the current value lives
+ * only where lookups answer: a write through a lookup's pointer is carried
+ * along when the array or the leaf is copied, split or folded (struct
+ * fslot goes with it everywhere), and lost only to an update that copies
+ * the array while the write is under way.
+ */
+struct fslot {
+	struct fentry *e;
+	uint64_t value; /* value_size <= INLINE_VALUE_MAX: the value */
 };
 
 /*
@@ -374,6 +395,15 @@ static inline bool same_bits(const uint8_t *a, const uint8_t *b, uint32_t len)
 	return !diff;
 }
 
+/* The value a lookup that ends at a node's prefix s answers with. */
+static inline void *slot_value(const struct lpm_multibit *f,
+			       const struct fslot *s)
+{
+	if (f->map.attr.value_size <= INLINE_VALUE_MAX)
+		return (void *)&s->value;
+	return value_of(f, s->e);
+}
+
 /* The value a lookup that ends at leaf n answers with. */
 static inline void *leaf_value(const struct lpm_multibit *f, const struct fnode *n)
 {
@@ -478,7 +508,7 @@ longest_match(struct lpm_multibit *f, uint32_t len, const uint8_t *data,
 	}
 	map_work_count(&work_of(f)->nodes_scanned, visited);
 	if (!found && best)
-		found = value_of(f, best->entries[rank(best->prefixes, best_pos)]);
+		found = slot_value(f, &best->entries[rank(best->prefixes, best_pos)]);
 	return found;
 }
 
@@ -648,7 +678,7 @@ WITH_POPCNT static unsigned multibit_lookup_batch(struct map *m,
 	for (unsigned i = 0; i < n; i++) {
 		void *v = w[i].found;
 		if (!v && w[i].best)
-			v = value_of(f, w[i].best->entries[rank(
+			v = slot_value(f, &w[i].best->entries[rank(
 				w[i].best->prefixes, w[i].best_pos)]);
 		hits += (values[i] = v) != NULL;
 	}
@@ -712,7 +742,7 @@ static struct fentry *path_entry(const struct path *p, const uint8_t *data)
 	const struct fnode *n = p->node[p->target];
 	if (!((n->prefixes >> p->pos) & 1))
 		return NULL;
-	return n->entries[rank(n->prefixes, p->pos)];
+	return n->entries[rank(n->prefixes, p->pos)].e;
 }
 
 /* --- writing: copies of the path ---------------------------------------------- */
@@ -785,10 +815,10 @@ static unsigned count_of(uint64_t map)
 	return (unsigned)__builtin_popcountll(map);
 }
 
-/* n with the entry at pos set to e (added if absent), or removed if e is
+/* n with the prefix at pos set to e (added if absent), or removed if e is
  * NULL.  Retires n's entries array. */
 static int with_entry(struct lpm_multibit *f, struct retire *r,
-		      const struct fnode *n, unsigned pos, struct fentry *e,
+		      const struct fnode *n, unsigned pos, const struct fslot *e,
 		      struct fnode *out)
 {
 	unsigned count = count_of(n->prefixes);
@@ -797,13 +827,13 @@ static int with_entry(struct lpm_multibit *f, struct retire *r,
 	uint64_t prefixes = e ? n->prefixes | 1ull << pos
 			      : n->prefixes & ~(1ull << pos);
 	unsigned new_count = count_of(prefixes);
-	struct fentry **entries = array_new(f, r, new_count, sizeof(*entries));
+	struct fslot *entries = array_new(f, r, new_count, sizeof(*entries));
 	if (new_count && !entries)
 		return -ENOMEM;
 	unsigned tail = at + present; /* first old entry after pos */
 	copy_items(entries, n->entries, at, sizeof(*entries));
 	if (e)
-		entries[at] = e;
+		entries[at] = *e;
 	copy_items(entries + at + (e != NULL), n->entries + tail, count - tail,
 		   sizeof(*entries));
 	array_retire(r, n->entries, count, sizeof(*entries));
@@ -840,12 +870,26 @@ static int with_child(struct lpm_multibit *f, struct retire *r,
 	return 0;
 }
 
-static struct fnode leaf_of(const struct lpm_multibit *f, struct fentry *e)
+/* A new entry as a slot: its value as it was given. */
+static struct fslot slot_of(const struct lpm_multibit *f, struct fentry *e)
 {
-	struct fnode n = { .prefixes = LEAF_MARK | e->prefixlen, .leaf = e };
-	memcpy(n.head, e->bytes, f->data_size < 8 ? f->data_size : 8);
+	struct fslot s = { .e = e, .value = 0 };
 	if (f->map.attr.value_size <= INLINE_VALUE_MAX)
-		memcpy(&n.value, value_of(f, e), f->map.attr.value_size);
+		memcpy(&s.value, value_of(f, e), f->map.attr.value_size);
+	return s;
+}
+
+/* Leaf n's prefix as a slot, with the value lookups answer with now. */
+static struct fslot slot_of_leaf(const struct fnode *n)
+{
+	return (struct fslot){ .e = n->leaf, .value = n->value };
+}
+
+static struct fnode leaf_of(const struct lpm_multibit *f, struct fslot s)
+{
+	struct fnode n = { .prefixes = LEAF_MARK | s.e->prefixlen,
+			   .value = s.value, .leaf = s.e };
+	memcpy(n.head, s.e->bytes, f->data_size < 8 ? f->data_size : 8);
 	return n;
 }
 
@@ -861,14 +905,14 @@ static enum change tidy(const struct lpm_multibit *f, struct retire *r,
 	if (!n->children && !n->prefixes)
 		return REMOVED;
 	if (!n->children && count_of(n->prefixes) == 1) {
-		struct fentry *e = n->entries[0];
+		struct fslot s = n->entries[0];
 		array_retire(r, n->entries, 1, sizeof(*n->entries));
-		*n = leaf_of(f, e);
+		*n = leaf_of(f, s);
 	} else if (!n->prefixes && count_of(n->children) == 1 &&
 		   is_leaf(&n->kids[0])) {
-		struct fentry *e = n->kids[0].leaf;
+		struct fslot s = slot_of_leaf(&n->kids[0]);
 		array_retire(r, n->kids, 1, sizeof(*n->kids));
-		*n = leaf_of(f, e);
+		*n = leaf_of(f, s);
 	}
 	return CHANGED;
 }
@@ -943,15 +987,15 @@ static int publish_path(struct lpm_multibit *f, struct retire *r,
 	return publish_in(f, r, slot_on(p, k - 1), fresh, how);
 }
 
-/* Put e, a prefix of the node at depth d or below, into node *n (a node
+/* Put s, a prefix of the node at depth d or below, into node *n (a node
  * of depth d, possibly empty): among its prefixes, or as a leaf at its
  * chunk, or into the node that takes the place of a leaf already there. */
 static int place(struct lpm_multibit *f, struct retire *r, struct fnode *n,
-		 unsigned d, struct fentry *e);
+		 unsigned d, struct fslot s);
 
 /* The node of depth d that holds the prefixes of leaves a and b. */
 static int split(struct lpm_multibit *f, struct retire *r, unsigned d,
-		 struct fentry *a, struct fentry *b, struct fnode *out)
+		 struct fslot a, struct fslot b, struct fnode *out)
 {
 	struct fnode n = { 0 };
 	int err = place(f, r, &n, d, a);
@@ -963,20 +1007,21 @@ static int split(struct lpm_multibit *f, struct retire *r, unsigned d,
 }
 
 static int place(struct lpm_multibit *f, struct retire *r, struct fnode *n,
-		 unsigned d, struct fentry *e)
+		 unsigned d, struct fslot s)
 {
-	uint32_t size = f->data_size;
-	unsigned c = chunk_at(e->bytes, size, d * STRIDE);
+	const struct fentry *e = s.e;
+	unsigned c = chunk_at(e->bytes, f->data_size, d * STRIDE);
 	if (depth_of(e->prefixlen) == d)
-		return with_entry(f, r, n, position(e->prefixlen, c), e, n);
+		return with_entry(f, r, n, position(e->prefixlen, c), &s, n);
 	struct fnode child;
 	enum change how = has_child(n, c) ? CHANGED : ADDED;
 	if (how == ADDED)
-		child = leaf_of(f, e);
+		child = leaf_of(f, s);
 	else {
 		/* only split() calls place() on a node with children: its
 		 * one other prefix is a leaf here */
-		int err = split(f, r, d + 1, kid(n, c)->leaf, e, &child);
+		int err = split(f, r, d + 1, slot_of_leaf(kid(n, c)), s,
+				&child);
 		if (err)
 			return err;
 	}
@@ -988,20 +1033,21 @@ static int insert_along(struct lpm_multibit *f, struct retire *r,
 			const struct path *p, struct fentry *e, bool present)
 {
 	struct fnode fresh;
+	struct fslot s = slot_of(f, e);
 	unsigned d = p->depth;
 	unsigned c = p->chunk[d];
 	int err;
 	if (!p->leaf && d < f->boxed && d < p->target) /* an empty slot: a leaf */
-		return publish_in(f, r, slot_on(p, d), leaf_of(f, e), ADDED);
+		return publish_in(f, r, slot_on(p, d), leaf_of(f, s), ADDED);
 	if (!p->leaf) { /* into node[d]: its prefixes or a new leaf */
 		fresh = *p->node[d];
-		err = place(f, r, &fresh, d, e);
+		err = place(f, r, &fresh, d, s);
 		return err ? err : publish_path(f, r, p, d, fresh, CHANGED, false);
 	}
 	struct fnode child;
 	if (present)
-		child = leaf_of(f, e);
-	else if ((err = split(f, r, d + 1, p->leaf->leaf, e, &child)))
+		child = leaf_of(f, s);
+	else if ((err = split(f, r, d + 1, slot_of_leaf(p->leaf), s, &child)))
 		return err;
 	if (d < f->boxed) /* the leaf was in a slot */
 		return publish_in(f, r, slot_on(p, d), child, CHANGED);
@@ -1222,7 +1268,7 @@ static struct fentry *first_in(const struct lpm_multibit *f,
 	if (is_leaf(n))
 		return n->leaf;
 	if (n->prefixes)
-		return n->entries[0];
+		return n->entries[0].e;
 	return first_in_children(f, n, d, -1);
 }
 
@@ -1262,7 +1308,7 @@ static struct fentry *entry_after(const struct lpm_multibit *f,
 	const struct fnode *n = p->node[p->target];
 	uint64_t later = p->pos == 62 ? 0 : n->prefixes & ~((2ull << p->pos) - 1);
 	if (later)
-		return n->entries[rank(n->prefixes, (unsigned)__builtin_ctzll(later))];
+		return n->entries[rank(n->prefixes, (unsigned)__builtin_ctzll(later))].e;
 	struct fentry *e = first_in_children(f, n, p->target, -1);
 	if (e)
 		return e;
@@ -1355,7 +1401,7 @@ static void dump_text(FILE *f, const struct lpm_multibit *t, const struct fnode 
 	fprintf(f, "node at bit %u:", depth * STRIDE);
 	for (unsigned i = 0; i < count_of(n->prefixes); i++) {
 		fputc(' ', f);
-		print_entry(f, t, n->entries[i]);
+		print_entry(f, t, n->entries[i].e);
 	}
 	fputc('\n', f);
 	for (unsigned c = 0; c < FANOUT; c++) {
@@ -1381,7 +1427,7 @@ static unsigned dump_dot(FILE *f, const struct lpm_multibit *t, const struct fno
 	fprintf(f, "node at bit %u", depth * STRIDE);
 	for (unsigned i = 0; i < count_of(n->prefixes); i++) {
 		fputs("\\n", f);
-		print_entry(f, t, n->entries[i]);
+		print_entry(f, t, n->entries[i].e);
 	}
 	fputs("\"];\n", f);
 	for (unsigned c = 0; c < FANOUT; c++) {
@@ -1513,7 +1559,7 @@ static void free_subtree(const struct lpm_multibit *f, const struct fnode *n,
 			free(farray_of(k)); /* its box */
 	}
 	for (unsigned i = 0; i < count_of(n->prefixes); i++)
-		free(n->entries[i]);
+		free(n->entries[i].e);
 	if (d >= f->boxed)
 		free(farray_of(n->kids));
 	free(farray_of(n->entries));

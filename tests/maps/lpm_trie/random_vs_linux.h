@@ -260,8 +260,27 @@ static inline void twin_check_next_from(const struct twin *t, const uint8_t *k)
 	}
 }
 
+/* A program's write through a lookup's pointer, into both maps: the value
+ * must stay until its prefix is replaced or deleted, whatever updates of
+ * other prefixes do to the design's nodes meanwhile (a later lookup
+ * compares it with linux's, where the element keeps it). */
+static inline void twin_write_in_place(const struct twin *t, const uint8_t *k,
+				       uint64_t v)
+{
+	map_rcu_read_lock();
+	uint64_t *d = map_lookup(t->design, k), *l = map_lookup(t->linux, k);
+	cr_assert_eq(!d, !l, "lookup /%u to write: %s %p, linux %p",
+		     twin_len_of(k), t->rules->design, (void *)d, (void *)l);
+	if (d) {
+		memcpy(d, &v, sizeof(v));
+		memcpy(l, &v, sizeof(v));
+	}
+	map_rcu_read_unlock();
+}
+
 /* One random op: 45% updates (every flag, an invalid one too), 25%
- * deletes, then lookups, batches (batch_percent) and get_next_key (5%). */
+ * deletes, then lookups (one in 4 of them writes the value it finds in
+ * place), batches (batch_percent) and get_next_key (5%). */
 static inline void twin_random_op(const struct twin *t, unsigned op)
 {
 	uint8_t k[TWIN_KEY_MAX];
@@ -279,6 +298,8 @@ static inline void twin_random_op(const struct twin *t, unsigned op)
 		cr_assert_eq(ed, el, "delete /%u: %s %d, linux %d",
 			     twin_len_of(k), name, ed, el);
 	} else if (op < 95 - t->rules->batch_percent) {
+		if (op % 4 == 0)
+			twin_write_in_place(t, k, v);
 		twin_check_lookup(t, k);
 	} else if (op < 95) {
 		twin_check_batch(t);
