@@ -159,9 +159,11 @@ static void finish_observer(struct observer_state *o, struct explain_sampled *ou
 	prof_symbols_free(o->symbols);
 }
 
-/* Whether a file this process maps was replaced on disk since (a rebuild
- * while it ran): libdw reads the file by its path, so its symbols would
- * not be the running code's. */
+/* Whether a file whose code this process runs was replaced on disk since
+ * (a rebuild while it ran): libdw reads the file by its path, so its
+ * symbols would not be the running code's.  Only executable mappings
+ * count: DPDK's EAL maps its heap from files it deleted at once, and
+ * those hold no code. */
 static bool mapped_file_replaced(void)
 {
 	FILE *f = fopen("/proc/self/maps", "r");
@@ -169,8 +171,11 @@ static bool mapped_file_replaced(void)
 	bool replaced = false;
 	if (!f)
 		return false;
-	while (!replaced && fgets(line, sizeof(line), f))
-		replaced = strstr(line, " (deleted)\n") != NULL;
+	while (!replaced && fgets(line, sizeof(line), f)) {
+		char perms[8] = "";
+		if (sscanf(line, "%*s %7s", perms) == 1 && strchr(perms, 'x'))
+			replaced = strstr(line, " (deleted)\n") != NULL;
+	}
 	fclose(f);
 	return replaced;
 }
