@@ -986,8 +986,26 @@ static struct lkey random_prefix(const struct ref *r,
 
 struct model_counts {
 	uint64_t hits, misses, inserts, replaces, deletes;
-	uint64_t eexist, enoent, enospc;
+	uint64_t eexist, enoent, enospc, writes;
 };
+
+/* A program's write through the pointer a lookup of k gives (k's longest
+ * match is the model's entry i): the value stays until that prefix is
+ * replaced or deleted, whatever updates of other prefixes do to the
+ * design's structure meanwhile (the kernel's element keeps it). */
+static void write_in_place(const struct vcase *c, struct map *m,
+			   struct ref *r, const struct lkey *k, long i,
+			   uint64_t value)
+{
+	char kb[64];
+	map_rcu_read_lock();
+	uint64_t *v = map_lookup(m, k);
+	cr_assert_not_null(v, "%s: program lookup %s to write: a miss",
+			   c->name, key_text(r, k, kb));
+	memcpy(v, &value, sizeof(value));
+	map_rcu_read_unlock();
+	r->e[i].value = value;
+}
 
 static void count_update(struct model_counts *n, const struct ref *r,
 			 uint32_t before, long found, uint64_t flags)
@@ -1056,7 +1074,14 @@ static void run_random_model(const struct vcase *c, uint32_t data_size,
 			expect_lookup(c, m, r, &under);
 		} else {
 			expect_lookup(c, m, r, &k);
-			*(ref_match(r, &k) >= 0 ? &n.hits : &n.misses) += 1;
+			long hit = ref_match(r, &k);
+			*(hit >= 0 ? &n.hits : &n.misses) += 1;
+			/* a lookup in 3 that hits writes its value in place */
+			if (hit >= 0 && random_below(&rng, 3) == 0) {
+				write_in_place(c, m, r, &k, hit,
+					       value_of(op, &r->e[hit].key));
+				n.writes++;
+			}
 		}
 		if (op % 250 == 0) {
 			struct lkey absent;
@@ -1068,15 +1093,16 @@ static void run_random_model(const struct vcase *c, uint32_t data_size,
 	}
 	cr_log_info("%s, %u data bytes: %llu inserts %llu replaces %llu "
 		    "deletes, %llu hits %llu misses, %llu EEXIST %llu ENOENT "
-		    "%llu ENOSPC", c->name, data_size,
+		    "%llu ENOSPC, %llu writes in place", c->name, data_size,
 		    (unsigned long long)n.inserts,
 		    (unsigned long long)n.replaces,
 		    (unsigned long long)n.deletes, (unsigned long long)n.hits,
 		    (unsigned long long)n.misses, (unsigned long long)n.eexist,
-		    (unsigned long long)n.enoent, (unsigned long long)n.enospc);
+		    (unsigned long long)n.enoent, (unsigned long long)n.enospc,
+		    (unsigned long long)n.writes);
 	/* the run met every case, or it tested less than it claims */
 	cr_expect(n.inserts && n.replaces && n.deletes && n.hits && n.misses &&
-		  n.eexist && n.enoent && n.enospc,
+		  n.eexist && n.enoent && n.enospc && n.writes,
 		  "%s, %u data bytes: a case never came up", c->name,
 		  data_size);
 	map_destroy(m);
