@@ -575,6 +575,43 @@ void check_program_lookup(const struct vcase *c)
 	map_destroy(m);
 }
 
+/* A program's store through a lookup's pointer stays in the key's value
+ * while other keys come and go around it, as the kernel's element keeps
+ * it until its key is replaced or deleted: inserts that fill the map
+ * (tables grow, buckets are copied or split), deletes of half of them,
+ * and inserts again. */
+void check_write_survives_other_updates(const struct vcase *c)
+{
+	enum { N = 64, MINE = 7 };
+	struct space sp = int_space(c, 8, N);
+	struct map *m = new_map(c, sp.key_size, 8, N);
+	uint8_t key[KEY_MAX], want[8], got[8];
+
+	make_key(&sp, MINE, key);
+	expect_put(c, m, &sp, MINE, 0, MAP_ANY, 0);
+	map_rcu_read_lock();
+	uint8_t *p = map_lookup(m, key);
+	cr_assert_not_null(p, "%s: lookup of a present key: NULL", c->name);
+	p[0] ^= 0xff; /* as a BPF program's stores into its value */
+	p[7] ^= 0x5a;
+	map_rcu_read_unlock();
+	make_value(8, MINE, 0, want);
+	want[0] ^= 0xff;
+	want[7] ^= 0x5a;
+
+	for (uint32_t i = 0; i < N; i++)
+		if (i != MINE)
+			expect_put(c, m, &sp, i, 0, MAP_NOEXIST, 0);
+	for (uint32_t i = 0; i < N; i += 2) /* MINE is odd: it stays */
+		expect_delete(c, m, &sp, i, 0);
+	for (uint32_t i = 0; i < N; i += 2)
+		expect_put(c, m, &sp, i, 1, MAP_NOEXIST, 0);
+	cr_assert_eq(map_lookup_copy(m, key, got), 0, "%s", c->name);
+	expect_same_bytes(c, "a value written in place, after other keys came "
+			  "and went", MINE, got, want, 8);
+	map_destroy(m);
+}
+
 void check_batch_lookup(const struct vcase *c)
 {
 	enum { N = 48 }; /* keys 0..N-1, the even ones present */

@@ -130,6 +130,9 @@ void check_bad_update_flags(const struct vcase *c);
 void check_absent_keys(const struct vcase *c);
 void check_delete_then_lookup(const struct vcase *c);
 void check_program_lookup(const struct vcase *c);
+/* A write through a lookup's pointer survives inserts and deletes of
+ * other keys (64 of them, in a map of 64). */
+void check_write_survives_other_updates(const struct vcase *c);
 /* map_lookup_batch of present and absent keys, at several batch sizes,
  * gives each key what map_lookup gives it, and counts the hits. */
 void check_batch_lookup(const struct vcase *c);

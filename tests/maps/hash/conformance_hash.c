@@ -446,6 +446,12 @@ Test(lookup, program_lookup_points_at_the_value)
 	ON_EVERY_DESIGN(MAP_TYPE_HASH, every_flag_set, check_batch_lookup);
 }
 
+Test(lookup, a_write_in_place_survives_other_keys_updates)
+{
+	ON_EVERY_DESIGN(MAP_TYPE_HASH, every_flag_set,
+			check_write_survives_other_updates);
+}
+
 /*
  * Two 4-byte keys whose jhash with seed 0 is the same 32-bit value, found
  * by a birthday search over 2^18 keys (about 8 such pairs).  A
