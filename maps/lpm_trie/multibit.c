@@ -556,18 +556,30 @@ struct walker {
 	uint64_t x;
 	uint32_t len, off;
 	const struct fnode *n, *best;
+	const struct fnode *pub; /* where n is published (n may be copy) */
 	struct fnode copy; /* n, where it came from a slot copy */
 	unsigned best_pos;
 	void *found;
 	bool done;
 };
 
-/* One level of w's walk: longest_match's loop body.  The next node is
- * asked for before the other walkers take their step, so that the batch's
- * misses overlap.  The nodes visited (0 or 1). */
+/*
+ * One level of w's walk: longest_match's loop body, in another order.  The
+ * step that finds a descriptor only asks for its line; the walker's next
+ * step, after every other walker has taken one, reads it, and checks a
+ * leaf there.  Checked at once, as longest_match does, the load of each
+ * kids array's line stalled the batch before the next walker's could
+ * start, and the prefetch came after it.  The nodes visited (0 or 1).
+ */
 static inline __attribute__((always_inline)) uint64_t
 walker_step(struct lpm_multibit *f, struct walker *w, unsigned boxed)
 {
+	if (is_leaf(w->n)) {
+		if (leaf_covers_word(w->n, w->len, w->x))
+			w->found = leaf_value(f, w->pub);
+		w->done = true;
+		return 0;
+	}
 	uint32_t rem = w->len - w->off;
 	unsigned c = word_chunk(w->x, w->off);
 	uint64_t match = w->n->prefixes & path_mask[c];
@@ -590,14 +602,9 @@ walker_step(struct lpm_multibit *f, struct walker *w, unsigned boxed)
 		w->done = true;
 		return 0;
 	}
+	__builtin_prefetch(next);
 	w->n = next;
-	if (is_leaf(w->n)) {
-		if (leaf_covers_word(w->n, w->len, w->x))
-			w->found = leaf_value(f, pub);
-		w->done = true;
-		return 1;
-	}
-	__builtin_prefetch(w->n);
+	w->pub = pub;
 	w->off += STRIDE;
 	return 1;
 }
@@ -614,7 +621,7 @@ start_walks(struct lpm_multibit *f, const uint8_t *k, unsigned n,
 		struct walker *v = &w[i];
 		v->len = lpm_prefixlen_of(k);
 		v->off = 0;
-		v->n = root;
+		v->n = v->pub = root; /* boxed: never a leaf */
 		v->best = NULL;
 		v->best_pos = 0;
 		v->found = NULL;
