@@ -141,7 +141,7 @@ static void *seqlock_lookup(struct map *m, const void *key)
 	struct seqlock_htab *h = seqlock_of(m);
 	if (h->flat)
 		return flattab_lookup(&h->flattab,
-				      flattab_hash(&h->flattab, key), key);
+				      flattab_hash_inline(&h->flattab, key), key);
 	struct htab_node *n =
 		tagtab_lookup(&h->table, tagtab_hash(&h->table, key), key);
 	return n ? htab_node_value(n, m->attr.key_size) : NULL;
@@ -162,7 +162,8 @@ static unsigned seqlock_lookup_batch(struct map *m, const void *keys,
 	unsigned hits = 0;
 	for (unsigned i = 0; i < n; i++) {
 		if (h->flat) {
-			hash[i] = flattab_hash(&h->flattab, k + (size_t)i * ks);
+			hash[i] = flattab_hash_inline(&h->flattab,
+						      k + (size_t)i * ks);
 			flattab_prefetch(&h->flattab, hash[i]);
 		} else {
 			hash[i] = tagtab_hash(&h->table, k + (size_t)i * ks);
@@ -188,7 +189,8 @@ static int seqlock_lookup_copy(struct map *m, const void *key, void *value)
 	if (h->flat) {
 		uint64_t word;
 		int err = flattab_lookup_word(
-			&h->flattab, flattab_hash(&h->flattab, key), key, &word);
+			&h->flattab, flattab_hash_inline(&h->flattab, key), key,
+			&word);
 		if (!err)
 			memcpy(value, &word, m->attr.value_size);
 		return err;

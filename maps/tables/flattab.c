@@ -85,7 +85,7 @@ size_t flattab_bytes(const struct flattab *t)
 
 uint32_t flattab_hash(const struct flattab *t, const void *key)
 {
-	return fastkey_hash(key, t->key_size, t->seed);
+	return flattab_hash_inline(t, key);
 }
 
 /* --- a bucket's parts (the rest are flattab.h's) ---------------------------- */
