@@ -18,32 +18,35 @@ OUT=${1:-docs/data/dpdk_goals}
 mkdir -p "$OUT"
 J=$OUT/records.jsonl
 T=$OUT/tables.txt
-if [[ ${ONLY:-all} == hash ]]; then
-	# keep the LPM rows of the last full run, to go back after the new
-	# hash rows: from the first line that names an LPM map (and, in the
-	# records, the host record just before it)
-	for f in "$J" "$T"; do
-		touch "$f"
-		awk '/"record":"host"/ && !lpm { held = $0; next }
-		     index($0, "lpm_trie") && !lpm { lpm = 1; if (held != "") print held }
-		     lpm { print } !lpm { held = "" }' "$f" > "$f.lpm"
-		: > "$f"
-	done
-elif [[ ${ONLY:-all} == lpm ]]; then
-	# keep the hash rows of the last full run: they come first in both
-	# files, up to the first line that names an LPM map (and, in the
-	# records, the host record just before it)
-	for f in "$J" "$T"; do
-		touch "$f"
-		awk 'index($0, "lpm_trie") { exit }
-		     /"record":"host"/ { held = $0; next }
-		     { if (held != "") print held; held = ""; print }' \
-			"$f" > "$f.hash"
-		mv "$f.hash" "$f"
-	done
-else
+# The records and the tables hold the hash rows first, then the LPM rows
+# from the first line that names an LPM map (in the records, from the host
+# record just before it).  ONLY=F keeps the other family's part of each
+# file and runs F's rows again: hash rows go in front of the LPM part,
+# which comes back after them; LPM rows after the hash part.
+case ${ONLY:=all} in all|hash|lpm) ;;
+*) echo "dpdk_goals.sh: ONLY is all, hash or lpm, not '$ONLY'" >&2; exit 2 ;;
+esac
+if [[ $ONLY == all ]]; then
 	: > "$J"
 	: > "$T"
+else
+	for f in "$J" "$T"; do
+		touch "$f"
+		awk -v hash="$f.hash" -v lpm="$f.lpm" '
+			!in_lpm && /"record":"host"/ { held = $0; next }
+			!in_lpm && index($0, "lpm_trie") { in_lpm = 1 }
+			{ out = in_lpm ? lpm : hash
+			  if (held != "") print held > out
+			  held = ""; print > out }' "$f"
+		touch "$f.hash" "$f.lpm"
+		if [[ $ONLY == lpm ]]; then
+			mv "$f.hash" "$f"
+			rm "$f.lpm"
+		else
+			rm "$f.hash"
+			: > "$f"
+		fi
+	done
 fi
 R=(--repeat 3 --duration 0.3 --no-syscall --quiet --save "$J")
 run() {

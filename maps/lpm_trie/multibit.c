@@ -395,21 +395,27 @@ static inline bool same_bits(const uint8_t *a, const uint8_t *b, uint32_t len)
 	return !diff;
 }
 
-/* The value a lookup that ends at a node's prefix s answers with. */
+/* The value a lookup answers with: the one carried inline (in a leaf or
+ * an entries slot) where values are of 8 bytes or fewer, else entry e's. */
+static inline void *answer_value(const struct lpm_multibit *f,
+				 const uint64_t *inline_value, struct fentry *e)
+{
+	if (f->map.attr.value_size <= INLINE_VALUE_MAX)
+		return (void *)inline_value;
+	return value_of(f, e);
+}
+
+/* ... for a lookup that ends at a node's prefix s */
 static inline void *slot_value(const struct lpm_multibit *f,
 			       const struct fslot *s)
 {
-	if (f->map.attr.value_size <= INLINE_VALUE_MAX)
-		return (void *)&s->value;
-	return value_of(f, s->e);
+	return answer_value(f, &s->value, s->e);
 }
 
-/* The value a lookup that ends at leaf n answers with. */
+/* ... for a lookup that ends at leaf n */
 static inline void *leaf_value(const struct lpm_multibit *f, const struct fnode *n)
 {
-	if (f->map.attr.value_size <= INLINE_VALUE_MAX)
-		return (void *)&n->value;
-	return value_of(f, n->leaf);
+	return answer_value(f, &n->value, n->leaf);
 }
 
 /* Does leaf n's prefix cover a key of len bits and these data? */
