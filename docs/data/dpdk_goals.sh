@@ -103,3 +103,5 @@ else
 	done
 fi
 echo "records: $J; tables: $T" >&2
+# each goal's verdict from the records (the tables too: dpdk_goals_tables.py)
+python3 "$(dirname "$0")/dpdk_goals_tables.py" "$J" | sed -n '/^goals:/,$p' >&2

@@ -1,0 +1,147 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""docs/data/dpdk_goals_tables.py on records made up here, whose verdicts
+are known: a goal whose rows are all within its limit is met, one row past
+it makes the goal not met and names that row, a goal with no rows in the
+records says so, and records that are not records exit 2.
+
+usage: test_dpdk_goals.py SOURCE_ROOT"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+root = sys.argv[1]
+script = os.path.join(root, "docs", "data", "dpdk_goals_tables.py")
+failures = 0
+
+
+def check(name, ok, detail=""):
+    global failures
+    if not ok:
+        failures += 1
+        print(f"FAIL: {name}" + (f"\n    {detail}" if detail else ""))
+
+
+def result(side, m, mix, entries, ns, prefixes=None, batch=1, threads=1,
+           mops=None):
+    r = {"record": "result", "side": side, "map": m, "mix": mix,
+         "entries": entries, "threads": threads, "ns_per_op": ns,
+         "ns_per_op_min": ns, "ns_per_op_max": ns,
+         "mops": mops if mops is not None else threads * 1000 / ns,
+         "bytes_per_entry": 100.0}
+    if prefixes:
+        r["prefixes"] = prefixes
+    if batch > 1:
+        r["batch"] = batch
+    return r
+
+
+HOST = {"record": "host", "host": {"kernel": "k", "cpu_model": "cpu",
+                                   "nproc": 2, "date": "d"}}
+
+
+def hash_records(loads_64k, own_mops_2thr):
+    """Every hash goal met, but the batch against random loads at 64K is
+    own / loads_64k, and the 2-thread row's own Mops/s is own_mops_2thr
+    (rte_hash's: 10)."""
+    out = []
+    for n in (1 << 10, 64 << 10, 1 << 20):
+        for b in (1, 32):
+            loads = loads_64k if (n, b) == (64 << 10, 32) else 10.0
+            out += [result("kernel", "hash", "lookup=100", n, 50.0, batch=b),
+                    result("user", "hash/seqlock_buckets", "lookup=100", n, 10.0, batch=b),
+                    result("user", "hash/dpdk", "lookup=100", n, 20.0, batch=b),
+                    result("harness", "noop", "lookup=100", n, 2.0, batch=b),
+                    result("loads", "hash/seqlock_buckets", "lookup=100", n, loads, batch=b)]
+    for n in (64 << 10, 1 << 20):
+        out += [result("kernel", "hash", "insert=50,delete=50", n, 40.0),
+                result("user", "hash/seqlock_buckets", "insert=50,delete=50", n, 20.0),
+                result("user", "hash/dpdk", "insert=50,delete=50", n, 80.0),
+                result("kernel", "hash", "lookup=90,update=10", n, 80.0, threads=2),
+                result("user", "hash/seqlock_buckets", "lookup=90,update=10", n, 40.0,
+                       threads=2, mops=own_mops_2thr),
+                result("user", "hash/dpdk", "lookup=90,update=10", n, 200.0,
+                       threads=2, mops=10.0)]
+    return out
+
+
+def lpm_records(kernel_1m):
+    """Every LPM goal met, but the single lookup against the kernel's trie
+    at 1M (random /32s) is 100 / kernel_1m."""
+    out = []
+    for pf in ("bgp", "random32"):
+        for n in (1 << 10, 64 << 10, 1 << 20):
+            for b in (1, 32):
+                k = kernel_1m if (pf, n, b) == ("random32", 1 << 20, 1) else 2000.0
+                out += [result("kernel", "lpm_trie", "lookup=100", n, k, pf, b),
+                        result("user", "lpm_trie/multibit", "lookup=100", n, 100.0, pf, b),
+                        result("user", "lpm_trie/dpdk", "lookup=100", n, 90.0, pf, b),
+                        result("loads", "lpm_trie/multibit", "lookup=100", n, 10.0, pf, b)]
+        for n in (64 << 10, 1 << 20):
+            mix = "insert=50,delete=50"
+            out += [result("kernel", "lpm_trie", mix, n, 500.0, pf),
+                    result("user", "lpm_trie/linux", mix, n, 300.0, pf),
+                    result("user", "lpm_trie/multibit", mix, n, 250.0, pf),
+                    result("user", "lpm_trie/dpdk", mix, n, 400.0, pf)]
+    return out
+
+
+def run(records, raw=None):
+    with tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False) as f:
+        f.write(raw if raw is not None else
+                "".join(json.dumps(r) + "\n" for r in [HOST] + records))
+        path = f.name
+    try:
+        p = subprocess.run([sys.executable, script, path], capture_output=True,
+                           text=True, timeout=60)
+    finally:
+        os.unlink(path)
+    return p
+
+
+def goal_line(out, words):
+    lines = [l for l in out.splitlines() if words in l and l.startswith("  ")]
+    return lines[0] if len(lines) == 1 else f"{len(lines)} lines name {words!r}"
+
+
+# everything within its limits
+p = run(hash_records(10.0, 30.0) + lpm_records(2000.0))
+check("all met: exit 0", p.returncode == 0, p.stderr)
+verdicts = [l.split()[0] for l in p.stdout.splitlines()
+            if l.startswith("  ") and ": " in l]
+check("all met: ten goals, each met", verdicts == ["met"] * 10, p.stdout)
+
+# one row past a limit in each family
+p = run(hash_records(5.0, 30.0) + lpm_records(900.0))
+line = goal_line(p.stdout, "within 1.5x of random loads")
+check("hash batch at 64K against loads 2.00x: not met, the row named",
+      line.startswith("  NOT MET") and "64K 2.00x (past the limit)" in line
+      and line.endswith("1M 1.00x"), line)
+line = goal_line(p.stdout, "at most 0.1x the kernel trie's")
+check("lpm single at 1M random /32s 0.11x of the kernel's: not met",
+      line.startswith("  NOT MET") and "random32 1M 0.11x (past the limit)" in line
+      and "bgp 1M 0.05x," in line, line)
+line = goal_line(p.stdout, "lpm: updates within 2x")
+check("a goal untouched by those rows stays met", line.startswith("  met"), line)
+
+# at least: fewer Mops/s than rte_hash's on two threads
+p = run(hash_records(10.0, 8.0))
+line = goal_line(p.stdout, "at least rte_hash's Mops/s")
+check("2 threads at 8 against 10 Mops/s: not met",
+      line.startswith("  NOT MET") and "64K 0.80x (past the limit)" in line, line)
+
+# the hash rows alone (ONLY=hash): the LPM goals have none
+p = run(hash_records(10.0, 30.0))
+lpm = [l for l in p.stdout.splitlines() if l.startswith("  ") and " lpm: " in l]
+check("hash rows alone: five LPM goals without rows",
+      len(lpm) == 5 and all(l.startswith("  no rows") for l in lpm), "\n".join(lpm))
+
+# not records
+p = run(None, raw="{not json\n")
+check("bad records: exit 2 with the file named",
+      p.returncode == 2 and "not dpdk_goals.sh's records" in p.stderr, p.stderr)
+
+print("ok" if not failures else f"{failures} failed")
+sys.exit(1 if failures else 0)
