@@ -10,15 +10,16 @@ of is within its limit; a goal with none of its rows in the records says
 so (dpdk_goals.sh with ONLY=hash or ONLY=lpm runs half of them).
 """
 import json
+import signal
 import sys
 
 
 def load(path):
-    runs, cur, host = [], None, None
+    runs, cur, hosts = [], None, []
     for line in open(path):
         r = json.loads(line)
         if r.get("record") == "host":
-            host = r["host"]
+            hosts.append(r["host"])
             continue
         if r.get("record") != "result":
             continue
@@ -29,7 +30,7 @@ def load(path):
             runs.append(cur)
         name = r["map"] if r["side"] in ("user", "harness") else r["side"]
         cur["sides"][name] = r
-    return host, runs
+    return hosts, runs
 
 
 def size(n):
@@ -161,19 +162,25 @@ def print_goals(runs):
 
 
 def main():
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # quiet under `| head`
     if len(sys.argv) > 2 or sys.argv[1:] in (["-h"], ["--help"]):
         print(__doc__.strip(), file=sys.stderr if len(sys.argv) > 2 else sys.stdout)
         sys.exit(2 if len(sys.argv) > 2 else 0)
     path = sys.argv[1] if len(sys.argv) > 1 else "docs/data/dpdk_goals/records.jsonl"
     try:
-        host, runs = load(path)
+        hosts, runs = load(path)
     except (OSError, ValueError, KeyError) as e:
         print(f"dpdk_goals_tables.py: {path}: not dpdk_goals.sh's records "
               f"({type(e).__name__}: {e})", file=sys.stderr)
         sys.exit(2)
-    if host:
-        print(f"host: {host['cpu_model']}, {host['nproc']} cpus, kernel "
-              f"{host['kernel']}, {host.get('hypervisor', '')}, {host['date']}\n")
+    machines = {}  # a host record before every row: each machine, its first and last
+    for h in hosts:
+        m = (f"{h['cpu_model']}, {h['nproc']} cpus, kernel {h['kernel']}, "
+             f"{h.get('hypervisor', '')}")
+        machines.setdefault(m, []).append(h["date"])
+    for m, dates in machines.items():
+        print(f"host: {m}, {min(dates)} to {max(dates)}")
+    print()
     hl, hu, ll, lu = [], [], [], []
     for run in runs:
         mix, pf, n, b, t = run["key"]
