@@ -12,16 +12,13 @@ import subprocess
 import sys
 import tempfile
 
-root = sys.argv[1]
-script = os.path.join(root, "docs", "data", "dpdk_goals_tables.py")
-failures = 0
+SCRIPT = os.path.join(sys.argv[1], "docs", "data", "dpdk_goals_tables.py")
+failed = []  # (what was expected, what the script said)
 
 
-def check(name, ok, detail=""):
-    global failures
+def check(name, ok, said):
     if not ok:
-        failures += 1
-        print(f"FAIL: {name}" + (f"\n    {detail}" if detail else ""))
+        failed.append((name, said))
 
 
 def result(side, m, mix, entries, ns, prefixes=None, batch=1, threads=1,
@@ -94,7 +91,7 @@ def run(records, raw=None):
                 "".join(json.dumps(r) + "\n" for r in [HOST] + records))
         path = f.name
     try:
-        p = subprocess.run([sys.executable, script, path], capture_output=True,
+        p = subprocess.run([sys.executable, SCRIPT, path], capture_output=True,
                            text=True, timeout=60)
     finally:
         os.unlink(path)
@@ -143,5 +140,7 @@ p = run(None, raw="{not json\n")
 check("bad records: exit 2 with the file named",
       p.returncode == 2 and "not dpdk_goals.sh's records" in p.stderr, p.stderr)
 
-print("ok" if not failures else f"{failures} failed")
-sys.exit(1 if failures else 0)
+for name, said in failed:
+    print(f"FAIL: {name}\n    the script said: {said}")
+print(f"{len(failed)} failed" if failed else "ok")
+sys.exit(1 if failed else 0)
