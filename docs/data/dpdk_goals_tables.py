@@ -205,15 +205,15 @@ def main():
                        ratio(own, li), ratio(own, dp)])
     print(table(["entries", "batch", "kernel BPF (single)", "hash/seqlock_buckets",
                  "hash/dpdk", "harness alone", "random loads", "seqlock / loads",
-                 "seqlock / dpdk"], hl), "\n")
+                 "seqlock / dpdk"], hl) + "\n")
     print(table(["mix", "entries", "threads", "kernel BPF", "hash/seqlock_buckets",
-                 "hash/dpdk", "seqlock Mops/s", "dpdk Mops/s", "seqlock / dpdk"], hu), "\n")
+                 "hash/dpdk", "seqlock Mops/s", "dpdk Mops/s", "seqlock / dpdk"], hu) + "\n")
     print(table(["prefixes", "entries", "batch", "kernel BPF (single)",
                  "lpm_trie/multibit", "lpm_trie/dpdk", "random loads",
-                 "multibit / kernel", "multibit / dpdk", "B/prefix multibit / dpdk"], ll), "\n")
+                 "multibit / kernel", "multibit / dpdk", "B/prefix multibit / dpdk"], ll) + "\n")
     print(table(["prefixes", "entries", "kernel BPF", "lpm_trie/linux",
                  "lpm_trie/multibit", "lpm_trie/dpdk", "multibit / linux",
-                 "multibit / dpdk"], lu), "\n")
+                 "multibit / dpdk"], lu) + "\n")
     print_goals(runs)
 
 

@@ -1,18 +1,22 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""docs/data/dpdk_goals_tables.py on records made up here, whose verdicts
-are known: a goal whose rows are all within its limit is met, one row past
-it makes the goal not met and names that row, a goal with no rows in the
-records says so, and records that are not records exit 2.
+"""docs/data's table printers on records made up here, whose tables are
+known.  dpdk_goals_tables.py: a goal whose rows are all within its limit
+is met, one row past it makes the goal not met and names that row, a goal
+with no rows in the records says so.  lpm_sweep_tables.py: a compare of
+two thread counts gives a row each, with every side's figure in it, and
+the tries-against-hashes compare stands apart from the tries' rows of the
+same workload.  Records that are not records exit 2, for both.
 
-usage: test_dpdk_goals.py SOURCE_ROOT"""
+usage: test_data_tables.py SOURCE_ROOT"""
 import json
 import os
 import subprocess
 import sys
 import tempfile
 
-SCRIPT = os.path.join(sys.argv[1], "docs", "data", "dpdk_goals_tables.py")
+DATA = os.path.join(sys.argv[1], "docs", "data")
+GOALS, SWEEP = "dpdk_goals_tables.py", "lpm_sweep_tables.py"
 failed = []  # (what was expected, what the script said)
 
 
@@ -85,13 +89,14 @@ def lpm_records(kernel_1m):
     return out
 
 
-def run(records, raw=None):
+def run(records, raw=None, script=GOALS):
     with tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False) as f:
         f.write(raw if raw is not None else
                 "".join(json.dumps(r) + "\n" for r in [HOST] + records))
         path = f.name
     try:
-        p = subprocess.run([sys.executable, SCRIPT, path], capture_output=True,
+        p = subprocess.run([sys.executable, os.path.join(DATA, script), path],
+                           capture_output=True,
                            text=True, timeout=60)
     finally:
         os.unlink(path)
@@ -135,10 +140,42 @@ lpm = [l for l in p.stdout.splitlines() if l.startswith("  ") and " lpm: " in l]
 check("hash rows alone: five LPM goals without rows",
       len(lpm) == 5 and all(l.startswith("  no rows") for l in lpm), "\n".join(lpm))
 
+# the LPM sweep: two compares, each starting with its host record; the
+# first of two thread counts (records in side order, then thread count),
+# the second the tries against the hashes on the same workload
+UPD = "update=100"
+sweep = [HOST]
+for side, m, base in (("kernel", "lpm_trie", 400.0), ("user", "lpm_trie/linux", 300.0),
+                      ("user", "lpm_trie/prefix_hash", 200.0),
+                      ("user", "lpm_trie/multibit", 100.0)):
+    sweep += [result(side, m, UPD, 1 << 16, base, "random32", threads=t)
+              for t in (1, 2)]
+    sweep[-1]["ns_per_op"] = base * 3  # 2 threads: three times 1 thread's
+sweep.append(HOST)
+for side, m in (("kernel", "lpm_trie"), ("kernel", "hash"), ("user", "lpm_trie/linux"),
+                ("user", "lpm_trie/prefix_hash"), ("user", "lpm_trie/multibit"),
+                ("user", "hash/linux"), ("user", "hash/cow")):
+    sweep.append(result(side, m, UPD, 1 << 16,
+                        50.0 if m.split("/")[0] == "hash" else 500.0, "random32"))
+p = run(sweep, script=SWEEP)
+rows = [l for l in p.stdout.splitlines() if l.startswith(f"| {UPD} ")]
+check("sweep: exit 0", p.returncode == 0, p.stderr)
+check("sweep: one row a thread count, every side's figure in it",
+      rows == [f"| {UPD} | random32 | 64K | 1 | 400 (400-400) | 300 (300-300) | "
+               "200 (200-200) | 100 (100-100) | 100 |",
+               f"| {UPD} | random32 | 64K | 2 | 1200 (400-400) | 900 (300-300) | "
+               "600 (200-200) | 300 (100-100) | 100 |"], "\n".join(rows))
+tail = p.stdout.split("tries against hashes:")[-1].splitlines()
+check("sweep: the tries against the hashes, the kernel's trie and hash apart",
+      len(tail) >= 4 and tail[3] == "| 500 (500-500) | 50.0 (50.0-50.0) | 500 (500-500) | "
+      "500 (500-500) | 500 (500-500) | 50.0 (50.0-50.0) | 50.0 (50.0-50.0) |",
+      "\n".join(tail))
+
 # not records
-p = run(None, raw="{not json\n")
-check("bad records: exit 2 with the file named",
-      p.returncode == 2 and "not dpdk_goals.sh's records" in p.stderr, p.stderr)
+for script, what in ((GOALS, "dpdk_goals.sh"), (SWEEP, "lpm_sweep.sh")):
+    p = run(None, raw="{not json\n", script=script)
+    check(f"{script}: bad records exit 2 with the file named",
+          p.returncode == 2 and f"not {what}'s records" in p.stderr, p.stderr)
 
 for name, said in failed:
     print(f"FAIL: {name}\n    the script said: {said}")
