@@ -147,7 +147,7 @@ def verdict(goal, runs):
             continue
         ratios.append((row_name(run), a / b))
     if not ratios:
-        return "no rows", "none of its rows is in these records"
+        return "no rows", "no row of these records has both of its sides"
     within = [r <= limit if sense == "<=" else r >= limit for _, r in ratios]
     words = ", ".join(f"{row} {r:.2f}x" + ("" if ok else " (past the limit)")
                       for (row, r), ok in zip(ratios, within))
