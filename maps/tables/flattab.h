@@ -200,7 +200,8 @@ static inline void flattab_prefetch(const struct flattab *t, uint32_t hash)
 /* The value word of key (8 bytes, the value first), or NULL.  A caller
  * that uses it after the return holds an RCU read section, as for any
  * design's lookup (the table itself never frees a bucket). */
-static inline uint64_t *flattab_lookup(struct flattab *t, uint32_t hash,
+static inline __attribute__((always_inline)) uint64_t *
+flattab_lookup(struct flattab *t, uint32_t hash,
 				       const void *key)
 {
 	uint8_t *b;
