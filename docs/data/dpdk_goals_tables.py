@@ -161,19 +161,23 @@ def print_goals(runs):
         print(f"  {result:8} {goal[0]} (ratio {goal[4]} {goal[3]:g}x): {words}")
 
 
-def main():
+def records(doc, default, script, load):
+    """What both table printers do first: --help, the records at argv[1]
+    (or default) read by load, or exit 2 naming the file; then a host line
+    for each machine in them, with its first and last record's time (a
+    host record comes before every compare).  load's result."""
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # quiet under `| head`
     if len(sys.argv) > 2 or sys.argv[1:] in (["-h"], ["--help"]):
-        print(__doc__.strip(), file=sys.stderr if len(sys.argv) > 2 else sys.stdout)
+        print(doc.strip(), file=sys.stderr if len(sys.argv) > 2 else sys.stdout)
         sys.exit(2 if len(sys.argv) > 2 else 0)
-    path = sys.argv[1] if len(sys.argv) > 1 else "docs/data/dpdk_goals/records.jsonl"
+    path = sys.argv[1] if len(sys.argv) > 1 else default
     try:
         hosts, runs = load(path)
     except (OSError, ValueError, KeyError) as e:
-        print(f"dpdk_goals_tables.py: {path}: not dpdk_goals.sh's records "
+        print(f"{script}_tables.py: {path}: not {script}.sh's records "
               f"({type(e).__name__}: {e})", file=sys.stderr)
         sys.exit(2)
-    machines = {}  # a host record before every row: each machine, its first and last
+    machines = {}
     for h in hosts:
         m = (f"{h['cpu_model']}, {h['nproc']} cpus, kernel {h['kernel']}, "
              f"{h.get('hypervisor', '')}")
@@ -181,6 +185,11 @@ def main():
     for m, dates in machines.items():
         print(f"host: {m}, {min(dates)} to {max(dates)}")
     print()
+    return runs
+
+
+def main():
+    runs = records(__doc__, "docs/data/dpdk_goals/records.jsonl", "dpdk_goals", load)
     hl, hu, ll, lu = [], [], [], []
     for run in runs:
         mix, pf, n, b, t = run["key"]

@@ -8,10 +8,8 @@ docs/data/lpm_sweep.jsonl)
 Each cell: the median ns/op per thread over the repeats, with min-max.
 """
 import json
-import signal
-import sys
 
-from dpdk_goals_tables import ns, size, table
+from dpdk_goals_tables import ns, records, size, table
 
 TRIES = ["lpm_trie/linux", "lpm_trie/prefix_hash", "lpm_trie/multibit"]
 HASHES = ["hash/linux", "hash/cow"]
@@ -57,22 +55,7 @@ def tries_rows(runs):
 
 
 def main():
-    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
-    if len(sys.argv) > 2 or sys.argv[1:] in (["-h"], ["--help"]):
-        print(__doc__.strip(), file=sys.stderr if len(sys.argv) > 2 else sys.stdout)
-        sys.exit(2 if len(sys.argv) > 2 else 0)
-    path = sys.argv[1] if len(sys.argv) > 1 else "docs/data/lpm_sweep.jsonl"
-    try:
-        hosts, runs = load(path)
-    except (OSError, ValueError, KeyError) as e:
-        print(f"lpm_sweep_tables.py: {path}: not lpm_sweep.sh's records "
-              f"({type(e).__name__}: {e})", file=sys.stderr)
-        sys.exit(2)
-    dates = sorted(h["date"] for h in hosts)
-    if dates:
-        h = hosts[0]
-        print(f"host: {h['cpu_model']}, {h['nproc']} cpus, kernel {h['kernel']}, "
-              f"{h.get('hypervisor', '')}, {dates[0]} to {dates[-1]}\n")
+    runs = records(__doc__, "docs/data/lpm_sweep.jsonl", "lpm_sweep", load)
     head = ["mix", "prefixes", "entries", "threads", "kernel BPF"] + TRIES + \
            ["multibit B/prefix"]
     for rows in tries_rows(runs).values():
