@@ -9,7 +9,7 @@ Each cell: the median ns/op per thread over the repeats, with min-max.
 """
 import json
 
-from dpdk_goals_tables import ns, records, size, table
+from dpdk_goals_tables import figure, ns, records, size, table
 
 TRIES = ["lpm_trie/linux", "lpm_trie/prefix_hash", "lpm_trie/multibit"]
 HASHES = ["hash/linux", "hash/cow"]
@@ -50,7 +50,7 @@ def tries_rows(runs):
         groups.setdefault((mix, pf), []).append(
             [mix, pf, size(n), t, ns(s.get("kernel lpm_trie"))]
             + [ns(s.get(m)) for m in TRIES]
-            + [f"{own['bytes_per_entry']:.0f}" if own else "-"])
+            + [figure(own, "bytes_per_entry", ".0f")])
     return groups
 
 

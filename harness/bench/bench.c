@@ -630,10 +630,8 @@ static unsigned noop_lookup_batch(struct map *m, const void *keys, unsigned n,
 				  void **values)
 {
 	const uint8_t *k = keys;
-	for (unsigned i = 0; i < n; i++, k += m->attr.key_size) {
-		(void)*(const volatile uint8_t *)k;
-		values[i] = ((struct noop_map *)m)->value;
-	}
+	for (unsigned i = 0; i < n; i++, k += m->attr.key_size)
+		values[i] = noop_lookup(m, k);
 	return n;
 }
 

@@ -157,9 +157,9 @@ static inline unsigned flattab_match(const struct flattab *t, uint8_t *b,
  * count: key's slot, with its bucket in *bucket and (when word is not
  * NULL) its value word read in the same snapshot, or -1.
  */
-static inline __attribute__((always_inline)) int flattab_find(const struct flattab *t, uint32_t hash,
-			       const void *key, uint8_t **bucket,
-			       uint64_t *word)
+static inline __attribute__((always_inline)) int
+flattab_find(const struct flattab *t, uint32_t hash, const void *key,
+	     uint8_t **bucket, uint64_t *word)
 {
 	uint32_t i = hash & t->mask;
 	for (uint32_t probed = 0; probed <= t->mask;) {
@@ -199,10 +199,11 @@ static inline void flattab_prefetch(const struct flattab *t, uint32_t hash)
 
 /* The value word of key (8 bytes, the value first), or NULL.  A caller
  * that uses it after the return holds an RCU read section, as for any
- * design's lookup (the table itself never frees a bucket). */
+ * design's lookup (the table itself never frees a bucket).  Always
+ * inlined: gcc left it out of line in a batch's loop, a call a key
+ * (docs/hash.md, "The hash inline"). */
 static inline __attribute__((always_inline)) uint64_t *
-flattab_lookup(struct flattab *t, uint32_t hash,
-				       const void *key)
+flattab_lookup(struct flattab *t, uint32_t hash, const void *key)
 {
 	uint8_t *b;
 	int slot = flattab_find(t, hash, key, &b, NULL);
