@@ -30,6 +30,7 @@ struct bench_worker {
 	uint64_t writes;
 	uint64_t quota;           /* ops to do when counting ops */
 	_Atomic uint64_t done;    /* ops so far (read by progress) */
+	uint64_t warmup_ns;       /* how long its warm-up took */
 	uint64_t ok[OP_COUNT], fail[OP_COUNT];
 	struct histogram latency;
 	uint64_t t_start, t_end;  /* ns */
@@ -41,6 +42,7 @@ struct bench_shared {
 	const uint8_t *keys;
 	struct key_sampler *sampler;
 	struct bench_worker *workers;
+	uint32_t sample_every;    /* a power of two (bench_sample_every) */
 };
 
 enum { PHASE_WARMUP, PHASE_TIMED };
@@ -122,6 +124,7 @@ static void run_phase(struct bench_worker *w, bool timed,
 	const uint32_t key_size = s->c->w.key_size;
 	const struct stream_op *ops = w->stream.ops;
 	const size_t len = w->stream.len;
+	const uint32_t every = s->sample_every;
 	size_t pos = w->pos;
 	uint64_t n = 0;
 
@@ -135,7 +138,7 @@ static void run_phase(struct bench_worker *w, bool timed,
 						: ahead - len].key * key_size);
 			if (++pos == len)
 				pos = 0;
-			if (timed && (n + i) % BENCH_SAMPLE_EVERY == 0) {
+			if (timed && ((n + i) & (every - 1)) == 0) {
 				uint64_t t0 = clock_now_ns();
 				bool ok = do_op(w, m, op, key);
 				hist_add(&w->latency, clock_now_ns() - t0);
@@ -196,6 +199,7 @@ static void run_phase_batched(struct bench_worker *w, bool timed,
 	const struct stream_op *ops = w->stream.ops;
 	const size_t len = w->stream.len;
 	const unsigned batch = s->c->w.batch;
+	const uint32_t every = s->sample_every;
 	size_t pos = w->pos;
 	uint64_t n = 0;
 
@@ -203,8 +207,7 @@ static void run_phase_batched(struct bench_worker *w, bool timed,
 		map_rcu_read_lock();
 		for (unsigned i = 0; i < BENCH_BATCH;) {
 			const struct stream_op *op = &ops[pos];
-			bool sample = timed && (n + i) % BENCH_SAMPLE_EVERY <
-				      batch;
+			bool sample = timed && ((n + i) & (every - 1)) < batch;
 			uint64_t t0 = sample ? clock_now_ns() : 0, hits;
 			if (op->op == OP_LOOKUP) {
 				unsigned most = BENCH_BATCH - i < batch
@@ -245,7 +248,9 @@ static void worker_phase(void *ctx, unsigned tid, unsigned phase,
 	void (*run)(struct bench_worker *, bool, const atomic_bool *, uint64_t) =
 		w->shared->c->w.batch > 1 ? run_phase_batched : run_phase;
 	if (phase == PHASE_WARMUP) {
+		uint64_t t0 = clock_now_ns();
 		run(w, false, stop, 0);
+		w->warmup_ns = clock_now_ns() - t0;
 		return;
 	}
 	w->t_start = clock_now_ns();
@@ -528,12 +533,49 @@ void bench_observe_timed(const struct bench_observer *o,
 	o->timed_begin(o->arg, tids, team->cfg.threads);
 }
 
+uint32_t bench_sample_every(double op_ns, double clock_ns)
+{
+	if (!(op_ns > 0) || !(clock_ns > 0))
+		return BENCH_SAMPLE_EVERY;
+	uint32_t n = 1;
+	while (n < BENCH_SAMPLE_EVERY_MAX && 2 * clock_ns > 0.01 * n * op_ns)
+		n *= 2;
+	return n;
+}
+
+/* One clock read's cost, ns: the mean of a run of reads. */
+static double clock_read_ns(void)
+{
+	enum { READS = 256 };
+	uint64_t t0 = clock_now_ns(), last = t0;
+	for (unsigned i = 0; i < READS; i++)
+		last = clock_now_ns();
+	return (double)(last - t0) / READS;
+}
+
+/* The timed phase's sampling, from what the warm-up's ops cost (the
+ * workers wait at the gate: their counts and times are final). */
+static uint32_t sample_every_after_warmup(const struct bench_shared *s)
+{
+	uint64_t ops = 0, ns = 0;
+	for (unsigned t = 0; t < s->c->threads; t++) {
+		ops += atomic_load_explicit(&s->workers[t].done,
+					    memory_order_relaxed);
+		ns += s->workers[t].warmup_ns;
+	}
+	return bench_sample_every(ops ? (double)ns / (double)ops : 0,
+				  clock_read_ns());
+}
+
 static void run_team(struct bench_shared *s, struct bench_result *r,
 		     struct team *team)
 {
 	const struct bench_config *c = s->c;
-	if (c->warmup > 0)
+	s->sample_every = BENCH_SAMPLE_EVERY;
+	if (c->warmup > 0) {
 		team_run_phase(team, PHASE_WARMUP, c->warmup);
+		s->sample_every = sample_every_after_warmup(s);
+	}
 	/* The workers wait at the gate: the counts are exact (bench.h). */
 	struct map_work before = map_work_of(s->map, -1);
 	bench_observe_timed(c->observer, team, true);
@@ -544,6 +586,7 @@ static void run_team(struct bench_shared *s, struct bench_result *r,
 	r->has_work = s->map->ops->work != NULL;
 	r->has_evictions = r->has_work;
 	r->work = work_since(before, map_work_of(s->map, -1));
+	r->sample_every = s->sample_every;
 }
 
 int bench_run(const struct bench_config *config, struct bench_result *r,

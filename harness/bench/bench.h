@@ -15,7 +15,8 @@
  *   phase warm-up (--warmup s) ─────► replay the stream, untimed
  *   phase timed (--duration s, ────► replay the stream in batches of BATCH
  *   or until every quota is done)     ops, one RCU read section per batch;
- *                                     every SAMPLE_EVERY-th op is timed alone;
+ *                                     one op in sample_every is timed alone
+ *                                     (bench_sample_every);
  *                                     record its own start and end times
  *   join, merge, destroy map
  *
@@ -39,8 +40,12 @@
  * A batch is one RCU read section and ends with an RCU quiescent state,
  * as a BPF program runs a loop of map calls under one rcu_read_lock.
  * Throughput comes from whole-run time; latency percentiles from the
- * sampled ops (each sample includes one clock read, about 20 ns here:
- * compare with the noop design's figures).
+ * sampled ops (each sample includes one clock read, about 25 ns here:
+ * compare with the noop design's figures).  A sample's two clock reads
+ * are in the run's time too, so they are taken rarely enough to cost at
+ * most 1 % of it: one op in 64 cost 0.8 ns an op, a tenth of a fast
+ * hash lookup, which the kernel's side (timed once per run) never pays
+ * (docs/bench.md, "Sampled latencies").
  */
 #ifndef MAPLAB_BENCH_H
 #define MAPLAB_BENCH_H
@@ -54,7 +59,10 @@
 #include <sys/types.h>
 
 #define BENCH_BATCH 256
+/* One op in this many is timed when the run has no warm-up to price its
+ * ops by (and in kbench's syscall loop, whose ops cost hundreds of ns). */
 #define BENCH_SAMPLE_EVERY 64
+#define BENCH_SAMPLE_EVERY_MAX 65536
 /* The key of the op this many ops ahead is prefetched: the keys are the
  * harness's, read at random from a table as large as the key range (4 MB
  * at 1M 4-byte keys), and a miss there would be counted as the map's. */
@@ -130,7 +138,19 @@ struct bench_result {
 	/* The map's memory after the prefill (above); from NONE and bytes 0
 	 * where a result was not made by bench_run (zeroed). */
 	struct bench_memory memory;
+	/* One op in sample_every was timed alone (bench_sample_every); 0
+	 * where a result was not made by bench_run. */
+	uint32_t sample_every;
 };
+
+/*
+ * How often to time an op alone, given what an op cost in the warm-up
+ * (ns, per thread) and what one clock read costs (ns): the least power of
+ * two n for which a sample's two reads are at most 1 % of n ops' time,
+ * within 1 and BENCH_SAMPLE_EVERY_MAX; BENCH_SAMPLE_EVERY when either
+ * figure is not a positive number.
+ */
+uint32_t bench_sample_every(double op_ns, double clock_ns);
 
 /* 0, or a negative errno with a one-line reason in err.  Keys are made for
  * the design's map type when c->w.type is 0 (workload_for_type), and the

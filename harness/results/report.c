@@ -604,8 +604,9 @@ static void write_table(FILE *f, const struct record *records, unsigned k,
 	report_write_notes(f, points, n);
 	report_write_work(f, points, n);
 	wrap_write(f, "\nlatency columns in ns (sampled ops, each including one "
-		   "clock read); with repeats, each figure is its median, min "
-		   "and max\n");
+		   "clock read; ops sampled rarely enough that the clock costs "
+		   "at most 1 % of a run); with repeats, each figure is its "
+		   "median, min and max\n");
 	report_write_memory_sources(f, points, n);
 	host_record_line(f, host);
 	report_write_probe(f, points, n);

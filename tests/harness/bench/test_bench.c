@@ -7,6 +7,7 @@
  */
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <math.h>
 #include <stdbool.h>
 #include <string.h>
 #include <unistd.h>
@@ -138,18 +139,82 @@ Test(bench, a_full_hash_map_refuses_inserts, .timeout = 60)
 
 /*
  * The noop design does nothing, so what it shows is the harness: one op in
- * BENCH_SAMPLE_EVERY is timed, every op is counted once, under the
- * workload's own op kinds.
+ * sample_every is timed (each worker's first op too, and a worker's ops
+ * come in rounds of BENCH_BATCH, so each adds at most one sample past
+ * ops / sample_every), every op is counted once, under the workload's own
+ * op kinds.
  */
+static void expect_one_sample_in_every(const struct bench_result *r,
+				       unsigned threads)
+{
+	uint32_t every = r->sample_every;
+	cr_expect(every >= 1 && every <= BENCH_SAMPLE_EVERY_MAX &&
+		  (every & (every - 1)) == 0, "sample_every %u", every);
+	cr_expect_geq(r->latency.total, r->ops / every,
+		      "%lu samples for %lu ops, one in %u", r->latency.total,
+		      r->ops, every);
+	cr_expect_leq(r->latency.total, r->ops / every + threads,
+		      "%lu samples for %lu ops, one in %u", r->latency.total,
+		      r->ops, every);
+}
+
 Test(bench, the_harness_samples_one_op_in_sample_every)
 {
 	struct bench_result r = run(&bench_noop_ops,
 				    "lookup=50,update=30,insert=10,delete=10", 50,
 				    2);
-	cr_expect_eq(r.latency.total, r.ops / BENCH_SAMPLE_EVERY,
-		     "%lu samples for %lu ops", r.latency.total, r.ops);
+	expect_one_sample_in_every(&r, 2);
 	cr_expect_gt(r.ok[OP_UPDATE], 0);
 	cr_expect_gt(r.ok[OP_DELETE], 0);
+}
+
+/* A batched run samples whole batches, one batch start in sample_every
+ * keys; without a warm-up to price the ops by, one in
+ * BENCH_SAMPLE_EVERY. */
+Test(bench, batches_and_runs_without_warmup_sample_as_told)
+{
+	struct bench_config c = {
+		.design = &bench_noop_ops,
+		.w = { .key_size = 4, .value_size = 8, .entries = 4096,
+		       .prefill_pct = 100, .dist = DIST_UNIFORM, .seed = 1,
+		       .batch = 32 },
+		.threads = 1, .seconds = 0, .ops = 1 << 20, .warmup = 0.05,
+	};
+	char err[256];
+	struct bench_result r;
+	c.w.mix[OP_LOOKUP] = 100;
+	cr_assert_eq(bench_run(&c, &r, err, sizeof(err)), 0, "%s", err);
+	/* a sample is a batch of 32 keys, one batch in every / 32 */
+	uint32_t every = r.sample_every < 32 ? 32 : r.sample_every;
+	cr_expect_eq(r.latency.total, r.ops / every, "%lu samples, one in %u",
+		     r.latency.total, r.sample_every);
+
+	c.warmup = 0;
+	c.w.batch = 1;
+	cr_assert_eq(bench_run(&c, &r, err, sizeof(err)), 0, "%s", err);
+	cr_expect_eq(r.sample_every, BENCH_SAMPLE_EVERY);
+	cr_expect_eq(r.latency.total, r.ops / BENCH_SAMPLE_EVERY);
+}
+
+/* Timed alone often enough for percentiles, rarely enough that the two
+ * clock reads of a sample are at most 1 % of the ops' time. */
+Test(bench, sampling_keeps_the_clock_under_a_hundredth_of_the_time)
+{
+	cr_expect_eq(bench_sample_every(3.0, 25.0), 2048); /* 1667 ops */
+	cr_expect_eq(bench_sample_every(50.0, 25.0), 128); /* 100 */
+	cr_expect_eq(bench_sample_every(5000.0, 25.0), 1);
+	cr_expect_eq(bench_sample_every(0.001, 25.0), BENCH_SAMPLE_EVERY_MAX);
+	cr_expect_eq(bench_sample_every(0, 25.0), BENCH_SAMPLE_EVERY);
+	cr_expect_eq(bench_sample_every(NAN, 25.0), BENCH_SAMPLE_EVERY);
+	cr_expect_eq(bench_sample_every(10.0, 0), BENCH_SAMPLE_EVERY);
+	for (double op = 1; op < 1e5; op *= 1.7) {
+		uint32_t n = bench_sample_every(op, 20.0);
+		cr_expect_leq(2 * 20.0, 0.01 * n * op + 1e-9, "op %.1f ns: %u",
+			      op, n);
+		if (n > 1)
+			cr_expect_gt(2 * 20.0, 0.01 * (n / 2) * op,
+				     "op %.1f ns: %u is not the least", op, n);
+	}
 }
 
 /*
