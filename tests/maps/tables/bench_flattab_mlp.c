@@ -18,6 +18,14 @@
  *   map_lookup  the same through hash/seqlock_buckets's map_ops (the indirect call
  *               bench's loop makes)
  *
+ * and the same in the shape of a batch (hash/seqlock_buckets's lookup_batch):
+ * BATCH keys hashed and their buckets asked for, then each read:
+ *
+ *   mul batch     the multiplicative hash, then a load of each bucket
+ *   xxh3 batch    XXH3 inline (flattab_hash_inline), then a load of each
+ *   lookup batch  XXH3 inline, then flattab_lookup and a read of each value
+ *   map batch     map_lookup_batch through hash/seqlock_buckets's map_ops
+ *
  * No op's address depends on an earlier op's load, so an out-of-order
  * core overlaps their misses, as many as fit in its window of in-flight
  * instructions: the more instructions an op takes, the fewer of its
@@ -36,10 +44,15 @@
 
 #define OPS (1u << 22)
 #define RUNS 5
+#define BATCH 32
 
-enum loop { LOAD, MUL_LOAD, XXH3_LOAD, LOOKUP, MAP_LOOKUP, N_LOOPS };
+enum loop {
+	LOAD, MUL_LOAD, XXH3_LOAD, LOOKUP, MAP_LOOKUP,
+	MUL_BATCH, XXH3_BATCH, LOOKUP_BATCH, MAP_BATCH, N_LOOPS
+};
 static const char *const loop_names[N_LOOPS] = {
 	"load", "mul+load", "xxh3+load", "lookup", "map_lookup",
+	"mul batch", "xxh3 batch", "lookup batch", "map batch",
 };
 
 struct setup {
@@ -50,8 +63,47 @@ struct setup {
 	unsigned bucket_shift; /* 32 - log2(buckets) */
 };
 
+/* key's bucket, by the multiplicative hash or by the table's XXH3. */
+static uint32_t bucket_of(const struct setup *s, bool xxh3,
+			  const uint32_t *key)
+{
+	return xxh3 ? flattab_hash_inline(s->t, key) & s->t->mask
+		    : (*key * 0x9e3779b1u) >> s->bucket_shift;
+}
+
+/* The batch loops: each BATCH keys hashed, their buckets asked for, then
+ * each bucket read (or looked up in, or handed to the map whole). */
+static uint64_t run_batch(const struct setup *s, enum loop l)
+{
+	const uint8_t *base = s->t->buckets;
+	uint64_t sum = 0;
+	for (uint32_t i = 0; i < OPS; i += BATCH) {
+		const uint32_t *keys = &s->keys[i];
+		uint32_t b[BATCH];
+		if (l == MAP_BATCH) {
+			void *values[BATCH];
+			map_lookup_batch(s->m, keys, BATCH, values);
+			for (unsigned j = 0; j < BATCH; j++)
+				sum += *(const uint64_t *)values[j];
+			continue;
+		}
+		for (unsigned j = 0; j < BATCH; j++) {
+			b[j] = bucket_of(s, l != MUL_BATCH, &keys[j]);
+			__builtin_prefetch(base + ((size_t)b[j] << 6));
+		}
+		for (unsigned j = 0; j < BATCH; j++)
+			sum += l == LOOKUP_BATCH
+				? *flattab_lookup(s->t, b[j], &keys[j])
+				: *(const uint64_t *)(base +
+						      ((size_t)b[j] << 6));
+	}
+	return sum;
+}
+
 static uint64_t run_loop(const struct setup *s, enum loop l)
 {
+	if (l >= MUL_BATCH)
+		return run_batch(s, l);
 	const uint8_t *base = s->t->buckets;
 	uint64_t sum = 0;
 	for (uint32_t i = 0; i < OPS; i++) {
@@ -126,7 +178,7 @@ int main(int argc, char **argv)
 	map_thread_online();
 	printf("%10s", "entries");
 	for (int l = 0; l < N_LOOPS; l++)
-		printf(" %11s", loop_names[l]);
+		printf(" %12s", loop_names[l]);
 	printf("   (ns per op, median of %d runs of %u ops)\n", RUNS, OPS);
 	for (int i = 0; i < n; i++) {
 		uint32_t entries = argc > 1 ? (uint32_t)strtoul(argv[i + 1], NULL, 0)
@@ -152,7 +204,7 @@ int main(int argc, char **argv)
 		printf("%10u", entries);
 		map_rcu_read_lock();
 		for (int l = 0; l < N_LOOPS; l++)
-			printf(" %11.1f", median_ns(&s, (enum loop)l, &sink));
+			printf(" %12.1f", median_ns(&s, (enum loop)l, &sink));
 		map_rcu_read_unlock();
 		printf("\n");
 		map_destroy(s.m);
