@@ -45,7 +45,7 @@
  * are in the run's time too, so they are taken rarely enough to cost at
  * most 1 % of it: one op in 64 cost 0.8 ns an op, a tenth of a fast
  * hash lookup, which the kernel's side (timed once per run) never pays
- * (docs/bench.md, "Sampled latencies").
+ * (docs/bench.md, "What a run does").
  */
 #ifndef MAPLAB_BENCH_H
 #define MAPLAB_BENCH_H

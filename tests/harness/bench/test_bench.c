@@ -137,13 +137,9 @@ Test(bench, a_full_hash_map_refuses_inserts, .timeout = 60)
 	}
 }
 
-/*
- * The noop design does nothing, so what it shows is the harness: one op in
- * sample_every is timed (each worker's first op too, and a worker's ops
- * come in rounds of BENCH_BATCH, so each adds at most one sample past
- * ops / sample_every), every op is counted once, under the workload's own
- * op kinds.
- */
+/* r timed one op in its sample_every, a power of two: each worker's first
+ * op too, and a worker's ops come in rounds of BENCH_BATCH, so each adds
+ * at most one sample past ops / sample_every. */
 static void expect_one_sample_in_every(const struct bench_result *r,
 				       unsigned threads)
 {
@@ -158,6 +154,11 @@ static void expect_one_sample_in_every(const struct bench_result *r,
 		      r->ops, every);
 }
 
+/*
+ * The noop design does nothing, so what it shows is the harness: one op in
+ * sample_every is timed, every op is counted once, under the workload's
+ * own op kinds.
+ */
 Test(bench, the_harness_samples_one_op_in_sample_every)
 {
 	struct bench_result r = run(&bench_noop_ops,

@@ -114,8 +114,7 @@ static uint64_t run_loop(const struct setup *s, enum loop l)
 			break;
 		case MUL_LOAD:
 			sum += *(const uint64_t *)(base +
-				((size_t)((k * 0x9e3779b1u) >> s->bucket_shift)
-				 << 6));
+				((size_t)bucket_of(s, false, &k) << 6));
 			break;
 		case XXH3_LOAD:
 			sum += *(const uint64_t *)(base +
