@@ -1110,9 +1110,7 @@ def write(run):
     if not plotting.have_matplotlib():
         md.append("*No plots: matplotlib is not installed (apt-get install "
                   "python3-matplotlib).*")
-    path = os.path.join(run.dir, "findings.md")
-    with open(path, "w") as out:
-        out.write("\n".join(md) + "\n")
+    path = plotting.write_text(os.path.join(run.dir, "findings.md"), "\n".join(md) + "\n")
     for f in findings:
         text = f"{f.number}. {f.title}: {f.answer or 'not answered: ' + str(f.missing)}"
         print(textwrap.fill(text, width=100, subsequent_indent="   ",
@@ -1128,7 +1126,8 @@ def main(argv):
         print(__doc__.split("\n\n")[1], file=sys.stderr)
         raise SystemExit(2 if len(argv) != 2 else 0)
     write(Run(argv[1]))
+    return 0
 
 
 if __name__ == "__main__":
-    main(sys.argv)
+    plotting.fail_on_write("findings.py", lambda: main(sys.argv))

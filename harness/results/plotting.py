@@ -20,9 +20,15 @@ beside it (findings.py) may too.  What they promise a reader:
 
 save() writes base.png (1200 px wide) and base.svg (text kept as text, no
 date in it: the same figure gives the same file).
+
+Every file a script writes goes through written(): a file is whole or not
+there.  A failed write (a full disk, a folder that is not writable)
+removes what was written and raises WriteFailed, which the script's main
+turns into one line on stderr and exit status 2 (fail_on_write).
 """
 import math
 import os
+import sys
 
 try:
     import matplotlib
@@ -45,6 +51,51 @@ except ImportError:                    # report.py says so, and writes report.md
 
 DPI = 100
 WIDTH_PX = 1200
+
+
+class WriteFailed(Exception):
+    """A file that could not be written whole: str() is "PATH: reason"."""
+
+
+def remove_partial(path):
+    """A regular file left half written is removed; a device (/dev/full,
+    /dev/stdout) or a FIFO is never touched."""
+    if os.path.isfile(path) and not os.path.islink(path):
+        try:
+            os.remove(path)
+        except OSError:
+            pass
+
+
+def written(path, write):
+    """Calls write(path), which writes the file at path; on an OSError the
+    partial file is removed and WriteFailed raised.  Returns path."""
+    try:
+        write(path)
+    except OSError as e:
+        remove_partial(path)
+        raise WriteFailed(f"{path}: {e.strerror or e}") from None
+    return path
+
+
+def write_text(path, text):
+    """text to the file at path, whole or not at all (written())."""
+    def write(p):
+        with open(p, "w") as f:
+            f.write(text)
+    return written(path, write)
+
+
+def fail_on_write(script, main):
+    """Runs main() and exits with what it returns; a WriteFailed is one
+    line on stderr ("script: PATH: reason") and exit status 2."""
+    try:
+        rc = main()
+    except WriteFailed as e:
+        print(f"{script}: {e}", file=sys.stderr)
+        rc = 2
+    sys.exit(rc)
+
 
 # Designs: nine colours apart from each other and from the kernel's greys
 # (tab10's, less its grey), and ten filled markers: nine and ten share no
@@ -397,7 +448,12 @@ def save(fig, outdir, base) -> list:
             _place_labels(ax, ax._maplab_labels)
     png = os.path.join(outdir, base + ".png")
     svg = os.path.join(outdir, base + ".svg")
-    fig.savefig(png, dpi=DPI, metadata={"Software": None})
-    fig.savefig(svg, metadata={"Date": None, "Creator": None})
-    plt.close(fig)
+    try:
+        written(png, lambda p: fig.savefig(p, dpi=DPI, metadata={"Software": None}))
+        written(svg, lambda p: fig.savefig(p, metadata={"Date": None, "Creator": None}))
+    except WriteFailed:
+        remove_partial(png)
+        raise
+    finally:
+        plt.close(fig)
     return [png, svg]

@@ -917,8 +917,8 @@ def main():
         groups = group(rows)
         ratios = any("kernel_ratio" in r for r in rows)
         problem = None if drawing else NO_MATPLOTLIB + "."
-        with open(os.path.join(outdir, "report.md"), "w") as f:
-            f.write(markdown(hosts, groups, rows, problem, ratios))
+        plotting.write_text(os.path.join(outdir, "report.md"),
+                            markdown(hosts, groups, rows, problem, ratios))
         report = f"{outdir}/report.md"
         if drawing:
             pngs += compare_plots(outdir, groups, hosts)
@@ -935,4 +935,4 @@ def main():
     return 0
 
 if __name__ == "__main__":
-    sys.exit(main())
+    plotting.fail_on_write("report.py", main)
