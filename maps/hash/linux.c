@@ -4,10 +4,10 @@
  * 6.18), reimplemented from its documented and observable behaviour.
  *
  * Shape: the hash core of maps/tables/htab.h (buckets, nulls chains,
- * the locked update protocol).
- * Each element is
+ * the locked update protocol).  struct hash_linux is the kernel's struct
+ * bpf_htab; each element, struct hash_linux_elem, is its struct htab_elem:
  *
- *   struct htab_elem: [free-list link | rcu_head][htab_node: chain, hash][key][value]
+ *   [free-list link | rcu_head][htab_node: chain, hash][key][value]
  *
  * Two ways to own elements, as the kernel has:
  *
@@ -61,7 +61,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct htab_elem {
+/* The kernel's struct htab_elem. */
+struct hash_linux_elem {
 	union {
 		struct pcpu_freelist_node free_link; /* prealloc, while free */
 		struct rcu_head rcu;                 /* no_prealloc, while dying */
@@ -69,10 +70,11 @@ struct htab_elem {
 	struct htab_node node; /* last: key and value follow */
 };
 /* A free-list pop is cast to its element: the link must come first. */
-_Static_assert(offsetof(struct htab_elem, free_link) == 0,
-	       "pcpu_freelist_node must sit at offset 0 of struct htab_elem");
+_Static_assert(offsetof(struct hash_linux_elem, free_link) == 0,
+	       "pcpu_freelist_node must sit at offset 0 of an element");
 
-struct htab {
+/* The kernel's struct bpf_htab. */
+struct hash_linux {
 	struct map map;
 	struct htab_table table;
 	size_t elem_size;
@@ -87,23 +89,24 @@ struct htab {
 	atomic_uint count;
 };
 
-static struct htab *htab_of(struct map *m)
+static struct hash_linux *hash_linux_of(struct map *m)
 {
-	return (struct htab *)m;
+	return (struct hash_linux *)m;
 }
 
-static struct htab_elem *elem_of_node(struct htab_node *n)
+static struct hash_linux_elem *elem_of_node(struct htab_node *n)
 {
-	return (struct htab_elem *)((char *)n - offsetof(struct htab_elem, node));
+	return (struct hash_linux_elem *)((char *)n -
+					  offsetof(struct hash_linux_elem, node));
 }
 
 /* --- element ownership ---------------------------------------------------- */
 
-static int prealloc_init(struct htab *h)
+static int prealloc_init(struct hash_linux *h)
 {
 	return elem_pool_init(&h->pool, h->map.attr.max_entries,
 			      h->map.attr.ncpus, h->elem_size,
-			      offsetof(struct htab_elem, free_link));
+			      offsetof(struct hash_linux_elem, free_link));
 }
 
 /*
@@ -111,8 +114,8 @@ static int prealloc_init(struct htab *h)
  * (old != NULL) with prealloc it is the slot's extra element, and old
  * becomes the new extra.  NULL sets *err to -E2BIG or -ENOMEM.
  */
-static struct htab_elem *alloc_elem(struct htab *h, struct htab_elem *old,
-				    int *err)
+static struct hash_linux_elem *alloc_elem(struct hash_linux *h,
+					  struct hash_linux_elem *old, int *err)
 {
 	if (h->prealloc) {
 		if (old)
@@ -133,7 +136,7 @@ static struct htab_elem *alloc_elem(struct htab *h, struct htab_elem *old,
 	}
 	/* The kernel's bpf_mem_cache_alloc fails for an element over
 	 * KMALLOC_MAX_SIZE: after the flags and the E2BIG check, as there. */
-	struct htab_elem *e = h->elem_fits ? malloc(h->elem_size) : NULL;
+	struct hash_linux_elem *e = h->elem_fits ? malloc(h->elem_size) : NULL;
 	if (!e && !old)
 		atomic_fetch_sub_explicit(&h->count, 1, memory_order_relaxed);
 	*err = -ENOMEM;
@@ -142,11 +145,11 @@ static struct htab_elem *alloc_elem(struct htab *h, struct htab_elem *old,
 
 static void free_elem_rcu(struct rcu_head *head)
 {
-	free((char *)head - offsetof(struct htab_elem, rcu));
+	free((char *)head - offsetof(struct hash_linux_elem, rcu));
 }
 
 /* An element no longer linked (delete); no lock held. */
-static void free_elem(struct htab *h, struct htab_elem *e)
+static void free_elem(struct hash_linux *h, struct hash_linux_elem *e)
 {
 	if (h->prealloc) {
 		elem_pool_push(&h->pool, map_this_cpu(), e);
@@ -157,7 +160,7 @@ static void free_elem(struct htab *h, struct htab_elem *e)
 }
 
 /* A replaced element (no_prealloc only: prealloc kept it as an extra). */
-static void retire_replaced(struct htab *h, struct htab_elem *old)
+static void retire_replaced(struct hash_linux *h, struct hash_linux_elem *old)
 {
 	if (!h->prealloc && old)
 		map_rcu_call(&old->rcu, free_elem_rcu);
@@ -165,18 +168,19 @@ static void retire_replaced(struct htab *h, struct htab_elem *old)
 
 /* --- map_ops --------------------------------------------------------------- */
 
-static void htab_free_node(struct htab_node *n, void *arg)
+static void hash_linux_free_node(struct htab_node *n, void *arg)
 {
 	(void)arg;
 	free(elem_of_node(n));
 }
 
-static void htab_destroy(struct map *m)
+/* The kernel's htab_map_free. */
+static void hash_linux_destroy(struct map *m)
 {
-	struct htab *h = htab_of(m);
+	struct hash_linux *h = hash_linux_of(m);
 
 	if (h->table.buckets && !h->prealloc) {
-		htab_for_each_node(&h->table, htab_free_node, NULL);
+		htab_for_each_node(&h->table, hash_linux_free_node, NULL);
 		map_rcu_barrier(); /* the replaced and deleted ones */
 	}
 	if (h->prealloc)
@@ -185,18 +189,19 @@ static void htab_destroy(struct map *m)
 	free(h);
 }
 
-static int htab_create(const struct map_attr *attr, struct map **out)
+/* The kernel's htab_map_alloc, after htab_map_alloc_check (attr.c). */
+static int hash_linux_create(const struct map_attr *attr, struct map **out)
 {
 	int err = map_check_hash_attr(attr);
 	if (err)
 		return err;
 
-	struct htab *h = calloc(1, sizeof(*h));
+	struct hash_linux *h = calloc(1, sizeof(*h));
 	if (!h)
 		return -ENOMEM;
 	h->map.attr = *attr;
 	h->prealloc = !(attr->flags & MAP_F_NO_PREALLOC);
-	h->elem_size = htab_elem_size(offsetof(struct htab_elem, node),
+	h->elem_size = htab_elem_size(offsetof(struct hash_linux_elem, node),
 				      attr->key_size, attr->value_size);
 	/* The kernel's element: struct htab_elem, then the key and the value,
 	 * each rounded up to 8 (htab_map_alloc); bpf_mem_alloc_init adds its
@@ -211,30 +216,32 @@ static int htab_create(const struct map_attr *attr, struct map **out)
 	if (!err && h->prealloc)
 		err = prealloc_init(h);
 	if (err) {
-		htab_destroy(&h->map);
+		hash_linux_destroy(&h->map);
 		return err;
 	}
 	*out = &h->map;
 	return 0;
 }
 
-static void *htab_lookup(struct map *m, const void *key)
+/* The kernel's htab_map_lookup_elem; RCU read section held by the caller. */
+static void *hash_linux_lookup(struct map *m, const void *key)
 {
-	struct htab *h = htab_of(m);
+	struct hash_linux *h = hash_linux_of(m);
 	struct htab_node *n =
 		htab_lookup_rcu(&h->table, htab_hash(&h->table, key), key);
 	return n ? htab_node_value(n, m->attr.key_size) : NULL;
 }
 
-static int htab_lookup_copy(struct map *m, const void *key, void *value)
+static int hash_linux_lookup_copy(struct map *m, const void *key, void *value)
 {
-	return map_copy_value_rcu(m, htab_lookup, key, value);
+	return map_copy_value_rcu(m, hash_linux_lookup, key, value);
 }
 
-static int htab_update(struct map *m, const void *key, const void *value,
-		       uint64_t flags)
+/* The kernel's htab_map_update_elem: alloc_elem is its alloc_htab_elem. */
+static int hash_linux_update(struct map *m, const void *key, const void *value,
+			     uint64_t flags)
 {
-	struct htab *h = htab_of(m);
+	struct hash_linux *h = hash_linux_of(m);
 	struct htab_update u;
 	int err = map_update_flags_valid(flags);
 
@@ -242,8 +249,8 @@ static int htab_update(struct map *m, const void *key, const void *value,
 		err = htab_update_begin(&h->table, key, flags, &u);
 	if (err)
 		return err;
-	struct htab_elem *old = u.old ? elem_of_node(u.old) : NULL;
-	struct htab_elem *e = alloc_elem(h, old, &err);
+	struct hash_linux_elem *old = u.old ? elem_of_node(u.old) : NULL;
+	struct hash_linux_elem *e = alloc_elem(h, old, &err);
 	if (!e) {
 		htab_update_abort(&u);
 		return err;
@@ -254,9 +261,10 @@ static int htab_update(struct map *m, const void *key, const void *value,
 	return 0;
 }
 
-static int htab_delete(struct map *m, const void *key)
+/* The kernel's htab_map_delete_elem: free_elem is its free_htab_elem. */
+static int hash_linux_delete(struct map *m, const void *key)
 {
-	struct htab *h = htab_of(m);
+	struct hash_linux *h = hash_linux_of(m);
 	struct htab_node *n = htab_delete_key(&h->table, key);
 
 	if (!n)
@@ -265,10 +273,11 @@ static int htab_delete(struct map *m, const void *key)
 	return 0;
 }
 
-static int htab_get_next_key(struct map *m, const void *key, void *next)
+/* The kernel's htab_map_get_next_key. */
+static int hash_linux_get_next_key(struct map *m, const void *key, void *next)
 {
 	map_rcu_read_lock();
-	int err = htab_next_key_rcu(&htab_of(m)->table, key, next);
+	int err = htab_next_key_rcu(&hash_linux_of(m)->table, key, next);
 	map_rcu_read_unlock();
 	return err;
 }
@@ -280,11 +289,11 @@ const struct map_ops hash_linux_ops = {
 	.type = MAP_TYPE_HASH,
 	.faithful = 1,
 	.models = "6.18",
-	.create = htab_create,
-	.destroy = htab_destroy,
-	.lookup = htab_lookup,
-	.lookup_copy = htab_lookup_copy,
-	.update = htab_update,
-	.delete = htab_delete,
-	.get_next_key = htab_get_next_key,
+	.create = hash_linux_create,
+	.destroy = hash_linux_destroy,
+	.lookup = hash_linux_lookup,
+	.lookup_copy = hash_linux_lookup_copy,
+	.update = hash_linux_update,
+	.delete = hash_linux_delete,
+	.get_next_key = hash_linux_get_next_key,
 };

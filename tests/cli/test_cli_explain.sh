@@ -40,7 +40,7 @@ if has_kernel; then
     declare -A design=([hash]=hash/linux [lru_hash]=lru/linux_common
                        [lpm_trie]=lpm_trie/linux)
     kernel_fn='htab|trie_|bpf_lru|unit_alloc|lookup_nulls|memcmp|longest_prefix'
-    design_fn='htab|lpm_|lookup_locked|match_len|find_slot|pop_free|push_free|unlink|jhash|memcmp|node_alloc'
+    design_fn='htab|hash_linux_|lpm_|lookup_locked|match_len|find_slot|pop_free|push_free|unlink|jhash|memcmp|node_alloc'
     for type in hash lru_hash lpm_trie; do
         d=${design[$type]}
         for op in lookup update insert delete; do
