@@ -96,7 +96,7 @@ static const struct rule op_rules[] = {
 	{ "xxh*", PROF_STEP_HASH },
 	{ "XXH*", PROF_STEP_HASH },
 	{ "*_hash_key*", PROF_STEP_HASH },
-	{ "*hash_of*", PROF_STEP_HASH },
+	{ "hash_of", PROF_STEP_HASH },   /* hash/ck's; not rculfhash_of */
 	{ "fastkey_hash*", PROF_STEP_HASH },
 	{ "*_hash", PROF_STEP_HASH },
 	/* compares */

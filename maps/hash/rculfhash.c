@@ -44,13 +44,13 @@
 #include <sys/random.h>
 #include <urcu/rculfhash.h>
 
-struct lfht_elem {
+struct rculfhash_elem {
 	struct cds_lfht_node node;
 	struct rcu_head rcu;
 	uint8_t data[]; /* key, padded to 8, then value */
 };
 
-struct lfht_map {
+struct rculfhash {
 	struct map map;
 	struct cds_lfht *table;
 	uint32_t seed;
@@ -58,19 +58,19 @@ struct lfht_map {
 	atomic_uint count;
 };
 
-static struct lfht_map *lfht_of(struct map *m)
+static struct rculfhash *rculfhash_of(struct map *m)
 {
-	return (struct lfht_map *)m;
+	return (struct rculfhash *)m;
 }
 
-static void *elem_value(struct lfht_map *h, struct lfht_elem *e)
+static void *elem_value(struct rculfhash *h, struct rculfhash_elem *e)
 {
 	return e->data + h->key_padded;
 }
 
-static struct lfht_elem *elem_of(struct cds_lfht_node *n)
+static struct rculfhash_elem *elem_of(struct cds_lfht_node *n)
 {
-	return n ? caa_container_of(n, struct lfht_elem, node) : NULL;
+	return n ? caa_container_of(n, struct rculfhash_elem, node) : NULL;
 }
 
 struct match_key {
@@ -84,10 +84,10 @@ static int match(struct cds_lfht_node *node, const void *arg)
 	return memcmp(elem_of(node)->data, k->key, k->size) == 0;
 }
 
-static struct lfht_elem *new_elem(struct lfht_map *h, const void *key,
-				  const void *value)
+static struct rculfhash_elem *new_elem(struct rculfhash *h, const void *key,
+				       const void *value)
 {
-	struct lfht_elem *e = malloc(sizeof(*e) + h->key_padded +
+	struct rculfhash_elem *e = malloc(sizeof(*e) + h->key_padded +
 				     h->map.attr.value_size);
 	if (!e)
 		return NULL;
@@ -99,22 +99,22 @@ static struct lfht_elem *new_elem(struct lfht_map *h, const void *key,
 
 static void free_elem_rcu(struct rcu_head *head)
 {
-	free(caa_container_of(head, struct lfht_elem, rcu));
+	free(caa_container_of(head, struct rculfhash_elem, rcu));
 }
 
-static void retire(struct lfht_elem *e)
+static void retire(struct rculfhash_elem *e)
 {
 	map_rcu_call(&e->rcu, free_elem_rcu);
 }
 
 /* --- map_ops --------------------------------------------------------------- */
 
-static int lfht_create(const struct map_attr *attr, struct map **out)
+static int rculfhash_create(const struct map_attr *attr, struct map **out)
 {
 	int err = map_check_hash_attr(attr);
 	if (err)
 		return err;
-	struct lfht_map *h = calloc(1, sizeof(*h));
+	struct rculfhash *h = calloc(1, sizeof(*h));
 	if (!h)
 		return -ENOMEM;
 	h->map.attr = *attr;
@@ -143,9 +143,9 @@ static void destroy_table(void *table)
 	cds_lfht_destroy(table, NULL);
 }
 
-static void lfht_destroy(struct map *m)
+static void rculfhash_destroy(struct map *m)
 {
-	struct lfht_map *h = lfht_of(m);
+	struct rculfhash *h = rculfhash_of(m);
 	struct cds_lfht_iter iter;
 	struct cds_lfht_node *n;
 
@@ -161,37 +161,38 @@ static void lfht_destroy(struct map *m)
 	free(h);
 }
 
-static uint32_t hash_key(struct lfht_map *h, const void *key)
+static uint32_t hash_key(struct rculfhash *h, const void *key)
 {
 	return map_jhash(key, h->map.attr.key_size, h->seed);
 }
 
-static struct lfht_elem *find(struct lfht_map *h, const void *key,
-			      struct cds_lfht_iter *iter)
+static struct rculfhash_elem *find(struct rculfhash *h, const void *key,
+				   struct cds_lfht_iter *iter)
 {
 	struct match_key k = { key, h->map.attr.key_size };
 	cds_lfht_lookup(h->table, hash_key(h, key), match, &k, iter);
 	return elem_of(cds_lfht_iter_get_node(iter));
 }
 
-static void *lfht_lookup(struct map *m, const void *key)
+static void *rculfhash_lookup(struct map *m, const void *key)
 {
-	struct lfht_map *h = lfht_of(m);
+	struct rculfhash *h = rculfhash_of(m);
 	struct cds_lfht_iter iter;
-	struct lfht_elem *e = find(h, key, &iter);
+	struct rculfhash_elem *e = find(h, key, &iter);
 	return e ? elem_value(h, e) : NULL;
 }
 
-static int lfht_lookup_copy(struct map *m, const void *key, void *value)
+static int rculfhash_lookup_copy(struct map *m, const void *key, void *value)
 {
-	return map_copy_value_rcu(m, lfht_lookup, key, value);
+	return map_copy_value_rcu(m, rculfhash_lookup, key, value);
 }
 
 /* Replace the node iter points at.  0, or -EAGAIN if it vanished. */
-static int replace(struct lfht_map *h, struct cds_lfht_iter *iter,
-		   struct lfht_elem *old, const void *key, const void *value)
+static int replace(struct rculfhash *h, struct cds_lfht_iter *iter,
+		   struct rculfhash_elem *old, const void *key,
+		   const void *value)
 {
-	struct lfht_elem *e = new_elem(h, key, value);
+	struct rculfhash_elem *e = new_elem(h, key, value);
 	if (!e)
 		return -ENOMEM;
 	struct match_key k = { key, h->map.attr.key_size };
@@ -206,13 +207,13 @@ static int replace(struct lfht_map *h, struct cds_lfht_iter *iter,
 
 /* Insert a key believed absent.  0, -E2BIG, -ENOMEM, or -EAGAIN if another
  * thread inserted it first. */
-static int insert(struct lfht_map *h, const void *key, const void *value)
+static int insert(struct rculfhash *h, const void *key, const void *value)
 {
 	if (atomic_fetch_add(&h->count, 1) >= h->map.attr.max_entries) {
 		atomic_fetch_sub(&h->count, 1);
 		return -E2BIG;
 	}
-	struct lfht_elem *e = new_elem(h, key, value);
+	struct rculfhash_elem *e = new_elem(h, key, value);
 	if (!e) {
 		atomic_fetch_sub(&h->count, 1);
 		return -ENOMEM;
@@ -227,10 +228,10 @@ static int insert(struct lfht_map *h, const void *key, const void *value)
 	return -EAGAIN;
 }
 
-static int lfht_update(struct map *m, const void *key, const void *value,
-		       uint64_t flags)
+static int rculfhash_update(struct map *m, const void *key, const void *value,
+			    uint64_t flags)
 {
-	struct lfht_map *h = lfht_of(m);
+	struct rculfhash *h = rculfhash_of(m);
 	struct cds_lfht_iter iter;
 	int err;
 
@@ -238,7 +239,7 @@ static int lfht_update(struct map *m, const void *key, const void *value,
 		return err;
 	map_rcu_read_lock();
 	do {
-		struct lfht_elem *old = find(h, key, &iter);
+		struct rculfhash_elem *old = find(h, key, &iter);
 		if ((err = map_update_flags_check(old != NULL, flags)))
 			break;
 		if (old)
@@ -250,14 +251,14 @@ static int lfht_update(struct map *m, const void *key, const void *value,
 	return err;
 }
 
-static int lfht_delete(struct map *m, const void *key)
+static int rculfhash_delete(struct map *m, const void *key)
 {
-	struct lfht_map *h = lfht_of(m);
+	struct rculfhash *h = rculfhash_of(m);
 	struct cds_lfht_iter iter;
 	int err = -ENOENT;
 
 	map_rcu_read_lock();
-	struct lfht_elem *e = find(h, key, &iter);
+	struct rculfhash_elem *e = find(h, key, &iter);
 	if (e && cds_lfht_del(h->table, &e->node) == 0) {
 		atomic_fetch_sub(&h->count, 1);
 		retire(e);
@@ -267,9 +268,9 @@ static int lfht_delete(struct map *m, const void *key)
 	return err;
 }
 
-static int lfht_get_next_key(struct map *m, const void *key, void *next)
+static int rculfhash_get_next_key(struct map *m, const void *key, void *next)
 {
-	struct lfht_map *h = lfht_of(m);
+	struct rculfhash *h = rculfhash_of(m);
 	struct cds_lfht_iter iter;
 	int err = -ENOENT;
 
@@ -278,7 +279,7 @@ static int lfht_get_next_key(struct map *m, const void *key, void *next)
 		cds_lfht_first(h->table, &iter);
 	else
 		cds_lfht_next(h->table, &iter);
-	struct lfht_elem *e = elem_of(cds_lfht_iter_get_node(&iter));
+	struct rculfhash_elem *e = elem_of(cds_lfht_iter_get_node(&iter));
 	if (e) {
 		memcpy(next, e->data, m->attr.key_size);
 		err = 0;
@@ -293,11 +294,11 @@ const struct map_ops hash_rculfhash_ops = {
 		       "resizable table (cds_lfht)",
 	.type = MAP_TYPE_HASH,
 	.faithful = 0,
-	.create = lfht_create,
-	.destroy = lfht_destroy,
-	.lookup = lfht_lookup,
-	.lookup_copy = lfht_lookup_copy,
-	.update = lfht_update,
-	.delete = lfht_delete,
-	.get_next_key = lfht_get_next_key,
+	.create = rculfhash_create,
+	.destroy = rculfhash_destroy,
+	.lookup = rculfhash_lookup,
+	.lookup_copy = rculfhash_lookup_copy,
+	.update = rculfhash_update,
+	.delete = rculfhash_delete,
+	.get_next_key = rculfhash_get_next_key,
 };
