@@ -89,7 +89,7 @@ static const struct rule op_rules[] = {
 	{ "longest_prefix_match", PROF_STEP_COMPARE },
 	{ "trie_*_elem", PROF_STEP_WALK },
 	/* a lookup, by name, is the search: before the lock and RCU patterns
-	 * can claim one that runs under a seqlock or RCU (seqlock_lookup,
+	 * can claim one that runs under a seqlock or RCU (seqlock_buckets_lookup,
 	 * htab_lookup_rcu, cds_lfht_lookup) */
 	{ "*lookup*", PROF_STEP_WALK },
 	/* hashing */

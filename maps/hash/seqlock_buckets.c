@@ -63,12 +63,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct seqlock_elem {
+struct seqlock_buckets_elem {
 	struct pcpu_freelist_node free_link;
 	struct htab_node node; /* last: key and value follow */
 };
 
-struct seqlock_htab {
+struct seqlock_buckets {
 	struct map map;
 	bool flat; /* keys and values in the buckets: flat, not table + pool */
 	bool value_in_place; /* value_size <= 8: a replace stores in place */
@@ -78,32 +78,34 @@ struct seqlock_htab {
 	struct flattab flattab;
 };
 
-static struct seqlock_htab *seqlock_of(struct map *m)
+static struct seqlock_buckets *seqlock_buckets_of(struct map *m)
 {
-	return (struct seqlock_htab *)m;
+	return (struct seqlock_buckets *)m;
 }
 
-static struct seqlock_elem *elem_of_node(struct htab_node *n)
+static struct seqlock_buckets_elem *elem_of_node(struct htab_node *n)
 {
-	return (struct seqlock_elem *)((char *)n - offsetof(struct seqlock_elem, node));
+	return (struct seqlock_buckets_elem *)((char *)n -
+		offsetof(struct seqlock_buckets_elem, node));
 }
 
-static void seqlock_destroy(struct map *m)
+static void seqlock_buckets_destroy(struct map *m)
 {
-	struct seqlock_htab *h = seqlock_of(m);
+	struct seqlock_buckets *h = seqlock_buckets_of(m);
 	flattab_destroy(&h->flattab);
 	tagtab_destroy(&h->table);
 	elem_pool_destroy(&h->pool);
 	free(h);
 }
 
-static int seqlock_create(const struct map_attr *attr, struct map **out)
+static int seqlock_buckets_create(const struct map_attr *attr, struct map **out)
 {
 	int err = map_check_hash_attr(attr);
 	if (err)
 		return err;
 	/* aligned: the flat table keeps its count on a line of its own */
-	struct seqlock_htab *h = aligned_alloc(64, (sizeof(*h) + 63) & ~(size_t)63);
+	struct seqlock_buckets *h =
+		aligned_alloc(64, (sizeof(*h) + 63) & ~(size_t)63);
 	if (!h)
 		return -ENOMEM;
 	memset(h, 0, sizeof(*h));
@@ -114,31 +116,33 @@ static int seqlock_create(const struct map_attr *attr, struct map **out)
 		err = flattab_init(&h->flattab, attr->max_entries,
 				   attr->key_size, attr->flags & MAP_F_ZERO_SEED);
 		if (err)
-			seqlock_destroy(&h->map);
+			seqlock_buckets_destroy(&h->map);
 		else
 			*out = &h->map;
 		return err;
 	}
-	h->elem_size = htab_elem_size(offsetof(struct seqlock_elem, node),
+	h->elem_size = htab_elem_size(offsetof(struct seqlock_buckets_elem, node),
 				      attr->key_size, attr->value_size);
 	err = elem_pool_init(&h->pool, attr->max_entries, attr->ncpus,
-			     h->elem_size, offsetof(struct seqlock_elem, free_link));
+			     h->elem_size,
+			     offsetof(struct seqlock_buckets_elem, free_link));
 	if (!err)
 		err = tagtab_init(&h->table, attr->max_entries, attr->key_size,
 				  attr->flags & MAP_F_ZERO_SEED, h->pool.elems,
-				  h->elem_size, offsetof(struct seqlock_elem, node),
+				  h->elem_size,
+				  offsetof(struct seqlock_buckets_elem, node),
 				  h->pool.n_elems);
 	if (err) {
-		seqlock_destroy(&h->map);
+		seqlock_buckets_destroy(&h->map);
 		return err;
 	}
 	*out = &h->map;
 	return 0;
 }
 
-static void *seqlock_lookup(struct map *m, const void *key)
+static void *seqlock_buckets_lookup(struct map *m, const void *key)
 {
-	struct seqlock_htab *h = seqlock_of(m);
+	struct seqlock_buckets *h = seqlock_buckets_of(m);
 	if (h->flat)
 		return flattab_lookup(&h->flattab,
 				      flattab_hash_inline(&h->flattab, key), key);
@@ -153,10 +157,10 @@ static void *seqlock_lookup(struct map *m, const void *key)
  * waits for each bucket in turn; here the n misses overlap, up to what the
  * cpu can keep in flight (docs/hash.md, "Batched lookups").
  */
-static unsigned seqlock_lookup_batch(struct map *m, const void *keys,
-				     unsigned n, void **values)
+static unsigned seqlock_buckets_lookup_batch(struct map *m, const void *keys,
+					     unsigned n, void **values)
 {
-	struct seqlock_htab *h = seqlock_of(m);
+	struct seqlock_buckets *h = seqlock_buckets_of(m);
 	const uint8_t *k = keys;
 	uint32_t ks = m->attr.key_size, hash[MAP_BATCH_MAX];
 	unsigned hits = 0;
@@ -183,9 +187,10 @@ static unsigned seqlock_lookup_batch(struct map *m, const void *keys,
 	return hits;
 }
 
-static int seqlock_lookup_copy(struct map *m, const void *key, void *value)
+static int seqlock_buckets_lookup_copy(struct map *m, const void *key,
+				       void *value)
 {
-	struct seqlock_htab *h = seqlock_of(m);
+	struct seqlock_buckets *h = seqlock_buckets_of(m);
 	if (h->flat) {
 		uint64_t word;
 		int err = flattab_lookup_word(
@@ -196,9 +201,9 @@ static int seqlock_lookup_copy(struct map *m, const void *key, void *value)
 		return err;
 	}
 	if (!h->value_in_place)
-		return map_copy_value_rcu(m, seqlock_lookup, key, value);
+		return map_copy_value_rcu(m, seqlock_buckets_lookup, key, value);
 	map_rcu_read_lock();
-	uint64_t *v = seqlock_lookup(m, key);
+	uint64_t *v = seqlock_buckets_lookup(m, key);
 	uint64_t word = v ? __atomic_load_n(v, __ATOMIC_RELAXED) : 0;
 	map_rcu_read_unlock();
 	if (!v)
@@ -217,10 +222,10 @@ static void store_in_place(struct htab_node *n, uint32_t key_size,
 			 __ATOMIC_RELAXED);
 }
 
-static int seqlock_update(struct map *m, const void *key, const void *value,
-		       uint64_t flags)
+static int seqlock_buckets_update(struct map *m, const void *key,
+				  const void *value, uint64_t flags)
 {
-	struct seqlock_htab *h = seqlock_of(m);
+	struct seqlock_buckets *h = seqlock_buckets_of(m);
 	struct tagtab_update u;
 	int err = map_update_flags_valid(flags);
 	if (err)
@@ -247,7 +252,7 @@ static int seqlock_update(struct map *m, const void *key, const void *value,
 	}
 	/* As hash/linux: the free list's lock inside the bucket's (the free
 	 * list never takes a bucket lock). */
-	struct seqlock_elem *e =
+	struct seqlock_buckets_elem *e =
 		u.old ? elem_pool_swap_extra(&h->pool, cpu, elem_of_node(u.old))
 		      : elem_pool_pop(&h->pool, cpu);
 	if (!e) {
@@ -259,9 +264,9 @@ static int seqlock_update(struct map *m, const void *key, const void *value,
 	return 0;
 }
 
-static int seqlock_delete(struct map *m, const void *key)
+static int seqlock_buckets_delete(struct map *m, const void *key)
 {
-	struct seqlock_htab *h = seqlock_of(m);
+	struct seqlock_buckets *h = seqlock_buckets_of(m);
 	if (h->flat)
 		return flattab_delete(&h->flattab,
 				      flattab_hash(&h->flattab, key), key);
@@ -272,9 +277,10 @@ static int seqlock_delete(struct map *m, const void *key)
 	return 0;
 }
 
-static int seqlock_get_next_key(struct map *m, const void *key, void *next)
+static int seqlock_buckets_get_next_key(struct map *m, const void *key,
+					void *next)
 {
-	struct seqlock_htab *h = seqlock_of(m);
+	struct seqlock_buckets *h = seqlock_buckets_of(m);
 	if (h->flat)
 		return flattab_next_key(&h->flattab, key, next);
 	map_rcu_read_lock();
@@ -283,9 +289,9 @@ static int seqlock_get_next_key(struct map *m, const void *key, void *next)
 	return err;
 }
 
-static size_t seqlock_memory(const struct map *m)
+static size_t seqlock_buckets_memory(const struct map *m)
 {
-	const struct seqlock_htab *h = (const struct seqlock_htab *)m;
+	const struct seqlock_buckets *h = (const struct seqlock_buckets *)m;
 	if (h->flat)
 		return sizeof(*h) + flattab_bytes(&h->flattab);
 	return sizeof(*h) + tagtab_bytes(&h->table) +
@@ -300,13 +306,13 @@ const struct map_ops hash_seqlock_buckets_ops = {
 		       "inside 64-byte buckets, tagged buckets for the rest, "
 		       "seqlock readers, XXH3",
 	.type = MAP_TYPE_HASH,
-	.create = seqlock_create,
-	.destroy = seqlock_destroy,
-	.lookup = seqlock_lookup,
-	.lookup_batch = seqlock_lookup_batch,
-	.lookup_copy = seqlock_lookup_copy,
-	.update = seqlock_update,
-	.delete = seqlock_delete,
-	.get_next_key = seqlock_get_next_key,
-	.memory = seqlock_memory,
+	.create = seqlock_buckets_create,
+	.destroy = seqlock_buckets_destroy,
+	.lookup = seqlock_buckets_lookup,
+	.lookup_batch = seqlock_buckets_lookup_batch,
+	.lookup_copy = seqlock_buckets_lookup_copy,
+	.update = seqlock_buckets_update,
+	.delete = seqlock_buckets_delete,
+	.get_next_key = seqlock_buckets_get_next_key,
+	.memory = seqlock_buckets_memory,
 };
