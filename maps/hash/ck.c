@@ -39,12 +39,12 @@
 #include <string.h>
 #include <sys/random.h>
 
-struct ck_elem {
+struct hash_ck_elem {
 	struct rcu_head rcu;
 	_Alignas(8) uint8_t data[]; /* key (padded to 8), then value */
 };
 
-struct ck_map {
+struct hash_ck {
 	struct map map;
 	ck_ht_t table;
 	struct map_spinlock writer;
@@ -52,69 +52,71 @@ struct ck_map {
 	size_t key_stride; /* key bytes padded to 8 */
 };
 
-static struct ck_map *ckm_of(struct map *m)
+static struct hash_ck *hash_ck_of(struct map *m)
 {
-	return (struct ck_map *)m;
+	return (struct hash_ck *)m;
 }
 
 /* --- ck_ht's allocator: deferred frees wait for a grace period ------------------- */
 
-struct ck_block {
+struct hash_ck_block {
 	struct rcu_head rcu;
 	_Alignas(16) uint8_t data[];
 };
 
-static void *ck_alloc(size_t size)
+static void *hash_ck_alloc(size_t size)
 {
-	struct ck_block *b = malloc(sizeof(*b) + size);
+	struct hash_ck_block *b = malloc(sizeof(*b) + size);
 	return b ? b->data : NULL;
 }
 
-static void ck_free(void *p, size_t size, bool defer)
+static void hash_ck_free(void *p, size_t size, bool defer)
 {
 	(void)size;
 	if (!p)
 		return;
-	struct ck_block *b =
-		(struct ck_block *)((uint8_t *)p - offsetof(struct ck_block, data));
+	struct hash_ck_block *b =
+		(struct hash_ck_block *)((uint8_t *)p -
+					 offsetof(struct hash_ck_block, data));
 	if (defer)
 		map_rcu_free_block(&b->rcu);
 	else
 		free(b);
 }
 
-static void *ck_realloc(void *p, size_t old_size, size_t new_size, bool defer)
+static void *hash_ck_realloc(void *p, size_t old_size, size_t new_size,
+			     bool defer)
 {
-	void *q = ck_alloc(new_size);
+	void *q = hash_ck_alloc(new_size);
 	if (q && p) {
 		memcpy(q, p, old_size < new_size ? old_size : new_size);
-		ck_free(p, old_size, defer);
+		hash_ck_free(p, old_size, defer);
 	}
 	return q;
 }
 
 static struct ck_malloc allocator = {
-	.malloc = ck_alloc,
-	.realloc = ck_realloc,
-	.free = ck_free,
+	.malloc = hash_ck_alloc,
+	.realloc = hash_ck_realloc,
+	.free = hash_ck_free,
 };
 
 /* --- elements ---------------------------------------------------------------------- */
 
-static void *elem_key(struct ck_elem *e)
+static void *elem_key(struct hash_ck_elem *e)
 {
 	return e->data;
 }
 
-static void *elem_value(const struct ck_map *h, struct ck_elem *e)
+static void *elem_value(const struct hash_ck *h, struct hash_ck_elem *e)
 {
 	return e->data + h->key_stride;
 }
 
-static struct ck_elem *elem_new(struct ck_map *h, const void *key,
-				const void *value)
+static struct hash_ck_elem *elem_new(struct hash_ck *h, const void *key,
+				     const void *value)
 {
-	struct ck_elem *e = malloc(sizeof(*e) + h->key_stride +
+	struct hash_ck_elem *e = malloc(sizeof(*e) + h->key_stride +
 				   h->map.attr.value_size);
 	if (!e)
 		return NULL;
@@ -124,16 +126,16 @@ static struct ck_elem *elem_new(struct ck_map *h, const void *key,
 	return e;
 }
 
-static void retire_elem(struct ck_elem *e)
+static void retire_elem(struct hash_ck_elem *e)
 {
 	map_rcu_free_block(&e->rcu);
 }
 
 /* --- create and destroy --------------------------------------------------------- */
 
-static void ckm_destroy(struct map *m)
+static void hash_ck_destroy(struct map *m)
 {
-	struct ck_map *h = ckm_of(m);
+	struct hash_ck *h = hash_ck_of(m);
 	ck_ht_iterator_t it = CK_HT_ITERATOR_INITIALIZER;
 	ck_ht_entry_t *entry;
 	while (ck_ht_next(&h->table, &it, &entry))
@@ -143,12 +145,12 @@ static void ckm_destroy(struct map *m)
 	free(h);
 }
 
-static int ckm_create(const struct map_attr *attr, struct map **out)
+static int hash_ck_create(const struct map_attr *attr, struct map **out)
 {
 	int err = map_check_hash_attr(attr);
 	if (err)
 		return err;
-	struct ck_map *h = calloc(1, sizeof(*h));
+	struct hash_ck *h = calloc(1, sizeof(*h));
 	if (!h)
 		return -ENOMEM;
 	h->map.attr = *attr;
@@ -169,15 +171,15 @@ static int ckm_create(const struct map_attr *attr, struct map **out)
 
 /* --- operations ------------------------------------------------------------------------ */
 
-static ck_ht_hash_t hash_of(struct ck_map *h, const void *key)
+static ck_ht_hash_t hash_of(struct hash_ck *h, const void *key)
 {
 	ck_ht_hash_t hash;
 	ck_ht_hash(&hash, &h->table, key, (uint16_t)h->map.attr.key_size);
 	return hash;
 }
 
-static struct ck_elem *find_hashed(struct ck_map *h, ck_ht_hash_t hash,
-				   const void *key)
+static struct hash_ck_elem *find_hashed(struct hash_ck *h, ck_ht_hash_t hash,
+					const void *key)
 {
 	ck_ht_entry_t entry;
 	ck_ht_entry_key_set(&entry, key, (uint16_t)h->map.attr.key_size);
@@ -185,37 +187,37 @@ static struct ck_elem *find_hashed(struct ck_map *h, ck_ht_hash_t hash,
 							: NULL;
 }
 
-static struct ck_elem *find(struct ck_map *h, const void *key)
+static struct hash_ck_elem *find(struct hash_ck *h, const void *key)
 {
 	return find_hashed(h, hash_of(h, key), key);
 }
 
-static void *ckm_lookup(struct map *m, const void *key)
+static void *hash_ck_lookup(struct map *m, const void *key)
 {
-	struct ck_map *h = ckm_of(m);
-	struct ck_elem *e = find(h, key);
+	struct hash_ck *h = hash_ck_of(m);
+	struct hash_ck_elem *e = find(h, key);
 	return e ? elem_value(h, e) : NULL;
 }
 
-static int ckm_lookup_copy(struct map *m, const void *key, void *value)
+static int hash_ck_lookup_copy(struct map *m, const void *key, void *value)
 {
-	return map_copy_value_rcu(m, ckm_lookup, key, value);
+	return map_copy_value_rcu(m, hash_ck_lookup, key, value);
 }
 
-static int ckm_update(struct map *m, const void *key, const void *value,
-		      uint64_t flags)
+static int hash_ck_update(struct map *m, const void *key, const void *value,
+			  uint64_t flags)
 {
-	struct ck_map *h = ckm_of(m);
+	struct hash_ck *h = hash_ck_of(m);
 	int err = map_update_flags_valid(flags);
 	if (err)
 		return err;
 	ck_ht_hash_t hash = hash_of(h, key);
 	map_spin_lock(&h->writer);
-	struct ck_elem *old = find_hashed(h, hash, key);
+	struct hash_ck_elem *old = find_hashed(h, hash, key);
 	err = map_update_flags_check(old != NULL, flags);
 	if (!err && !old && h->count >= m->attr.max_entries)
 		err = -E2BIG;
-	struct ck_elem *e = err ? NULL : elem_new(h, key, value);
+	struct hash_ck_elem *e = err ? NULL : elem_new(h, key, value);
 	if (!err && !e)
 		err = -ENOMEM;
 	if (!err) {
@@ -236,9 +238,9 @@ static int ckm_update(struct map *m, const void *key, const void *value,
 	return err;
 }
 
-static int ckm_delete(struct map *m, const void *key)
+static int hash_ck_delete(struct map *m, const void *key)
 {
-	struct ck_map *h = ckm_of(m);
+	struct hash_ck *h = hash_ck_of(m);
 	ck_ht_hash_t hash = hash_of(h, key);
 	ck_ht_entry_t entry;
 	ck_ht_entry_key_set(&entry, key, (uint16_t)m->attr.key_size);
@@ -252,9 +254,9 @@ static int ckm_delete(struct map *m, const void *key)
 	return found ? 0 : -ENOENT;
 }
 
-static int ckm_get_next_key(struct map *m, const void *key, void *next)
+static int hash_ck_get_next_key(struct map *m, const void *key, void *next)
 {
-	struct ck_map *h = ckm_of(m);
+	struct hash_ck *h = hash_ck_of(m);
 	ck_ht_iterator_t it = CK_HT_ITERATOR_INITIALIZER;
 	ck_ht_entry_t *entry;
 	int err = -ENOENT;
@@ -262,7 +264,7 @@ static int ckm_get_next_key(struct map *m, const void *key, void *next)
 	bool found_key = key && find(h, key);
 	bool passed = !found_key;
 	while (ck_ht_next(&h->table, &it, &entry)) {
-		struct ck_elem *e = ck_ht_entry_value(entry);
+		struct hash_ck_elem *e = ck_ht_entry_value(entry);
 		if (passed) {
 			memcpy(next, elem_key(e), m->attr.key_size);
 			err = 0;
@@ -279,11 +281,11 @@ const struct map_ops hash_ck_ops = {
 	.description = "baseline: BPF hash semantics over Concurrency Kit's "
 		       "ck_ht (one writer at a time, lock-free readers)",
 	.type = MAP_TYPE_HASH,
-	.create = ckm_create,
-	.destroy = ckm_destroy,
-	.lookup = ckm_lookup,
-	.lookup_copy = ckm_lookup_copy,
-	.update = ckm_update,
-	.delete = ckm_delete,
-	.get_next_key = ckm_get_next_key,
+	.create = hash_ck_create,
+	.destroy = hash_ck_destroy,
+	.lookup = hash_ck_lookup,
+	.lookup_copy = hash_ck_lookup_copy,
+	.update = hash_ck_update,
+	.delete = hash_ck_delete,
+	.get_next_key = hash_ck_get_next_key,
 };
