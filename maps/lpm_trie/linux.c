@@ -65,17 +65,19 @@
 
 #define NODE_IM 1u /* an intermediate node: no value, two children */
 
-struct lpm_node {
+/* The kernel's struct lpm_trie_node. */
+struct lpm_linux_node {
 	struct rcu_head rcu; /* first: map_rcu_free_block frees the node */
-	_Atomic(struct lpm_node *) child[2];
+	_Atomic(struct lpm_linux_node *) child[2];
 	uint32_t prefixlen;
 	_Atomic uint32_t flags; /* delete may turn a real node IM under readers */
 	uint8_t data[];         /* data_size bytes, then value_size bytes */
 };
 
-struct lpm_trie {
+/* The kernel's struct lpm_trie. */
+struct lpm_linux {
 	struct map map;
-	_Atomic(struct lpm_node *) root;
+	_Atomic(struct lpm_linux_node *) root;
 	struct map_spinlock lock;
 	uint32_t data_size;
 	uint32_t max_prefixlen;
@@ -93,55 +95,56 @@ struct lpm_trie {
 /* A key as the kernel's struct bpf_lpm_trie_key_u8 lays it out (the
  * prefix length, then the data), read from the caller's bytes, which need
  * not be aligned. */
-struct lpm_key {
+struct lpm_linux_key {
 	uint32_t prefixlen;
 	const uint8_t *data;
 };
 
-static struct lpm_key key_of(const void *k)
+static struct lpm_linux_key key_of(const void *k)
 {
-	return (struct lpm_key){ .prefixlen = lpm_prefixlen_of(k),
+	return (struct lpm_linux_key){ .prefixlen = lpm_prefixlen_of(k),
 				 .data = lpm_data_of(k) };
 }
 
-static struct lpm_trie *trie_of(struct map *m)
+static struct lpm_linux *lpm_linux_of(struct map *m)
 {
-	return (struct lpm_trie *)m;
+	return (struct lpm_linux *)m;
 }
 
 /* This thread's work counters (only its slot's thread writes them). */
-static struct map_work_slot *work_of(struct lpm_trie *t)
+static struct map_work_slot *work_of(struct lpm_linux *t)
 {
 	return &t->work[map_this_cpu()];
 }
 
 /* The writer lock, its hold time counted (map_work_lock). */
-static uint64_t lock_and_time(struct lpm_trie *t)
+static uint64_t lock_and_time(struct lpm_linux *t)
 {
 	return map_work_lock(&t->lock, work_of(t));
 }
 
-static void unlock_and_count(struct lpm_trie *t, uint64_t taken)
+static void unlock_and_count(struct lpm_linux *t, uint64_t taken)
 {
 	map_work_unlock(&t->lock, work_of(t), taken);
 }
 
-static struct lpm_node *load_child(struct lpm_node *n, unsigned b)
+static struct lpm_linux_node *load_child(struct lpm_linux_node *n, unsigned b)
 {
 	return atomic_load_explicit(&n->child[b], memory_order_acquire);
 }
 
-static struct lpm_node *load_root(struct lpm_trie *t)
+static struct lpm_linux_node *load_root(struct lpm_linux *t)
 {
 	return atomic_load_explicit(&t->root, memory_order_acquire);
 }
 
-static void publish(_Atomic(struct lpm_node *) *slot, struct lpm_node *n)
+static void publish(_Atomic(struct lpm_linux_node *) *slot,
+		    struct lpm_linux_node *n)
 {
 	atomic_store_explicit(slot, n, memory_order_release);
 }
 
-static bool is_im(struct lpm_node *n)
+static bool is_im(struct lpm_linux_node *n)
 {
 	return atomic_load_explicit(&n->flags, memory_order_relaxed) & NODE_IM;
 }
@@ -156,8 +159,9 @@ static unsigned bit_at(const uint8_t *data, uint32_t i)
  * How many leading bits of node's data and key's data agree, counting no
  * further than the shorter of the two prefix lengths.
  */
-static uint32_t match_len(const struct lpm_trie *t, const struct lpm_node *n,
-			  const struct lpm_key *key)
+static uint32_t match_len(const struct lpm_linux *t,
+			  const struct lpm_linux_node *n,
+			  const struct lpm_linux_key *key)
 {
 	uint32_t limit = n->prefixlen < key->prefixlen ? n->prefixlen
 						      : key->prefixlen;
@@ -173,23 +177,24 @@ static uint32_t match_len(const struct lpm_trie *t, const struct lpm_node *n,
 	return bits < limit ? bits : limit;
 }
 
-static uint8_t *value_of(const struct lpm_trie *t, struct lpm_node *n)
+static uint8_t *value_of(const struct lpm_linux *t, struct lpm_linux_node *n)
 {
 	return n->data + t->data_size;
 }
 
 /* --- reading ------------------------------------------------------------- */
 
-static void *lpm_lookup(struct map *m, const void *k)
+/* The kernel's trie_lookup_elem. */
+static void *lpm_linux_lookup(struct map *m, const void *k)
 {
-	struct lpm_trie *t = trie_of(m);
-	struct lpm_key key = key_of(k);
-	struct lpm_node *found = NULL;
+	struct lpm_linux *t = lpm_linux_of(m);
+	struct lpm_linux_key key = key_of(k);
+	struct lpm_linux_node *found = NULL;
 
 	uint64_t visited = 0;
 	if (key.prefixlen > t->max_prefixlen)
 		return NULL;
-	for (struct lpm_node *n = load_root(t); n;) {
+	for (struct lpm_linux_node *n = load_root(t); n;) {
 		visited++;
 		uint32_t matched = match_len(t, n, &key);
 		if (matched == t->max_prefixlen) {
@@ -206,18 +211,18 @@ static void *lpm_lookup(struct map *m, const void *k)
 	return found ? value_of(t, found) : NULL;
 }
 
-static int lpm_lookup_copy(struct map *m, const void *key, void *value)
+static int lpm_linux_lookup_copy(struct map *m, const void *key, void *value)
 {
-	return map_copy_value_rcu(m, lpm_lookup, key, value);
+	return map_copy_value_rcu(m, lpm_linux_lookup, key, value);
 }
 
 /* --- writing --------------------------------------------------------------- */
 
-static struct lpm_node *node_alloc(struct lpm_trie *t, const void *value)
+static struct lpm_linux_node *node_alloc(struct lpm_linux *t, const void *value)
 {
 	/* The kernel's bpf_mem_cache_alloc fails for a node over
 	 * KMALLOC_MAX_SIZE: every update, which allocates its node first. */
-	struct lpm_node *n = t->node_fits ? malloc(t->node_size) : NULL;
+	struct lpm_linux_node *n = t->node_fits ? malloc(t->node_size) : NULL;
 	if (!n)
 		return NULL;
 	map_work_count(&work_of(t)->allocations, 1);
@@ -231,7 +236,7 @@ static struct lpm_node *node_alloc(struct lpm_trie *t, const void *value)
 
 /* A new real node may go in: the flags allow an insert and there is room.
  * Lock held; counts it. */
-static int check_add(struct lpm_trie *t, uint64_t flags)
+static int check_add(struct lpm_linux *t, uint64_t flags)
 {
 	if (flags == MAP_EXIST)
 		return -ENOENT;
@@ -247,13 +252,14 @@ static int check_add(struct lpm_trie *t, uint64_t flags)
  * the path's end.  *node is that slot's node (NULL: empty), *matched the
  * bits it shares with key, and *parent (when asked) the node above.
  */
-static _Atomic(struct lpm_node *) *
-find_slot(struct lpm_trie *t, const struct lpm_key *key, struct lpm_node **node,
-	  uint32_t *matched, struct lpm_node **parent,
-	  _Atomic(struct lpm_node *) **parent_slot)
+static _Atomic(struct lpm_linux_node *) *
+find_slot(struct lpm_linux *t, const struct lpm_linux_key *key,
+	  struct lpm_linux_node **node, uint32_t *matched,
+	  struct lpm_linux_node **parent,
+	  _Atomic(struct lpm_linux_node *) **parent_slot)
 {
-	_Atomic(struct lpm_node *) *slot = &t->root, *above = &t->root;
-	struct lpm_node *n, *up = NULL;
+	_Atomic(struct lpm_linux_node *) *slot = &t->root, *above = &t->root;
+	struct lpm_linux_node *n, *up = NULL;
 	uint64_t visited = 0;
 	*matched = 0;
 	while ((n = atomic_load_explicit(slot, memory_order_relaxed))) {
@@ -276,13 +282,13 @@ find_slot(struct lpm_trie *t, const struct lpm_key *key, struct lpm_node **node,
 
 /* The update cases of trie_update_elem, lock held.  *old: a replaced node
  * to free after a grace period. */
-static int update_locked(struct lpm_trie *t, const struct lpm_key *key,
-			 struct lpm_node *fresh, uint64_t flags,
-			 struct lpm_node **old)
+static int update_locked(struct lpm_linux *t, const struct lpm_linux_key *key,
+			 struct lpm_linux_node *fresh, uint64_t flags,
+			 struct lpm_linux_node **old)
 {
-	struct lpm_node *n;
+	struct lpm_linux_node *n;
 	uint32_t matched;
-	_Atomic(struct lpm_node *) *slot =
+	_Atomic(struct lpm_linux_node *) *slot =
 		find_slot(t, key, &n, &matched, NULL, NULL);
 	int err;
 
@@ -311,7 +317,7 @@ static int update_locked(struct lpm_trie *t, const struct lpm_key *key,
 		return 0;
 	}
 	/* the paths part at bit `matched`: an IM node takes both */
-	struct lpm_node *im = node_alloc(t, NULL);
+	struct lpm_linux_node *im = node_alloc(t, NULL);
 	if (!im) {
 		t->n_entries--;
 		return -ENOMEM;
@@ -327,16 +333,17 @@ static int update_locked(struct lpm_trie *t, const struct lpm_key *key,
 	return 0;
 }
 
-static int lpm_update(struct map *m, const void *k, const void *value,
-		      uint64_t flags)
+/* The kernel's trie_update_elem. */
+static int lpm_linux_update(struct map *m, const void *k, const void *value,
+			    uint64_t flags)
 {
-	struct lpm_trie *t = trie_of(m);
-	struct lpm_key key = key_of(k);
-	struct lpm_node *old = NULL;
+	struct lpm_linux *t = lpm_linux_of(m);
+	struct lpm_linux_key key = key_of(k);
+	struct lpm_linux_node *old = NULL;
 
 	if (flags > MAP_EXIST || key.prefixlen > t->max_prefixlen)
 		return -EINVAL;
-	struct lpm_node *fresh = node_alloc(t, value);
+	struct lpm_linux_node *fresh = node_alloc(t, value);
 	if (!fresh)
 		return -ENOMEM;
 	fresh->prefixlen = key.prefixlen;
@@ -357,20 +364,20 @@ static int lpm_update(struct map *m, const void *k, const void *value,
 
 /* The delete cases of trie_delete_elem, lock held.  Nodes that leave the
  * trie go to gone[0..1]. */
-static int delete_locked(struct lpm_trie *t, const struct lpm_key *key,
-			 struct lpm_node *gone[2])
+static int delete_locked(struct lpm_linux *t, const struct lpm_linux_key *key,
+			 struct lpm_linux_node *gone[2])
 {
-	struct lpm_node *n, *parent;
-	_Atomic(struct lpm_node *) *parent_slot;
+	struct lpm_linux_node *n, *parent;
+	_Atomic(struct lpm_linux_node *) *parent_slot;
 	uint32_t matched;
-	_Atomic(struct lpm_node *) *slot =
+	_Atomic(struct lpm_linux_node *) *slot =
 		find_slot(t, key, &n, &matched, &parent, &parent_slot);
 
 	if (!n || n->prefixlen != key->prefixlen || n->prefixlen != matched ||
 	    is_im(n))
 		return -ENOENT;
 	t->n_entries--;
-	struct lpm_node *left = load_child(n, 0), *right = load_child(n, 1);
+	struct lpm_linux_node *left = load_child(n, 0), *right = load_child(n, 1);
 	if (left && right) { /* still needed as a fork: it turns IM */
 		atomic_store_explicit(&n->flags, NODE_IM, memory_order_relaxed);
 		return 0;
@@ -388,11 +395,12 @@ static int delete_locked(struct lpm_trie *t, const struct lpm_key *key,
 	return 0;
 }
 
-static int lpm_delete(struct map *m, const void *k)
+/* The kernel's trie_delete_elem. */
+static int lpm_linux_delete(struct map *m, const void *k)
 {
-	struct lpm_trie *t = trie_of(m);
-	struct lpm_key key = key_of(k);
-	struct lpm_node *gone[2] = { NULL, NULL };
+	struct lpm_linux *t = lpm_linux_of(m);
+	struct lpm_linux_key key = key_of(k);
+	struct lpm_linux_node *gone[2] = { NULL, NULL };
 
 	if (key.prefixlen > t->max_prefixlen)
 		return -EINVAL;
@@ -412,19 +420,19 @@ static int lpm_delete(struct map *m, const void *k)
 /* The first real node of from's subtree in post-order: down child[0]
  * where there is one, else child[1]; IM nodes always have both, so the
  * walk ends at a real leaf. */
-static struct lpm_node *leftmost(struct lpm_node *from)
+static struct lpm_linux_node *leftmost(struct lpm_linux_node *from)
 {
-	struct lpm_node *last = NULL;
-	for (struct lpm_node *n = from; n;) {
+	struct lpm_linux_node *last = NULL;
+	for (struct lpm_linux_node *n = from; n;) {
 		if (!is_im(n))
 			last = n;
-		struct lpm_node *next = load_child(n, 0);
+		struct lpm_linux_node *next = load_child(n, 0);
 		n = next ? next : load_child(n, 1);
 	}
 	return last;
 }
 
-static void copy_key(const struct lpm_trie *t, const struct lpm_node *n,
+static void copy_key(const struct lpm_linux *t, const struct lpm_linux_node *n,
 		     void *next)
 {
 	memcpy(next, &n->prefixlen, MAP_LPM_PREFIX_BYTES);
@@ -433,11 +441,11 @@ static void copy_key(const struct lpm_trie *t, const struct lpm_node *n,
 
 /* The node after key's exact node in post-order, or NULL after the last;
  * *first set when key is not a real node of the trie. */
-static int next_after(struct lpm_trie *t, const struct lpm_key *key,
-		      struct lpm_node *root, struct lpm_node **next)
+static int next_after(struct lpm_linux *t, const struct lpm_linux_key *key,
+		      struct lpm_linux_node *root, struct lpm_linux_node **next)
 {
-	struct lpm_node **path = malloc(sizeof(*path) * (t->max_prefixlen + 1));
-	struct lpm_node *n;
+	struct lpm_linux_node **path = malloc(sizeof(*path) * (t->max_prefixlen + 1));
+	struct lpm_linux_node *n;
 	int depth = -1;
 	uint32_t matched = 0;
 
@@ -457,7 +465,7 @@ static int next_after(struct lpm_trie *t, const struct lpm_key *key,
 		return 0;
 	}
 	for (; depth > 0; depth--) {
-		struct lpm_node *parent = path[depth - 1], *right;
+		struct lpm_linux_node *parent = path[depth - 1], *right;
 		if (load_child(parent, 0) == path[depth] &&
 		    (right = load_child(parent, 1))) {
 			*next = leftmost(right);
@@ -472,15 +480,16 @@ static int next_after(struct lpm_trie *t, const struct lpm_key *key,
 	return 0;
 }
 
-static int lpm_get_next_key(struct map *m, const void *k, void *next)
+/* The kernel's trie_get_next_key. */
+static int lpm_linux_get_next_key(struct map *m, const void *k, void *next)
 {
-	struct lpm_trie *t = trie_of(m);
-	struct lpm_key key = k ? key_of(k) : (struct lpm_key){ 0 };
-	struct lpm_node *found = NULL;
+	struct lpm_linux *t = lpm_linux_of(m);
+	struct lpm_linux_key key = k ? key_of(k) : (struct lpm_linux_key){ 0 };
+	struct lpm_linux_node *found = NULL;
 	int err = 0;
 
 	map_rcu_read_lock();
-	struct lpm_node *root = load_root(t);
+	struct lpm_linux_node *root = load_root(t);
 	if (!root)
 		err = -ENOENT;
 	else if (!k || key.prefixlen > t->max_prefixlen)
@@ -499,8 +508,8 @@ static int lpm_get_next_key(struct map *m, const void *k, void *next)
 
 /* A prefix as people write it: dotted quad for 4 data bytes, groups of
  * hex for 16, hex otherwise; the bytes as stored, trailing bits too. */
-static void print_prefix(FILE *f, const struct lpm_trie *t,
-			 const struct lpm_node *n)
+static void print_prefix(FILE *f, const struct lpm_linux *t,
+			 const struct lpm_linux_node *n)
 {
 	lpm_print_prefix(f, n->data, t->data_size, n->prefixlen);
 }
@@ -509,7 +518,7 @@ struct dump_counts {
 	size_t real, im;
 };
 
-static void count_nodes(struct lpm_node *n, struct dump_counts *c)
+static void count_nodes(struct lpm_linux_node *n, struct dump_counts *c)
 {
 	for (; n; n = load_child(n, 1)) {
 		*(is_im(n) ? &c->im : &c->real) += 1;
@@ -518,8 +527,8 @@ static void count_nodes(struct lpm_node *n, struct dump_counts *c)
 }
 
 /* Text: the tree indented, each child with its bit; (im) for forks. */
-static void dump_text(FILE *f, const struct lpm_trie *t, struct lpm_node *n,
-		      int depth, int bit)
+static void dump_text(FILE *f, const struct lpm_linux *t,
+		      struct lpm_linux_node *n, int depth, int bit)
 {
 	fprintf(f, "%*s", 2 * depth, "");
 	if (bit >= 0)
@@ -529,7 +538,7 @@ static void dump_text(FILE *f, const struct lpm_trie *t, struct lpm_node *n,
 	print_prefix(f, t, n);
 	fputc('\n', f);
 	for (unsigned b = 0; b < 2; b++) {
-		struct lpm_node *c = load_child(n, b);
+		struct lpm_linux_node *c = load_child(n, b);
 		if (c)
 			dump_text(f, t, c, depth + 1, (int)b);
 	}
@@ -538,8 +547,8 @@ static void dump_text(FILE *f, const struct lpm_trie *t, struct lpm_node *n,
 /* Dot: a box per real node, a dashed ellipse per fork, edges by bit; the
  * nodes numbered in pre-order, so the same trie draws the same text.
  * Returns n's number. */
-static unsigned dump_dot(FILE *f, const struct lpm_trie *t, struct lpm_node *n,
-			 unsigned *next_id)
+static unsigned dump_dot(FILE *f, const struct lpm_linux *t,
+			 struct lpm_linux_node *n, unsigned *next_id)
 {
 	unsigned id = (*next_id)++;
 	fprintf(f, "  n%u [label=\"", id);
@@ -547,7 +556,7 @@ static unsigned dump_dot(FILE *f, const struct lpm_trie *t, struct lpm_node *n,
 	fprintf(f, "%s\"%s];\n", is_im(n) ? "\\n(intermediate)" : "",
 		is_im(n) ? ", shape=ellipse, style=dashed" : "");
 	for (unsigned b = 0; b < 2; b++) {
-		struct lpm_node *c = load_child(n, b);
+		struct lpm_linux_node *c = load_child(n, b);
 		if (c)
 			fprintf(f, "  n%u -> n%u [label=\"%u\"];\n", id,
 				dump_dot(f, t, c, next_id), b);
@@ -555,10 +564,11 @@ static unsigned dump_dot(FILE *f, const struct lpm_trie *t, struct lpm_node *n,
 	return id;
 }
 
-static int lpm_dump_state(struct map *m, FILE *f, enum map_dump_format fmt)
+static int lpm_linux_dump_state(struct map *m, FILE *f,
+				enum map_dump_format fmt)
 {
-	struct lpm_trie *t = trie_of(m);
-	struct lpm_node *root = load_root(t);
+	struct lpm_linux *t = lpm_linux_of(m);
+	struct lpm_linux_node *root = load_root(t);
 	struct dump_counts c = { 0, 0 };
 	count_nodes(root, &c);
 	if (fmt == MAP_DUMP_DOT) {
@@ -581,18 +591,20 @@ static int lpm_dump_state(struct map *m, FILE *f, enum map_dump_format fmt)
 
 /* --- create, destroy, memory ------------------------------------------------ */
 
-static int lpm_create(const struct map_attr *attr, struct map **out)
+/* The kernel's trie_alloc; its checks are map_check_lpm_attr's. */
+static int lpm_linux_create(const struct map_attr *attr, struct map **out)
 {
 	int err = map_check_lpm_attr(attr);
 	if (err)
 		return err;
-	struct lpm_trie *t = calloc(1, sizeof(*t));
+	struct lpm_linux *t = calloc(1, sizeof(*t));
 	if (!t)
 		return -ENOMEM;
 	t->map.attr = *attr;
 	t->data_size = attr->key_size - MAP_LPM_PREFIX_BYTES;
 	t->max_prefixlen = 8 * t->data_size;
-	t->node_size = sizeof(struct lpm_node) + t->data_size + attr->value_size;
+	t->node_size =
+		sizeof(struct lpm_linux_node) + t->data_size + attr->value_size;
 	/* The kernel's node: its 24-byte header, the data, the value
 	 * (trie_alloc's leaf_size, intermediate nodes alike); bpf_mem_alloc
 	 * adds its link (maps/base/attr.h). */
@@ -609,34 +621,35 @@ static int lpm_create(const struct map_attr *attr, struct map **out)
 	return 0;
 }
 
-static void free_subtree(struct lpm_node *n)
+static void free_subtree(struct lpm_linux_node *n)
 {
 	while (n) {
 		free_subtree(load_child(n, 0));
-		struct lpm_node *right = load_child(n, 1);
+		struct lpm_linux_node *right = load_child(n, 1);
 		free(n);
 		n = right; /* the right spine iteratively: depth is the prefix's */
 	}
 }
 
-static void lpm_destroy(struct map *m)
+/* The kernel's trie_free. */
+static void lpm_linux_destroy(struct map *m)
 {
-	struct lpm_trie *t = trie_of(m);
+	struct lpm_linux *t = lpm_linux_of(m);
 	map_rcu_barrier(); /* replaced and deleted nodes still queued */
 	free_subtree(load_root(t));
 	free(t->work);
 	free(t);
 }
 
-static void lpm_work(const struct map *m, int cpu, struct map_work *w)
+static void lpm_linux_work(const struct map *m, int cpu, struct map_work *w)
 {
-	const struct lpm_trie *t = (const struct lpm_trie *)m;
+	const struct lpm_linux *t = (const struct lpm_linux *)m;
 	map_work_sum(t->work, m->attr.ncpus, cpu, w);
 }
 
-static size_t lpm_memory(const struct map *m)
+static size_t lpm_linux_memory(const struct map *m)
 {
-	const struct lpm_trie *t = (const struct lpm_trie *)m;
+	const struct lpm_linux *t = (const struct lpm_linux *)m;
 	return sizeof(*t) + t->n_nodes * t->node_size;
 }
 
@@ -647,14 +660,14 @@ const struct map_ops lpm_trie_linux_ops = {
 	.type = MAP_TYPE_LPM_TRIE,
 	.faithful = 1,
 	.models = "6.18",
-	.create = lpm_create,
-	.destroy = lpm_destroy,
-	.lookup = lpm_lookup,
-	.lookup_copy = lpm_lookup_copy,
-	.update = lpm_update,
-	.delete = lpm_delete,
-	.get_next_key = lpm_get_next_key,
-	.memory = lpm_memory,
-	.work = lpm_work,
-	.dump_state = lpm_dump_state,
+	.create = lpm_linux_create,
+	.destroy = lpm_linux_destroy,
+	.lookup = lpm_linux_lookup,
+	.lookup_copy = lpm_linux_lookup_copy,
+	.update = lpm_linux_update,
+	.delete = lpm_linux_delete,
+	.get_next_key = lpm_linux_get_next_key,
+	.memory = lpm_linux_memory,
+	.work = lpm_linux_work,
+	.dump_state = lpm_linux_dump_state,
 };
