@@ -54,7 +54,7 @@ struct prefix_hash {
 	_Atomic uint64_t present[(LENGTHS_MAX + WORD_BITS - 1) / WORD_BITS];
 };
 
-static struct prefix_hash *ph_of(struct map *m)
+static struct prefix_hash *prefix_hash_of(struct map *m)
 {
 	return (struct prefix_hash *)m;
 }
@@ -105,9 +105,9 @@ static int32_t present_at_or_below(struct prefix_hash *p, int32_t len)
 
 /* --- the map -------------------------------------------------------------- */
 
-static void *ph_lookup(struct map *m, const void *key)
+static void *prefix_hash_lookup(struct map *m, const void *key)
 {
-	struct prefix_hash *p = ph_of(m);
+	struct prefix_hash *p = prefix_hash_of(m);
 	uint32_t len = lpm_prefixlen_of(key);
 	uint8_t probe[MAP_LPM_PREFIX_BYTES + MAP_LPM_DATA_MAX];
 	if (len > p->max_prefixlen)
@@ -122,15 +122,15 @@ static void *ph_lookup(struct map *m, const void *key)
 	return NULL;
 }
 
-static int ph_lookup_copy(struct map *m, const void *key, void *value)
+static int prefix_hash_lookup_copy(struct map *m, const void *key, void *value)
 {
-	return map_copy_value_rcu(m, ph_lookup, key, value);
+	return map_copy_value_rcu(m, prefix_hash_lookup, key, value);
 }
 
-static int ph_update(struct map *m, const void *key, const void *value,
-		     uint64_t flags)
+static int prefix_hash_update(struct map *m, const void *key,
+			      const void *value, uint64_t flags)
 {
-	struct prefix_hash *p = ph_of(m);
+	struct prefix_hash *p = prefix_hash_of(m);
 	uint32_t len = lpm_prefixlen_of(key);
 	uint8_t table_key[MAP_LPM_PREFIX_BYTES + MAP_LPM_DATA_MAX];
 	if (flags > MAP_EXIST || len > p->max_prefixlen)
@@ -151,9 +151,9 @@ static int ph_update(struct map *m, const void *key, const void *value,
 	return err;
 }
 
-static int ph_delete(struct map *m, const void *key)
+static int prefix_hash_delete(struct map *m, const void *key)
 {
-	struct prefix_hash *p = ph_of(m);
+	struct prefix_hash *p = prefix_hash_of(m);
 	uint32_t len = lpm_prefixlen_of(key);
 	uint8_t table_key[MAP_LPM_PREFIX_BYTES + MAP_LPM_DATA_MAX];
 	if (len > p->max_prefixlen)
@@ -162,9 +162,9 @@ static int ph_delete(struct map *m, const void *key)
 	return cowtab_delete(&p->table, table_key); /* the bit stays */
 }
 
-static int ph_get_next_key(struct map *m, const void *key, void *next)
+static int prefix_hash_get_next_key(struct map *m, const void *key, void *next)
 {
-	struct prefix_hash *p = ph_of(m);
+	struct prefix_hash *p = prefix_hash_of(m);
 	uint8_t table_key[MAP_LPM_PREFIX_BYTES + MAP_LPM_DATA_MAX];
 	const void *from = NULL, *k;
 	void *block;
@@ -183,13 +183,13 @@ static int ph_get_next_key(struct map *m, const void *key, void *next)
 	return err;
 }
 
-static void ph_destroy(struct map *m)
+static void prefix_hash_destroy(struct map *m)
 {
-	cowtab_destroy(&ph_of(m)->table);
+	cowtab_destroy(&prefix_hash_of(m)->table);
 	free(m);
 }
 
-static int ph_create(const struct map_attr *attr, struct map **out)
+static int prefix_hash_create(const struct map_attr *attr, struct map **out)
 {
 	int err = map_check_lpm_attr(attr);
 	if (err)
@@ -210,7 +210,7 @@ static int ph_create(const struct map_attr *attr, struct map **out)
 	return 0;
 }
 
-static size_t ph_memory(const struct map *m)
+static size_t prefix_hash_memory(const struct map *m)
 {
 	const struct prefix_hash *p = (const struct prefix_hash *)m;
 	return sizeof(*p) + cowtab_bytes(&p->table);
@@ -222,12 +222,12 @@ const struct map_ops lpm_trie_prefix_hash_ops = {
 		       "length, masked prefix), a bitmap of lengths probed "
 		       "longest first",
 	.type = MAP_TYPE_LPM_TRIE,
-	.create = ph_create,
-	.destroy = ph_destroy,
-	.lookup = ph_lookup,
-	.lookup_copy = ph_lookup_copy,
-	.update = ph_update,
-	.delete = ph_delete,
-	.get_next_key = ph_get_next_key,
-	.memory = ph_memory,
+	.create = prefix_hash_create,
+	.destroy = prefix_hash_destroy,
+	.lookup = prefix_hash_lookup,
+	.lookup_copy = prefix_hash_lookup_copy,
+	.update = prefix_hash_update,
+	.delete = prefix_hash_delete,
+	.get_next_key = prefix_hash_get_next_key,
+	.memory = prefix_hash_memory,
 };
