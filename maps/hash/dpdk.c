@@ -107,11 +107,11 @@
 
 #define KEY_STRIPES 64
 
-struct dpdk_elem {
+struct hash_dpdk_elem {
 	struct rcu_head rcu;
-	struct dpdk_map *owner;       /* a deleted element: whose slot */
-	struct dpdk_elem *next_ready; /* on owner->ready */
-	int32_t position;             /* the deleted key's slot */
+	struct hash_dpdk *owner;           /* a deleted element: whose slot */
+	struct hash_dpdk_elem *next_ready; /* on owner->ready */
+	int32_t position;                  /* the deleted key's slot */
 	_Alignas(8) uint8_t value[];
 };
 
@@ -119,20 +119,20 @@ struct stripe {
 	_Alignas(64) struct map_spinlock lock;
 };
 
-struct dpdk_map {
+struct hash_dpdk {
 	struct map map;
 	struct rte_hash *table;
-	size_t table_bytes;                     /* EAL heap that create took */
-	atomic_uint count;                      /* live keys */
-	_Atomic(struct dpdk_elem *) ready;      /* deleted, grace period over:
-						   slots to hand back */
-	struct map_spinlock reclaim;            /* serialises handing back */
-	struct stripe stripes[KEY_STRIPES];     /* a key's read-check-change */
+	size_t table_bytes;                      /* EAL heap that create took */
+	atomic_uint count;                       /* live keys */
+	_Atomic(struct hash_dpdk_elem *) ready;  /* deleted, grace period over:
+						    slots to hand back */
+	struct map_spinlock reclaim;             /* serialises handing back */
+	struct stripe stripes[KEY_STRIPES];      /* a key's read-check-change */
 };
 
-static struct dpdk_map *dm_of(struct map *m)
+static struct hash_dpdk *hash_dpdk_of(struct map *m)
 {
-	return (struct dpdk_map *)m;
+	return (struct hash_dpdk *)m;
 }
 
 /* --- deleted key slots: back to rte_hash after a grace period ---------- */
@@ -140,10 +140,11 @@ static struct dpdk_map *dm_of(struct map *m)
 /* liburcu's callback thread: no lcore id, so only push. */
 static void slot_grace_over(struct rcu_head *head)
 {
-	struct dpdk_elem *e = caa_container_of(head, struct dpdk_elem, rcu);
-	struct dpdk_map *h = e->owner;
-	struct dpdk_elem *top = atomic_load_explicit(&h->ready,
-						     memory_order_relaxed);
+	struct hash_dpdk_elem *e =
+		caa_container_of(head, struct hash_dpdk_elem, rcu);
+	struct hash_dpdk *h = e->owner;
+	struct hash_dpdk_elem *top = atomic_load_explicit(&h->ready,
+							  memory_order_relaxed);
 	do
 		e->next_ready = top;
 	while (!atomic_compare_exchange_weak_explicit(
@@ -152,18 +153,18 @@ static void slot_grace_over(struct rcu_head *head)
 
 /* A registered writer: every ready slot back to rte_hash.  The exchange
  * takes the whole stack, so no element is seen twice (no ABA). */
-static void reclaim_ready(struct dpdk_map *h)
+static void reclaim_ready(struct hash_dpdk *h)
 {
 	if (!atomic_load_explicit(&h->ready, memory_order_relaxed))
 		return;
-	struct dpdk_elem *e = atomic_exchange_explicit(&h->ready, NULL,
-						       memory_order_acquire);
+	struct hash_dpdk_elem *e = atomic_exchange_explicit(&h->ready, NULL,
+							    memory_order_acquire);
 	map_spin_lock(&h->reclaim);
-	for (struct dpdk_elem *p = e; p; p = p->next_ready)
+	for (struct hash_dpdk_elem *p = e; p; p = p->next_ready)
 		rte_hash_free_key_with_position(h->table, p->position);
 	map_spin_unlock(&h->reclaim);
 	while (e) {
-		struct dpdk_elem *next = e->next_ready;
+		struct hash_dpdk_elem *next = e->next_ready;
 		free(e);
 		e = next;
 	}
@@ -231,18 +232,18 @@ static struct rte_hash *table_new(const struct map_attr *attr)
 	return rte_hash_create(&p);
 }
 
-static void dm_destroy(struct map *m)
+static void hash_dpdk_destroy(struct map *m)
 {
-	struct dpdk_map *h = dm_of(m);
+	struct hash_dpdk *h = hash_dpdk_of(m);
 	map_rcu_barrier(); /* every delete's callback has pushed its slot */
 	const void *key;
 	void *data;
 	uint32_t next = 0;
 	while (rte_hash_iterate(h->table, &key, &data, &next) >= 0)
 		free(data);
-	struct dpdk_elem *e = atomic_load(&h->ready);
+	struct hash_dpdk_elem *e = atomic_load(&h->ready);
 	while (e) {
-		struct dpdk_elem *after = e->next_ready;
+		struct hash_dpdk_elem *after = e->next_ready;
 		free(e);
 		e = after;
 	}
@@ -250,7 +251,7 @@ static void dm_destroy(struct map *m)
 	free(h);
 }
 
-static int dm_create(const struct map_attr *attr, struct map **out)
+static int hash_dpdk_create(const struct map_attr *attr, struct map **out)
 {
 	int err = map_check_hash_attr(attr);
 	if (err)
@@ -261,7 +262,8 @@ static int dm_create(const struct map_attr *attr, struct map **out)
 		return -EOPNOTSUPP;
 	}
 	/* sizeof is a multiple of the stripes' 64-byte alignment */
-	struct dpdk_map *h = aligned_alloc(_Alignof(struct dpdk_map), sizeof(*h));
+	struct hash_dpdk *h =
+		aligned_alloc(_Alignof(struct hash_dpdk), sizeof(*h));
 	if (!h)
 		return -ENOMEM;
 	memset(h, 0, sizeof(*h));
@@ -284,26 +286,26 @@ static int dm_create(const struct map_attr *attr, struct map **out)
 
 /* --- operations ---------------------------------------------------------------- */
 
-static struct map_spinlock *stripe_of(struct dpdk_map *h, hash_sig_t sig)
+static struct map_spinlock *stripe_of(struct hash_dpdk *h, hash_sig_t sig)
 {
 	return &h->stripes[sig % KEY_STRIPES].lock;
 }
 
-static struct dpdk_elem *find_hashed(struct dpdk_map *h, const void *key,
-				     hash_sig_t sig)
+static struct hash_dpdk_elem *find_hashed(struct hash_dpdk *h,
+					  const void *key, hash_sig_t sig)
 {
 	void *data;
 	return rte_hash_lookup_with_hash_data(h->table, key, sig, &data) >= 0
 		       ? data : NULL;
 }
 
-static void *dm_lookup(struct map *m, const void *key)
+static void *hash_dpdk_lookup(struct map *m, const void *key)
 {
-	struct dpdk_map *h = dm_of(m);
+	struct hash_dpdk *h = hash_dpdk_of(m);
 	void *data;
 	if (rte_hash_lookup_data(h->table, key, &data) < 0)
 		return NULL;
-	return ((struct dpdk_elem *)data)->value;
+	return ((struct hash_dpdk_elem *)data)->value;
 }
 
 /* A batch through rte_hash_lookup_bulk_data, which computes every key's
@@ -312,10 +314,10 @@ static void *dm_lookup(struct map *m, const void *key)
 _Static_assert(MAP_BATCH_MAX <= RTE_HASH_LOOKUP_BULK_MAX,
 	       "a batch is one rte_hash bulk lookup");
 
-static unsigned dm_lookup_batch(struct map *m, const void *keys, unsigned n,
-				void **values)
+static unsigned hash_dpdk_lookup_batch(struct map *m, const void *keys,
+				       unsigned n, void **values)
 {
-	struct dpdk_map *h = dm_of(m);
+	struct hash_dpdk *h = hash_dpdk_of(m);
 	const void *key[MAP_BATCH_MAX];
 	void *data[MAP_BATCH_MAX];
 	uint64_t hit_mask = 0;
@@ -324,25 +326,26 @@ static unsigned dm_lookup_batch(struct map *m, const void *keys, unsigned n,
 	int hits = rte_hash_lookup_bulk_data(h->table, key, n, &hit_mask, data);
 	for (unsigned i = 0; i < n; i++)
 		values[i] = (hit_mask >> i) & 1
-			? ((struct dpdk_elem *)data[i])->value : NULL;
+			? ((struct hash_dpdk_elem *)data[i])->value : NULL;
 	return hits < 0 ? 0 : (unsigned)hits;
 }
 
-static int dm_lookup_copy(struct map *m, const void *key, void *value)
+static int hash_dpdk_lookup_copy(struct map *m, const void *key, void *value)
 {
-	return map_copy_value_rcu(m, dm_lookup, key, value);
+	return map_copy_value_rcu(m, hash_dpdk_lookup, key, value);
 }
 
-static struct dpdk_elem *elem_new(const struct dpdk_map *h, const void *value)
+static struct hash_dpdk_elem *elem_new(const struct hash_dpdk *h,
+				       const void *value)
 {
-	struct dpdk_elem *e = malloc(sizeof(*e) + h->map.attr.value_size);
+	struct hash_dpdk_elem *e = malloc(sizeof(*e) + h->map.attr.value_size);
 	if (e)
 		memcpy(e->value, value, h->map.attr.value_size);
 	return e;
 }
 
 /* One more live key, unless max_entries are in: 0 or -E2BIG. */
-static int count_reserve(struct dpdk_map *h)
+static int count_reserve(struct hash_dpdk *h)
 {
 	unsigned n = atomic_fetch_add_explicit(&h->count, 1,
 					       memory_order_relaxed);
@@ -370,8 +373,8 @@ static bool may_wait_for_readers(void)
  * the slots whose grace period is over.  0, -ENOSPC (still full) or
  * -ENOMEM.
  */
-static int table_put(struct dpdk_map *h, const void *key, hash_sig_t sig,
-		     struct dpdk_elem *e, bool present)
+static int table_put(struct hash_dpdk *h, const void *key, hash_sig_t sig,
+		     struct hash_dpdk_elem *e, bool present)
 {
 	int rc = rte_hash_add_key_with_hash_data(h->table, key, sig, e);
 	if (rc == -ENOSPC && !present) {
@@ -383,16 +386,16 @@ static int table_put(struct dpdk_map *h, const void *key, hash_sig_t sig,
 
 /* Under key's stripe: the flag check, the count, the new element, the
  * change.  Undoes its own steps on failure, in reverse order. */
-static int update_locked(struct dpdk_map *h, const void *key, hash_sig_t sig,
+static int update_locked(struct hash_dpdk *h, const void *key, hash_sig_t sig,
 			 const void *value, uint64_t flags)
 {
-	struct dpdk_elem *old = find_hashed(h, key, sig);
+	struct hash_dpdk_elem *old = find_hashed(h, key, sig);
 	int err = map_update_flags_check(old != NULL, flags);
 	if (err)
 		return err;
 	if (!old && (err = count_reserve(h)))
 		return err;
-	struct dpdk_elem *e = elem_new(h, value);
+	struct hash_dpdk_elem *e = elem_new(h, value);
 	err = e ? table_put(h, key, sig, e, old != NULL) : -ENOMEM;
 	if (err) {
 		free(e);
@@ -406,10 +409,10 @@ static int update_locked(struct dpdk_map *h, const void *key, hash_sig_t sig,
 	return 0;
 }
 
-static int dm_update(struct map *m, const void *key, const void *value,
-		     uint64_t flags)
+static int hash_dpdk_update(struct map *m, const void *key, const void *value,
+			    uint64_t flags)
 {
-	struct dpdk_map *h = dm_of(m);
+	struct hash_dpdk *h = hash_dpdk_of(m);
 	int err = map_update_flags_valid(flags);
 	if (err || (err = need_lcore()))
 		return err;
@@ -431,13 +434,13 @@ static int dm_update(struct map *m, const void *key, const void *value,
 	return err == -ENOSPC ? -ENOMEM : err;
 }
 
-static int dm_delete(struct map *m, const void *key)
+static int hash_dpdk_delete(struct map *m, const void *key)
 {
-	struct dpdk_map *h = dm_of(m);
+	struct hash_dpdk *h = hash_dpdk_of(m);
 	hash_sig_t sig = rte_hash_hash(h->table, key);
 	struct map_spinlock *stripe = stripe_of(h, sig);
 	map_spin_lock(stripe);
-	struct dpdk_elem *e = find_hashed(h, key, sig);
+	struct hash_dpdk_elem *e = find_hashed(h, key, sig);
 	int32_t pos = e ? rte_hash_del_key_with_hash(h->table, key, sig)
 			: -ENOENT;
 	if (pos >= 0) {
@@ -452,7 +455,7 @@ static int dm_delete(struct map *m, const void *key)
 
 /* The iterator value just past key's slot, or 0 (from the first) when
  * key is not in the map. */
-static uint32_t iterator_after(struct dpdk_map *h, const void *key)
+static uint32_t iterator_after(struct hash_dpdk *h, const void *key)
 {
 	int32_t want = key ? rte_hash_lookup(h->table, key) : -ENOENT;
 	if (want < 0)
@@ -467,9 +470,10 @@ static uint32_t iterator_after(struct dpdk_map *h, const void *key)
 	return 0; /* moved or gone meanwhile: start again */
 }
 
-static int dm_get_next_key(struct map *m, const void *key, void *next_key)
+static int hash_dpdk_get_next_key(struct map *m, const void *key,
+				  void *next_key)
 {
-	struct dpdk_map *h = dm_of(m);
+	struct hash_dpdk *h = hash_dpdk_of(m);
 	const void *k;
 	void *data;
 	int err = -ENOENT;
@@ -485,10 +489,10 @@ static int dm_get_next_key(struct map *m, const void *key, void *next_key)
 
 /* The table in EAL's heap (buckets, extra buckets, key store, free-slot
  * rings and lcore caches), and our elements: one a live key. */
-static size_t dm_memory(const struct map *m)
+static size_t hash_dpdk_memory(const struct map *m)
 {
-	const struct dpdk_map *h = (const struct dpdk_map *)m;
-	size_t elem = sizeof(struct dpdk_elem) + m->attr.value_size;
+	const struct hash_dpdk *h = (const struct hash_dpdk *)m;
+	size_t elem = sizeof(struct hash_dpdk_elem) + m->attr.value_size;
 	return sizeof(*h) + h->table_bytes +
 	       atomic_load_explicit(&h->count, memory_order_relaxed) * elem;
 }
@@ -498,13 +502,13 @@ const struct map_ops hash_dpdk_ops = {
 	.description = "baseline: BPF hash semantics over DPDK's rte_hash "
 		       "(cuckoo, lock-free readers, several writers)",
 	.type = MAP_TYPE_HASH,
-	.create = dm_create,
-	.destroy = dm_destroy,
-	.lookup = dm_lookup,
-	.lookup_batch = dm_lookup_batch,
-	.lookup_copy = dm_lookup_copy,
-	.update = dm_update,
-	.delete = dm_delete,
-	.get_next_key = dm_get_next_key,
-	.memory = dm_memory,
+	.create = hash_dpdk_create,
+	.destroy = hash_dpdk_destroy,
+	.lookup = hash_dpdk_lookup,
+	.lookup_batch = hash_dpdk_lookup_batch,
+	.lookup_copy = hash_dpdk_lookup_copy,
+	.update = hash_dpdk_update,
+	.delete = hash_dpdk_delete,
+	.get_next_key = hash_dpdk_get_next_key,
+	.memory = hash_dpdk_memory,
 };
