@@ -52,6 +52,7 @@
  * Lock order: `lock`, then a bucket lock (lru_htab_evict).
  */
 #include "maps/base/lock.h"
+#include "maps/lru/core/lru_dump.h"
 #include "maps/lru/core/lru_htab.h"
 
 #include <errno.h>
@@ -208,7 +209,7 @@ static int clock_dump(struct lru_htab *h, FILE *f, enum map_dump_format fmt)
 			       "from the last key towards the first");
 	lru_dump_list(h, f, fmt, "ring", "ring", &c->ring, c->hand);
 	if (fmt == MAP_DUMP_TEXT)
-		fprintf(f, "free: %zu elements\n", lru_list_length(&c->free));
+		fprintf(f, "free: %zu elements\n", lru_dump_list_length(&c->free));
 	lru_dump_end(f, fmt);
 	map_spin_unlock(&c->lock);
 	return 0;

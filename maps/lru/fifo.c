@@ -34,6 +34,7 @@
  * Lock order: `lock`, then a bucket lock (lru_htab_evict).
  */
 #include "maps/base/lock.h"
+#include "maps/lru/core/lru_dump.h"
 #include "maps/lru/core/lru_htab.h"
 #include "maps/lru/core/lru_queue.h"
 
@@ -159,7 +160,7 @@ static int fifo_dump(struct lru_htab *h, FILE *f, enum map_dump_format fmt)
 			       "next");
 	lru_dump_list(h, f, fmt, "queue", "queue", &q->queue.head, NULL);
 	if (fmt == MAP_DUMP_TEXT)
-		fprintf(f, "free: %zu elements\n", lru_list_length(&q->free));
+		fprintf(f, "free: %zu elements\n", lru_dump_list_length(&q->free));
 	lru_dump_end(f, fmt);
 	map_spin_unlock(&q->lock);
 	return 0;

@@ -20,6 +20,7 @@
  * Lock order: `lock`, then a bucket lock (lru_htab_evict).
  */
 #include "maps/base/lock.h"
+#include "maps/lru/core/lru_dump.h"
 #include "maps/lru/core/lru_htab.h"
 
 #include <errno.h>
@@ -125,7 +126,7 @@ static int global_dump(struct lru_htab *h, FILE *f, enum map_dump_format fmt)
 	lru_dump_begin(f, fmt, "lru/global: most recently used first");
 	lru_dump_list(h, f, fmt, "used", "used, MRU first", &g->used, NULL);
 	if (fmt == MAP_DUMP_TEXT)
-		fprintf(f, "free: %zu elements\n", lru_list_length(&g->free));
+		fprintf(f, "free: %zu elements\n", lru_dump_list_length(&g->free));
 	lru_dump_end(f, fmt);
 	return 0;
 }

@@ -40,6 +40,7 @@
  */
 #include "maps/base/area.h"
 #include "maps/lru/core/bpf_lru.h"
+#include "maps/lru/core/lru_dump.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -91,6 +91,7 @@
  */
 #include "maps/base/area.h"
 #include "maps/base/lock.h"
+#include "maps/lru/core/lru_dump.h"
 #include "maps/lru/core/lru_htab.h"
 
 #include <errno.h>
@@ -524,7 +525,7 @@ static void partitioned_replaced(struct lru_htab *h, unsigned cpu,
 
 static void print_key_at(struct lru_htab *h, FILE *f, struct dlist *p)
 {
-	lru_print_key(f, h, node_of_link(h, p));
+	lru_dump_key(f, h, node_of_link(h, p));
 	uint64_t used = load(&dlist_entry(p, struct part_link, link)->last_used);
 	fprintf(f, "@%llu", (unsigned long long)(used - state(h)->born) / 1000);
 }

@@ -81,6 +81,7 @@
  * evicts).  Lock order: `lock`, then a bucket lock (lru_htab_evict).
  */
 #include "maps/base/lock.h"
+#include "maps/lru/core/lru_dump.h"
 #include "maps/lru/core/lru_htab.h"
 #include "maps/lru/core/lru_queue.h"
 
@@ -416,7 +417,7 @@ static void dump_queue_text(struct lru_htab *h, FILE *f, const char *name,
 	for (const struct dlist *p = q->head.next; p != &q->head; p = p->next) {
 		const struct lru_node *n = dlist_entry(p, struct lru_node, link);
 		fputc(' ', f);
-		lru_print_key(f, h, n);
+		lru_dump_key(f, h, n);
 		fprintf(f, ":%u", freq_of(n));
 	}
 	fputc('\n', f);
@@ -442,7 +443,7 @@ static int s3fifo_dump(struct lru_htab *h, FILE *f, enum map_dump_format fmt)
 		dump_queue_text(h, f, "main", &s->main, s->main_cap);
 		dump_ghost_text(f, &s->ghost);
 		fprintf(f, "free: %zu elements; evicted yet: %s\n",
-			lru_list_length(&s->free), s->has_evicted ? "yes" : "no");
+			lru_dump_list_length(&s->free), s->has_evicted ? "yes" : "no");
 	} else {
 		lru_dump_list(h, f, fmt, "small", "small", &s->small.head, NULL);
 		lru_dump_list(h, f, fmt, "main", "main", &s->main.head, NULL);

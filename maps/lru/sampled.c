@@ -56,6 +56,7 @@
  * bucket lock (lru_htab_evict).
  */
 #include "maps/base/lock.h"
+#include "maps/lru/core/lru_dump.h"
 #include "maps/lru/core/lru_htab.h"
 
 #include <errno.h>
@@ -287,12 +288,12 @@ static void dump_entry(struct lru_htab *h, FILE *f, enum map_dump_format fmt,
 	struct lru_node *n = lru_htab_node(h, u->index);
 	if (fmt == MAP_DUMP_TEXT) {
 		fputc(' ', f);
-		lru_print_key(f, h, n);
+		lru_dump_key(f, h, n);
 		fprintf(f, "@%llu", (unsigned long long)u->stamp);
 		return;
 	}
 	fprintf(f, "    live_%zu [label=\"", i);
-	lru_print_key(f, h, n);
+	lru_dump_key(f, h, n);
 	fprintf(f, " @%llu\"];\n", (unsigned long long)u->stamp);
 	if (i)
 		fprintf(f, "    live_%zu -> live_%zu;\n", i - 1, i);
@@ -324,7 +325,7 @@ static int sampled_dump(struct lru_htab *h, FILE *f, enum map_dump_format fmt)
 	if (fmt == MAP_DUMP_TEXT)
 		fprintf(f, "\nclock: %llu\nfree: %zu elements\n",
 			(unsigned long long)atomic_load(&s->clock),
-			lru_list_length(&s->free));
+			lru_dump_list_length(&s->free));
 	else
 		fputs("  }\n", f);
 	lru_dump_end(f, fmt);

@@ -14,6 +14,7 @@
  * evictions, replaces and deletes take it, lookups never do.
  */
 #include "maps/base/area.h"
+#include "maps/lru/core/lru_dump.h"
 #include "maps/lru/core/lru_ring.h"
 
 #include <errno.h>

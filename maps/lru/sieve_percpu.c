@@ -59,6 +59,7 @@
  * then a bucket lock; never two rings' locks.
  */
 #include "maps/base/area.h"
+#include "maps/lru/core/lru_dump.h"
 #include "maps/lru/core/lru_ring.h"
 
 #include <errno.h>

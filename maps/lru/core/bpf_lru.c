@@ -6,6 +6,7 @@
  * counts, since which key an update evicts depends on all of it.
  */
 #include "maps/lru/core/bpf_lru.h"
+#include "maps/lru/core/lru_dump.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -103,7 +103,8 @@ struct lru_policy {
 	 * LRU rounds up to a multiple of the cpus). */
 	uint32_t (*capacity)(const struct map_attr *a);
 
-	/* Optional: the inner state (map_ops.dump_state). */
+	/* Optional: the inner state (map_ops.dump_state), drawn with
+	 * lru_dump.h. */
 	int (*dump)(struct lru_htab *h, FILE *f, enum map_dump_format fmt);
 
 	/* Optional: bytes of the policy's own state beyond its lru_nodes
@@ -157,6 +158,7 @@ int lru_htab_update(struct map *m, const void *key, const void *value,
 int lru_htab_delete(struct map *m, const void *key);
 int lru_htab_get_next_key(struct map *m, const void *key, void *next);
 void lru_htab_work(const struct map *m, int cpu, struct map_work *w);
+/* the policy's dump (lru_dump.c) */
 int lru_htab_dump_state(struct map *m, FILE *f, enum map_dump_format fmt);
 void lru_htab_watch_evictions(struct map *m,
 			      void (*fn)(void *ctx, const void *key), void *ctx);
@@ -260,23 +262,5 @@ static inline struct lru_node *lru_node_of(struct dlist *p)
 {
 	return dlist_entry(p, struct lru_node, link);
 }
-
-/* --- dumps ------------------------------------------------------------------- */
-
-/*
- * One list, oldest last as the kernel draws it: "name (n): key*, key, ..."
- * (text; * marks a set ref bit) or a dot cluster of nodes.  hand, if not
- * NULL, is marked.  `id` names the dot cluster (unique in the graph).
- */
-void lru_dump_list(struct lru_htab *h, FILE *f, enum map_dump_format fmt,
-		   const char *id, const char *name, const struct dlist *head,
-		   const struct dlist *hand);
-/* Nodes on a list; a node's key as hex (for a policy's own dump lines). */
-size_t lru_list_length(const struct dlist *head);
-void lru_print_key(FILE *f, struct lru_htab *h, const struct lru_node *n);
-
-/* The digraph's opening and closing lines (dot); nothing for text. */
-void lru_dump_begin(FILE *f, enum map_dump_format fmt, const char *title);
-void lru_dump_end(FILE *f, enum map_dump_format fmt);
 
 #endif /* MAPLAB_LRU_HTAB_H */

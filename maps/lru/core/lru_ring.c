@@ -54,6 +54,7 @@
  * Lock order: `lock`, then a bucket lock (lru_htab_evict).
  */
 #include "maps/lru/core/lru_ring.h"
+#include "maps/lru/core/lru_dump.h"
 
 enum { ON_FREE, ON_QUEUE };
 
@@ -223,6 +224,6 @@ void lru_ring_dump(struct lru_htab *h, struct lru_ring *r, FILE *f,
 	lru_dump_list(h, f, fmt, id, name, &r->queue, hand_start(r));
 	if (fmt == MAP_DUMP_TEXT)
 		fprintf(f, "%s free: %zu elements\n", name,
-			lru_list_length(&r->free));
+			lru_dump_list_length(&r->free));
 	map_spin_unlock(&r->lock);
 }
