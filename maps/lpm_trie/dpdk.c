@@ -11,7 +11,7 @@
  *   key_size 20  IPv6, rte_fib6 with its TRIE table.
  * Every other key size is refused at create with -EINVAL and one line on
  * stderr, never faked.  The two differ only in DPDK's calls and sizes
- * (struct lpm_family: one table of operations each); slots, elements,
+ * (struct lpm_dpdk_family: one table of operations each); slots, elements,
  * the lock, flags, errors, the top prefixes and the walk are written once.
  *
  * rte_fib and rte_fib6 keep two structures for one table:
@@ -174,32 +174,34 @@
 
 /* An address, most significant byte first, as in the key: the family's
  * bytes, zero past them. */
-struct lpm_addr {
+struct lpm_dpdk_addr {
 	uint8_t b[ADDR_MAX];
 };
 
 /*
  * What differs between IPv4 (rte_fib, DIR-24-8) and IPv6 (rte_fib6,
- * TRIE): DPDK's calls, wrapped to take struct lpm_addr, and the sizes.
+ * TRIE): DPDK's calls, wrapped to take struct lpm_dpdk_addr, and the sizes.
  * `fib` is a struct rte_fib or rte_fib6, `rib` and `node` its RIB's.
  * Everything else (slots, elements, the lock, flags, errors, the top
  * prefixes, the walk) is the family's bits and these calls.
  */
-struct lpm_family {
+struct lpm_dpdk_family {
 	uint32_t key_size, bits;
 	uint32_t max_entries_cap; /* see the top comment's "Memory" */
 	void *(*fib_new)(const char *name, uint32_t max_entries);
 	void (*fib_free)(void *fib);
 	void *(*fib_rib)(void *fib);
-	int (*fib_add)(void *fib, const struct lpm_addr *a, uint8_t len,
+	int (*fib_add)(void *fib, const struct lpm_dpdk_addr *a, uint8_t len,
 		       uint64_t nh);
-	int (*fib_delete)(void *fib, const struct lpm_addr *a, uint8_t len);
+	int (*fib_delete)(void *fib, const struct lpm_dpdk_addr *a,
+			  uint8_t len);
 	/* n (1 to MAP_BATCH_MAX) full-length addresses' next hops */
-	void (*fib_lookup)(void *fib, const struct lpm_addr *a, uint64_t *nh,
-			   unsigned n);
-	void *(*rib_lookup)(void *rib, const struct lpm_addr *a);
+	void (*fib_lookup)(void *fib, const struct lpm_dpdk_addr *a,
+			   uint64_t *nh, unsigned n);
+	void *(*rib_lookup)(void *rib, const struct lpm_dpdk_addr *a);
 	void *(*rib_parent)(void *node);
-	void *(*rib_exact)(void *rib, const struct lpm_addr *a, uint8_t len);
+	void *(*rib_exact)(void *rib, const struct lpm_dpdk_addr *a,
+			   uint8_t len);
 	/* the node after last (NULL: the first) in get_nxt's walk of all */
 	void *(*rib_next)(void *rib, void *last);
 	uint8_t (*rib_depth)(const void *node);
@@ -207,31 +209,31 @@ struct lpm_family {
 };
 
 /* [rcu][key: key_size bytes as the update gave it][value, 8-aligned] */
-struct lpm_elem {
+struct lpm_dpdk_elem {
 	struct rcu_head rcu; /* first: map_rcu_free_block frees it */
 	_Alignas(8) uint8_t key[];
 };
 
 struct lpm_dpdk {
 	struct map map;
-	const struct lpm_family *fam;
+	const struct lpm_dpdk_family *fam;
 	void *fib;                     /* rte_fib or rte_fib6 */
 	void *rib;                     /* the FIB's own */
 	size_t fib_bytes;              /* EAL heap that the FIB took */
 	pthread_rwlock_t lock;         /* see the top comment */
-	struct lpm_elem **slots;       /* [max_entries]: next hop - 1 */
+	struct lpm_dpdk_elem **slots;  /* [max_entries]: next hop - 1 */
 	uint32_t *free;                /* [max_entries]: free slot stack */
 	uint32_t nfree;
 	uint32_t count;                /* prefixes in, top[] included */
 	/* The prefixes of the all-ones address, /0 included, kept beside
 	 * the FIB (see "top prefixes" above): top[len] is /len's element or
 	 * NULL. */
-	struct lpm_elem *top[BITS_MAX + 1];
+	struct lpm_dpdk_elem *top[BITS_MAX + 1];
 	uint32_t n_top; /* top[] entries in use: none, and a lookup never
 			   reads the FIB's element to compare lengths */
 };
 
-static struct lpm_dpdk *ld_of(struct map *m)
+static struct lpm_dpdk *lpm_dpdk_of(struct map *m)
 {
 	return (struct lpm_dpdk *)m;
 }
@@ -242,19 +244,20 @@ static size_t value_offset(const struct map *m)
 	return (m->attr.key_size + 7u) & ~(size_t)7;
 }
 
-static void *value_of(const struct lpm_dpdk *t, struct lpm_elem *e)
+static void *value_of(const struct lpm_dpdk *t, struct lpm_dpdk_elem *e)
 {
 	return e ? e->key + value_offset(&t->map) : NULL;
 }
 
 static size_t elem_size(const struct map *m)
 {
-	return sizeof(struct lpm_elem) + value_offset(m) + m->attr.value_size;
+	return sizeof(struct lpm_dpdk_elem) + value_offset(m) +
+	       m->attr.value_size;
 }
 
 /* --- IPv4: rte_fib, DIR-24-8 -------------------------------------------------- */
 
-static uint32_t v4_of(const struct lpm_addr *a)
+static uint32_t lpm_dpdk_v4_of(const struct lpm_dpdk_addr *a)
 {
 	return (uint32_t)a->b[0] << 24 | (uint32_t)a->b[1] << 16 |
 	       (uint32_t)a->b[2] << 8 | a->b[3];
@@ -262,7 +265,7 @@ static uint32_t v4_of(const struct lpm_addr *a)
 
 /* Next hops are at most 2^(8 * nh_sz - 1) - 1 (one bit of each entry
  * marks "extended to a tbl8 group"). */
-static enum rte_fib_dir24_8_nh_sz v4_nh_size_for(uint32_t max_entries)
+static enum rte_fib_dir24_8_nh_sz lpm_dpdk_v4_nh_size_for(uint32_t max_entries)
 {
 	if (max_entries <= 127)
 		return RTE_FIB_DIR24_8_1B;
@@ -273,93 +276,101 @@ static enum rte_fib_dir24_8_nh_sz v4_nh_size_for(uint32_t max_entries)
 
 /* num_tbl8 = max_entries: a prefix longer than /24 needs at most the one
  * group of its /24. */
-static void *v4_fib_new(const char *name, uint32_t max_entries)
+static void *lpm_dpdk_v4_fib_new(const char *name, uint32_t max_entries)
 {
 	struct rte_fib_conf conf = {
 		.type = RTE_FIB_DIR24_8,
 		.default_nh = NO_ROUTE,
 		.max_routes = (int)max_entries,
-		.dir24_8 = { .nh_sz = v4_nh_size_for(max_entries),
+		.dir24_8 = { .nh_sz = lpm_dpdk_v4_nh_size_for(max_entries),
 			     .num_tbl8 = max_entries },
 	};
 	return rte_fib_create(name, SOCKET_ID_ANY, &conf);
 }
 
-static void v4_fib_free(void *fib)
+static void lpm_dpdk_v4_fib_free(void *fib)
 {
 	rte_fib_free(fib);
 }
 
-static void *v4_fib_rib(void *fib)
+static void *lpm_dpdk_v4_fib_rib(void *fib)
 {
 	return rte_fib_get_rib(fib);
 }
 
-static int v4_fib_add(void *fib, const struct lpm_addr *a, uint8_t len,
-		      uint64_t nh)
+static int lpm_dpdk_v4_fib_add(void *fib, const struct lpm_dpdk_addr *a,
+			       uint8_t len, uint64_t nh)
 {
-	return rte_fib_add(fib, v4_of(a), len, nh);
+	return rte_fib_add(fib, lpm_dpdk_v4_of(a), len, nh);
 }
 
-static int v4_fib_delete(void *fib, const struct lpm_addr *a, uint8_t len)
+static int lpm_dpdk_v4_fib_delete(void *fib, const struct lpm_dpdk_addr *a,
+				  uint8_t len)
 {
-	return rte_fib_delete(fib, v4_of(a), len);
+	return rte_fib_delete(fib, lpm_dpdk_v4_of(a), len);
 }
 
-static void v4_fib_lookup(void *fib, const struct lpm_addr *a, uint64_t *nh,
-			  unsigned n)
+static void lpm_dpdk_v4_fib_lookup(void *fib, const struct lpm_dpdk_addr *a,
+				   uint64_t *nh, unsigned n)
 {
 	uint32_t ips[MAP_BATCH_MAX];
 	for (unsigned i = 0; i < n; i++)
-		ips[i] = v4_of(&a[i]);
+		ips[i] = lpm_dpdk_v4_of(&a[i]);
 	rte_fib_lookup_bulk(fib, ips, nh, (int)n);
 }
 
-static void *v4_rib_lookup(void *rib, const struct lpm_addr *a)
+static void *lpm_dpdk_v4_rib_lookup(void *rib, const struct lpm_dpdk_addr *a)
 {
-	return rte_rib_lookup(rib, v4_of(a));
+	return rte_rib_lookup(rib, lpm_dpdk_v4_of(a));
 }
 
-static void *v4_rib_parent(void *node)
+static void *lpm_dpdk_v4_rib_parent(void *node)
 {
 	return rte_rib_lookup_parent(node);
 }
 
-static void *v4_rib_exact(void *rib, const struct lpm_addr *a, uint8_t len)
+static void *lpm_dpdk_v4_rib_exact(void *rib, const struct lpm_dpdk_addr *a,
+				   uint8_t len)
 {
-	return rte_rib_lookup_exact(rib, v4_of(a), len);
+	return rte_rib_lookup_exact(rib, lpm_dpdk_v4_of(a), len);
 }
 
-static void *v4_rib_next(void *rib, void *last)
+static void *lpm_dpdk_v4_rib_next(void *rib, void *last)
 {
 	return rte_rib_get_nxt(rib, 0, 0, last, RTE_RIB_GET_NXT_ALL);
 }
 
-static uint8_t v4_rib_depth(const void *node)
+static uint8_t lpm_dpdk_v4_rib_depth(const void *node)
 {
 	uint8_t depth = 0;
 	rte_rib_get_depth(node, &depth);
 	return depth;
 }
 
-static uint64_t v4_rib_nh(const void *node)
+static uint64_t lpm_dpdk_v4_rib_nh(const void *node)
 {
 	uint64_t nh = NO_ROUTE;
 	rte_rib_get_nh(node, &nh);
 	return nh;
 }
 
-static const struct lpm_family ipv4 = {
+static const struct lpm_dpdk_family ipv4 = {
 	.key_size = MAP_LPM_PREFIX_BYTES + 4, .bits = 32,
 	/* 2^20 prefixes: 1 GiB of 4-byte tbl8 groups and a 64 MiB tbl24,
 	 * a third of EAL's 3 GiB heap. */
 	.max_entries_cap = 1u << 20,
-	.fib_new = v4_fib_new, .fib_free = v4_fib_free,
-	.fib_rib = v4_fib_rib, .fib_add = v4_fib_add,
-	.fib_delete = v4_fib_delete, .fib_lookup = v4_fib_lookup,
-	.rib_lookup = v4_rib_lookup, .rib_parent = v4_rib_parent,
-	.rib_exact = v4_rib_exact, .rib_next = v4_rib_next,
-	.rib_depth = v4_rib_depth, .rib_nh = v4_rib_nh,
+	.fib_new = lpm_dpdk_v4_fib_new,
+	.fib_free = lpm_dpdk_v4_fib_free,
+	.fib_rib = lpm_dpdk_v4_fib_rib,
+	.fib_add = lpm_dpdk_v4_fib_add,
+	.fib_delete = lpm_dpdk_v4_fib_delete,
+	.fib_lookup = lpm_dpdk_v4_fib_lookup,
+	.rib_lookup = lpm_dpdk_v4_rib_lookup,
+	.rib_parent = lpm_dpdk_v4_rib_parent,
+	.rib_exact = lpm_dpdk_v4_rib_exact,
+	.rib_next = lpm_dpdk_v4_rib_next,
+	.rib_depth = lpm_dpdk_v4_rib_depth,
+	.rib_nh = lpm_dpdk_v4_rib_nh,
 };
 
 /* --- IPv6: rte_fib6, TRIE ----------------------------------------------------- */
@@ -382,110 +393,119 @@ static const struct lpm_family ipv4 = {
  */
 #define V6_TBL8_PER_PREFIX 13u
 
-static uint32_t v6_num_tbl8(uint32_t max_entries)
+static uint32_t lpm_dpdk_v6_num_tbl8(uint32_t max_entries)
 {
 	return V6_TBL8_PER_PREFIX * max_entries + 1;
 }
 
 /* Next hops and num_tbl8 both at most 2^(8 * entry bytes - 1) - 1. */
-static enum rte_fib_trie_nh_sz v6_nh_size_for(uint32_t max_entries)
+static enum rte_fib_trie_nh_sz lpm_dpdk_v6_nh_size_for(uint32_t max_entries)
 {
-	return v6_num_tbl8(max_entries) <= 32767 ? RTE_FIB6_TRIE_2B
+	return lpm_dpdk_v6_num_tbl8(max_entries) <= 32767 ? RTE_FIB6_TRIE_2B
 						 : RTE_FIB6_TRIE_4B;
 }
 
-static void *v6_fib_new(const char *name, uint32_t max_entries)
+static void *lpm_dpdk_v6_fib_new(const char *name, uint32_t max_entries)
 {
 	struct rte_fib6_conf conf = {
 		.type = RTE_FIB6_TRIE,
 		.default_nh = NO_ROUTE,
 		.max_routes = (int)max_entries,
-		.trie = { .nh_sz = v6_nh_size_for(max_entries),
-			  .num_tbl8 = v6_num_tbl8(max_entries) },
+		.trie = { .nh_sz = lpm_dpdk_v6_nh_size_for(max_entries),
+			  .num_tbl8 = lpm_dpdk_v6_num_tbl8(max_entries) },
 	};
 	return rte_fib6_create(name, SOCKET_ID_ANY, &conf);
 }
 
-static void v6_fib_free(void *fib)
+static void lpm_dpdk_v6_fib_free(void *fib)
 {
 	rte_fib6_free(fib);
 }
 
-static void *v6_fib_rib(void *fib)
+static void *lpm_dpdk_v6_fib_rib(void *fib)
 {
 	return rte_fib6_get_rib(fib);
 }
 
-static int v6_fib_add(void *fib, const struct lpm_addr *a, uint8_t len,
-		      uint64_t nh)
+static int lpm_dpdk_v6_fib_add(void *fib, const struct lpm_dpdk_addr *a,
+			       uint8_t len, uint64_t nh)
 {
 	return rte_fib6_add(fib, a->b, len, nh);
 }
 
-static int v6_fib_delete(void *fib, const struct lpm_addr *a, uint8_t len)
+static int lpm_dpdk_v6_fib_delete(void *fib, const struct lpm_dpdk_addr *a,
+				  uint8_t len)
 {
 	return rte_fib6_delete(fib, a->b, len);
 }
 
-static void v6_fib_lookup(void *fib, const struct lpm_addr *a, uint64_t *nh,
-			  unsigned n)
+static void lpm_dpdk_v6_fib_lookup(void *fib, const struct lpm_dpdk_addr *a,
+				   uint64_t *nh, unsigned n)
 {
-	_Static_assert(sizeof(struct lpm_addr) == RTE_FIB6_IPV6_ADDR_SIZE,
-		       "an array of lpm_addr is rte_fib6's array of addresses");
+	_Static_assert(sizeof(struct lpm_dpdk_addr) == RTE_FIB6_IPV6_ADDR_SIZE,
+		       "an array of lpm_dpdk_addr is rte_fib6's array of "
+		       "addresses");
 	rte_fib6_lookup_bulk(fib, (uint8_t(*)[RTE_FIB6_IPV6_ADDR_SIZE])a, nh,
 			     (int)n);
 }
 
-static void *v6_rib_lookup(void *rib, const struct lpm_addr *a)
+static void *lpm_dpdk_v6_rib_lookup(void *rib, const struct lpm_dpdk_addr *a)
 {
 	return rte_rib6_lookup(rib, a->b);
 }
 
-static void *v6_rib_parent(void *node)
+static void *lpm_dpdk_v6_rib_parent(void *node)
 {
 	return rte_rib6_lookup_parent(node);
 }
 
-static void *v6_rib_exact(void *rib, const struct lpm_addr *a, uint8_t len)
+static void *lpm_dpdk_v6_rib_exact(void *rib, const struct lpm_dpdk_addr *a,
+				   uint8_t len)
 {
 	return rte_rib6_lookup_exact(rib, a->b, len);
 }
 
-static void *v6_rib_next(void *rib, void *last)
+static void *lpm_dpdk_v6_rib_next(void *rib, void *last)
 {
 	static const uint8_t any[RTE_RIB6_IPV6_ADDR_SIZE];
 	return rte_rib6_get_nxt(rib, any, 0, last, RTE_RIB6_GET_NXT_ALL);
 }
 
-static uint8_t v6_rib_depth(const void *node)
+static uint8_t lpm_dpdk_v6_rib_depth(const void *node)
 {
 	uint8_t depth = 0;
 	rte_rib6_get_depth(node, &depth);
 	return depth;
 }
 
-static uint64_t v6_rib_nh(const void *node)
+static uint64_t lpm_dpdk_v6_rib_nh(const void *node)
 {
 	uint64_t nh = NO_ROUTE;
 	rte_rib6_get_nh(node, &nh);
 	return nh;
 }
 
-static const struct lpm_family ipv6 = {
+static const struct lpm_dpdk_family ipv6 = {
 	.key_size = MAP_LPM_PREFIX_BYTES + 16, .bits = 128,
 	/* 2^14 prefixes: a 64 MiB tbl24 and 208 MiB of tbl8 groups (279
 	 * MiB of EAL's heap in all), and room for a second such table while
 	 * fib_rebuild_locked builds it. */
 	.max_entries_cap = 1u << 14,
-	.fib_new = v6_fib_new, .fib_free = v6_fib_free,
-	.fib_rib = v6_fib_rib, .fib_add = v6_fib_add,
-	.fib_delete = v6_fib_delete, .fib_lookup = v6_fib_lookup,
-	.rib_lookup = v6_rib_lookup, .rib_parent = v6_rib_parent,
-	.rib_exact = v6_rib_exact, .rib_next = v6_rib_next,
-	.rib_depth = v6_rib_depth, .rib_nh = v6_rib_nh,
+	.fib_new = lpm_dpdk_v6_fib_new,
+	.fib_free = lpm_dpdk_v6_fib_free,
+	.fib_rib = lpm_dpdk_v6_fib_rib,
+	.fib_add = lpm_dpdk_v6_fib_add,
+	.fib_delete = lpm_dpdk_v6_fib_delete,
+	.fib_lookup = lpm_dpdk_v6_fib_lookup,
+	.rib_lookup = lpm_dpdk_v6_rib_lookup,
+	.rib_parent = lpm_dpdk_v6_rib_parent,
+	.rib_exact = lpm_dpdk_v6_rib_exact,
+	.rib_next = lpm_dpdk_v6_rib_next,
+	.rib_depth = lpm_dpdk_v6_rib_depth,
+	.rib_nh = lpm_dpdk_v6_rib_nh,
 };
 
-static const struct lpm_family *family_of(uint32_t key_size)
+static const struct lpm_dpdk_family *family_of(uint32_t key_size)
 {
 	if (key_size == ipv4.key_size)
 		return &ipv4;
@@ -497,10 +517,10 @@ static const struct lpm_family *family_of(uint32_t key_size)
 /* --- keys ------------------------------------------------------------------- */
 
 /* The key's address masked to its first len bits (len <= the family's). */
-static struct lpm_addr masked(const struct lpm_family *f, const void *key,
-			      uint32_t len)
+static struct lpm_dpdk_addr masked(const struct lpm_dpdk_family *f,
+				   const void *key, uint32_t len)
 {
-	struct lpm_addr a = { { 0 } };
+	struct lpm_dpdk_addr a = { { 0 } };
 	memcpy(a.b, lpm_data_of(key), f->bits / 8);
 	for (uint32_t i = len / 8; i < ADDR_MAX; i++)
 		a.b[i] &= i == len / 8 ? (uint8_t)(0xff00u >> (len % 8)) : 0;
@@ -508,14 +528,15 @@ static struct lpm_addr masked(const struct lpm_family *f, const void *key,
 }
 
 /* The key's whole address. */
-static struct lpm_addr addr_of(const struct lpm_family *f, const void *key)
+static struct lpm_dpdk_addr addr_of(const struct lpm_dpdk_family *f,
+				    const void *key)
 {
 	return masked(f, key, f->bits);
 }
 
 /* How many leading bits of a are ones (the family's bits at most). */
-static uint32_t leading_ones(const struct lpm_family *f,
-			     const struct lpm_addr *a)
+static uint32_t leading_ones(const struct lpm_dpdk_family *f,
+			     const struct lpm_dpdk_addr *a)
 {
 	uint32_t n = 0;
 	for (uint32_t i = 0; i < f->bits / 8; i++) {
@@ -526,19 +547,19 @@ static uint32_t leading_ones(const struct lpm_family *f,
 	return n;
 }
 
-static struct lpm_elem *elem_of_nh(const struct lpm_dpdk *t, uint64_t nh)
+static struct lpm_dpdk_elem *elem_of_nh(const struct lpm_dpdk *t, uint64_t nh)
 {
 	return nh == NO_ROUTE ? NULL : t->slots[nh - 1];
 }
 
-static struct lpm_elem *elem_of_node(const struct lpm_dpdk *t, void *n)
+static struct lpm_dpdk_elem *elem_of_node(const struct lpm_dpdk *t, void *n)
 {
 	return n ? elem_of_nh(t, t->fam->rib_nh(n)) : NULL;
 }
 
 /* A prefix of the all-ones address (its range ends at the end of the
  * address space; /0 is one)?  a masked to len. */
-static bool is_top(const struct lpm_dpdk *t, const struct lpm_addr *a,
+static bool is_top(const struct lpm_dpdk *t, const struct lpm_dpdk_addr *a,
 		   uint32_t len)
 {
 	return leading_ones(t->fam, a) >= len;
@@ -546,9 +567,9 @@ static bool is_top(const struct lpm_dpdk *t, const struct lpm_addr *a,
 
 /* The longest top prefix no longer than len that a falls in and that is
  * longer than `than` (-1: any), or NULL.  Lock held. */
-static struct lpm_elem *top_match(const struct lpm_dpdk *t,
-				  const struct lpm_addr *a, uint32_t len,
-				  int than)
+static struct lpm_dpdk_elem *top_match(const struct lpm_dpdk *t,
+				       const struct lpm_dpdk_addr *a,
+				       uint32_t len, int than)
 {
 	uint32_t ones = leading_ones(t->fam, a);
 	for (int l = (int)(ones < len ? ones : len); l > than; l--)
@@ -562,7 +583,7 @@ static struct lpm_elem *top_match(const struct lpm_dpdk *t,
 /* A new FIB (and its RIB) for max_entries prefixes, with the EAL heap it
  * took in *bytes (another thread's allocation at the same moment would be
  * counted too). */
-static void *fib_new(const struct lpm_family *f, uint32_t max_entries,
+static void *fib_new(const struct lpm_dpdk_family *f, uint32_t max_entries,
 		     size_t *bytes)
 {
 	static atomic_uint serial; /* rte_fib names are process-wide */
@@ -577,7 +598,7 @@ static void *fib_new(const struct lpm_family *f, uint32_t max_entries,
 /* Our checks beyond the kernel's: IPv4 or IPv6 keys, a table that fits. */
 static int check_dpdk_attr(const struct map_attr *attr)
 {
-	const struct lpm_family *f = family_of(attr->key_size);
+	const struct lpm_dpdk_family *f = family_of(attr->key_size);
 	if (!f) {
 		fprintf(stderr, "lpm_trie/dpdk: key_size %u: only IPv4 keys "
 			"(key_size 8, rte_fib) and IPv6 keys (key_size 20, "
@@ -595,7 +616,7 @@ static int check_dpdk_attr(const struct map_attr *attr)
 	return 0;
 }
 
-static void ld_free(struct lpm_dpdk *t)
+static void lpm_dpdk_free(struct lpm_dpdk *t)
 {
 	if (t->fib)
 		t->fam->fib_free(t->fib);
@@ -605,15 +626,15 @@ static void ld_free(struct lpm_dpdk *t)
 	free(t);
 }
 
-static void ld_destroy(struct map *m)
+static void lpm_dpdk_destroy(struct map *m)
 {
-	struct lpm_dpdk *t = ld_of(m);
+	struct lpm_dpdk *t = lpm_dpdk_of(m);
 	map_rcu_barrier(); /* replaced and deleted elements still queued */
 	for (uint32_t i = 0; i < m->attr.max_entries; i++)
 		free(t->slots[i]);
 	for (uint32_t l = 0; l <= BITS_MAX; l++)
 		free(t->top[l]);
-	ld_free(t);
+	lpm_dpdk_free(t);
 }
 
 static int lock_init(pthread_rwlock_t *lock)
@@ -627,7 +648,7 @@ static int lock_init(pthread_rwlock_t *lock)
 	return -err;
 }
 
-static int ld_create(const struct map_attr *attr, struct map **out)
+static int lpm_dpdk_create(const struct map_attr *attr, struct map **out)
 {
 	int err = map_check_lpm_attr(attr);
 	if (err || (err = check_dpdk_attr(attr)))
@@ -651,7 +672,7 @@ static int ld_create(const struct map_attr *attr, struct map **out)
 	if (t->slots && t->free)
 		t->fib = fib_new(t->fam, attr->max_entries, &t->fib_bytes);
 	if (!t->fib) {
-		ld_free(t);
+		lpm_dpdk_free(t);
 		return -ENOMEM;
 	}
 	t->rib = t->fam->fib_rib(t->fib);
@@ -666,10 +687,11 @@ static int ld_create(const struct map_attr *attr, struct map **out)
 
 /* The longest prefix of length <= len in the FIB and RIB matching a.
  * Read lock. */
-static struct lpm_elem *fib_longest(struct lpm_dpdk *t,
-				    const struct lpm_addr *a, uint32_t len)
+static struct lpm_dpdk_elem *fib_longest(struct lpm_dpdk *t,
+					 const struct lpm_dpdk_addr *a,
+					 uint32_t len)
 {
-	const struct lpm_family *f = t->fam;
+	const struct lpm_dpdk_family *f = t->fam;
 	if (len == f->bits) {
 		uint64_t nh = NO_ROUTE;
 		f->fib_lookup(t->fib, a, &nh, 1);
@@ -683,32 +705,34 @@ static struct lpm_elem *fib_longest(struct lpm_dpdk *t,
 
 /* e (the FIB's or RIB's answer for a, at most len long), unless a stored
  * top prefix that a falls in is longer.  Read lock. */
-static struct lpm_elem *with_top(struct lpm_dpdk *t, const struct lpm_addr *a,
-				 uint32_t len, struct lpm_elem *e)
+static struct lpm_dpdk_elem *with_top(struct lpm_dpdk *t,
+				      const struct lpm_dpdk_addr *a,
+				      uint32_t len, struct lpm_dpdk_elem *e)
 {
 	if (!t->n_top) /* the common case: skip the element's line */
 		return e;
 	int found = e ? (int)lpm_prefixlen_of(e->key) : -1;
-	struct lpm_elem *top = top_match(t, a, len, found);
+	struct lpm_dpdk_elem *top = top_match(t, a, len, found);
 	return top ? top : e;
 }
 
 /* The longest stored prefix of length <= len matching a.  Read lock. */
-static struct lpm_elem *find_longest(struct lpm_dpdk *t,
-				     const struct lpm_addr *a, uint32_t len)
+static struct lpm_dpdk_elem *find_longest(struct lpm_dpdk *t,
+					  const struct lpm_dpdk_addr *a,
+					  uint32_t len)
 {
 	return with_top(t, a, len, fib_longest(t, a, len));
 }
 
-static void *ld_lookup(struct map *m, const void *key)
+static void *lpm_dpdk_lookup(struct map *m, const void *key)
 {
-	struct lpm_dpdk *t = ld_of(m);
+	struct lpm_dpdk *t = lpm_dpdk_of(m);
 	uint32_t len = lpm_prefixlen_of(key);
 	if (len > t->fam->bits)
 		return NULL;
-	struct lpm_addr a = addr_of(t->fam, key);
+	struct lpm_dpdk_addr a = addr_of(t->fam, key);
 	pthread_rwlock_rdlock(&t->lock);
-	struct lpm_elem *e = find_longest(t, &a, len);
+	struct lpm_dpdk_elem *e = find_longest(t, &a, len);
 	pthread_rwlock_unlock(&t->lock);
 	return value_of(t, e);
 }
@@ -717,16 +741,16 @@ static void *ld_lookup(struct map *m, const void *key)
  * A batch under one read lock: the full-length keys' addresses in one
  * rte_fib_lookup_bulk or rte_fib6_lookup_bulk (DIR-24-8's and TRIE's
  * lookups of several addresses at once), the shorter keys through the RIB
- * one at a time, as ld_lookup.
+ * one at a time, as lpm_dpdk_lookup.
  */
-static unsigned ld_lookup_batch(struct map *m, const void *keys, unsigned n,
-				void **values)
+static unsigned lpm_dpdk_lookup_batch(struct map *m, const void *keys,
+				      unsigned n, void **values)
 {
-	struct lpm_dpdk *t = ld_of(m);
-	const struct lpm_family *f = t->fam;
+	struct lpm_dpdk *t = lpm_dpdk_of(m);
+	const struct lpm_dpdk_family *f = t->fam;
 	const uint8_t *k = keys;
 	uint32_t ks = m->attr.key_size;
-	struct lpm_addr addr[MAP_BATCH_MAX];
+	struct lpm_dpdk_addr addr[MAP_BATCH_MAX];
 	uint64_t nh[MAP_BATCH_MAX];
 	unsigned full[MAP_BATCH_MAX], n_full = 0, hits = 0;
 	pthread_rwlock_rdlock(&t->lock);
@@ -738,15 +762,15 @@ static unsigned ld_lookup_batch(struct map *m, const void *keys, unsigned n,
 			addr[n_full] = addr_of(f, key);
 			full[n_full++] = i;
 		} else if (len < f->bits) {
-			struct lpm_addr a = addr_of(f, key);
-			struct lpm_elem *e = find_longest(t, &a, len);
+			struct lpm_dpdk_addr a = addr_of(f, key);
+			struct lpm_dpdk_elem *e = find_longest(t, &a, len);
 			values[i] = value_of(t, e);
 		}
 	}
 	if (n_full)
 		f->fib_lookup(t->fib, addr, nh, n_full);
 	for (unsigned j = 0; j < n_full; j++) {
-		struct lpm_elem *e = with_top(t, &addr[j], f->bits,
+		struct lpm_dpdk_elem *e = with_top(t, &addr[j], f->bits,
 					      elem_of_nh(t, nh[j]));
 		values[full[j]] = value_of(t, e);
 	}
@@ -756,17 +780,17 @@ static unsigned ld_lookup_batch(struct map *m, const void *keys, unsigned n,
 	return hits;
 }
 
-static int ld_lookup_copy(struct map *m, const void *key, void *value)
+static int lpm_dpdk_lookup_copy(struct map *m, const void *key, void *value)
 {
-	return map_copy_value_rcu(m, ld_lookup, key, value);
+	return map_copy_value_rcu(m, lpm_dpdk_lookup, key, value);
 }
 
 /* --- update and delete ---------------------------------------------------------- */
 
-static struct lpm_elem *elem_new(const struct lpm_dpdk *t, const void *key,
-				 const void *value)
+static struct lpm_dpdk_elem *elem_new(const struct lpm_dpdk *t, const void *key,
+				      const void *value)
 {
-	struct lpm_elem *e = malloc(elem_size(&t->map));
+	struct lpm_dpdk_elem *e = malloc(elem_size(&t->map));
 	if (e) {
 		memcpy(e->key, key, t->map.attr.key_size);
 		memcpy(value_of(t, e), value, t->map.attr.value_size);
@@ -775,7 +799,7 @@ static struct lpm_elem *elem_new(const struct lpm_dpdk *t, const void *key,
 }
 
 /* The slot of the exact prefix (next hop - 1), or -1.  Lock held. */
-static int64_t slot_of_prefix(struct lpm_dpdk *t, const struct lpm_addr *a,
+static int64_t slot_of_prefix(struct lpm_dpdk *t, const struct lpm_dpdk_addr *a,
 			      uint32_t len)
 {
 	void *n = t->fam->rib_exact(t->rib, a, (uint8_t)len);
@@ -792,7 +816,7 @@ static int64_t slot_of_prefix(struct lpm_dpdk *t, const struct lpm_addr *a,
  */
 static int fib_rebuild_locked(struct lpm_dpdk *t)
 {
-	const struct lpm_family *f = t->fam;
+	const struct lpm_dpdk_family *f = t->fam;
 	size_t bytes;
 	void *fib = fib_new(f, t->map.attr.max_entries, &bytes);
 	if (!fib)
@@ -801,7 +825,7 @@ static int fib_rebuild_locked(struct lpm_dpdk *t)
 		if (!t->slots[i])
 			continue;
 		uint32_t len = lpm_prefixlen_of(t->slots[i]->key);
-		struct lpm_addr a = masked(f, t->slots[i]->key, len);
+		struct lpm_dpdk_addr a = masked(f, t->slots[i]->key, len);
 		if (f->fib_add(fib, &a, (uint8_t)len, (uint64_t)i + 1) < 0) {
 			f->fib_free(fib);
 			return -ENOMEM;
@@ -815,8 +839,8 @@ static int fib_rebuild_locked(struct lpm_dpdk *t)
 }
 
 /* A new prefix: a free slot and the FIB's route to it.  Write lock. */
-static int add_locked(struct lpm_dpdk *t, const struct lpm_addr *a,
-		      uint32_t len, struct lpm_elem *e)
+static int add_locked(struct lpm_dpdk *t, const struct lpm_dpdk_addr *a,
+		      uint32_t len, struct lpm_dpdk_elem *e)
 {
 	if (t->count == t->map.attr.max_entries)
 		return -ENOSPC;
@@ -838,8 +862,8 @@ static int add_locked(struct lpm_dpdk *t, const struct lpm_addr *a,
 }
 
 /* A top prefix: its own place, never the FIB.  Write lock. */
-static int update_top(struct lpm_dpdk *t, uint32_t len, struct lpm_elem *e,
-		      uint64_t flags, struct lpm_elem **old)
+static int update_top(struct lpm_dpdk *t, uint32_t len, struct lpm_dpdk_elem *e,
+		      uint64_t flags, struct lpm_dpdk_elem **old)
 {
 	int err = map_update_flags_check(t->top[len] != NULL, flags);
 	if (err)
@@ -853,9 +877,9 @@ static int update_top(struct lpm_dpdk *t, uint32_t len, struct lpm_elem *e,
 	return 0;
 }
 
-static int update_locked(struct lpm_dpdk *t, const struct lpm_addr *a,
-			 uint32_t len, struct lpm_elem *e, uint64_t flags,
-			 struct lpm_elem **old)
+static int update_locked(struct lpm_dpdk *t, const struct lpm_dpdk_addr *a,
+			 uint32_t len, struct lpm_dpdk_elem *e, uint64_t flags,
+			 struct lpm_dpdk_elem **old)
 {
 	if (is_top(t, a, len))
 		return update_top(t, len, e, flags, old);
@@ -870,18 +894,18 @@ static int update_locked(struct lpm_dpdk *t, const struct lpm_addr *a,
 	return 0;
 }
 
-static int ld_update(struct map *m, const void *key, const void *value,
-		     uint64_t flags)
+static int lpm_dpdk_update(struct map *m, const void *key, const void *value,
+			   uint64_t flags)
 {
-	struct lpm_dpdk *t = ld_of(m);
+	struct lpm_dpdk *t = lpm_dpdk_of(m);
 	uint32_t len = lpm_prefixlen_of(key);
 	int err = map_update_flags_valid(flags);
 	if (err)
 		return err;
 	if (len > t->fam->bits)
 		return -EINVAL;
-	struct lpm_addr a = masked(t->fam, key, len);
-	struct lpm_elem *e = elem_new(t, key, value), *old = NULL;
+	struct lpm_dpdk_addr a = masked(t->fam, key, len);
+	struct lpm_dpdk_elem *e = elem_new(t, key, value), *old = NULL;
 	if (!e)
 		return -ENOMEM;
 	pthread_rwlock_wrlock(&t->lock);
@@ -897,8 +921,8 @@ static int ld_update(struct map *m, const void *key, const void *value,
 /* The exact prefix a/len out of the FIB (or top[]), its element in
  * *gone: 0, -ENOENT if it is not in, -ENOMEM (still in) if DPDK could
  * not delete it and no new table could be built.  Write lock. */
-static int delete_locked(struct lpm_dpdk *t, const struct lpm_addr *a,
-			 uint32_t len, struct lpm_elem **gone)
+static int delete_locked(struct lpm_dpdk *t, const struct lpm_dpdk_addr *a,
+			 uint32_t len, struct lpm_dpdk_elem **gone)
 {
 	if (is_top(t, a, len)) {
 		if (!(*gone = t->top[len]))
@@ -926,14 +950,14 @@ static int delete_locked(struct lpm_dpdk *t, const struct lpm_addr *a,
 	return 0;
 }
 
-static int ld_delete(struct map *m, const void *key)
+static int lpm_dpdk_delete(struct map *m, const void *key)
 {
-	struct lpm_dpdk *t = ld_of(m);
+	struct lpm_dpdk *t = lpm_dpdk_of(m);
 	uint32_t len = lpm_prefixlen_of(key);
 	if (len > t->fam->bits)
 		return -EINVAL;
-	struct lpm_addr a = masked(t->fam, key, len);
-	struct lpm_elem *gone = NULL;
+	struct lpm_dpdk_addr a = masked(t->fam, key, len);
+	struct lpm_dpdk_elem *gone = NULL;
 	pthread_rwlock_wrlock(&t->lock);
 	int err = delete_locked(t, &a, len, &gone);
 	pthread_rwlock_unlock(&t->lock);
@@ -945,7 +969,7 @@ static int ld_delete(struct map *m, const void *key)
 /* --- get_next_key ------------------------------------------------------------------ */
 
 /* The stored top prefix after /len (the next shorter one), or NULL. */
-static struct lpm_elem *top_after(const struct lpm_dpdk *t, int len)
+static struct lpm_dpdk_elem *top_after(const struct lpm_dpdk *t, int len)
 {
 	for (int l = len - 1; l >= 0; l--)
 		if (t->top[l])
@@ -956,12 +980,13 @@ static struct lpm_elem *top_after(const struct lpm_dpdk *t, int len)
 /* The element after key in the walk: the RIB's nodes in get_nxt's order,
  * then the top prefixes, longest first.  key NULL or not in the map: the
  * first.  Read lock. */
-static struct lpm_elem *walk_next(struct lpm_dpdk *t, const void *key)
+static struct lpm_dpdk_elem *walk_next(struct lpm_dpdk *t, const void *key)
 {
-	const struct lpm_family *f = t->fam;
+	const struct lpm_dpdk_family *f = t->fam;
 	uint32_t len = key ? lpm_prefixlen_of(key) : 0;
 	bool valid = key && len <= f->bits;
-	struct lpm_addr a = valid ? masked(f, key, len) : (struct lpm_addr){ 0 };
+	struct lpm_dpdk_addr a =
+		valid ? masked(f, key, len) : (struct lpm_dpdk_addr){ 0 };
 	void *from = NULL;
 	if (valid && is_top(t, &a, len) && t->top[len])
 		return top_after(t, (int)len);
@@ -971,12 +996,12 @@ static struct lpm_elem *walk_next(struct lpm_dpdk *t, const void *key)
 	return n ? elem_of_node(t, n) : top_after(t, (int)f->bits + 1);
 }
 
-static int ld_get_next_key(struct map *m, const void *key, void *next_key)
+static int lpm_dpdk_get_next_key(struct map *m, const void *key, void *next_key)
 {
-	struct lpm_dpdk *t = ld_of(m);
+	struct lpm_dpdk *t = lpm_dpdk_of(m);
 	int err = -ENOENT;
 	pthread_rwlock_rdlock(&t->lock);
-	struct lpm_elem *e = walk_next(t, key);
+	struct lpm_dpdk_elem *e = walk_next(t, key);
 	if (e) {
 		memcpy(next_key, e->key, m->attr.key_size);
 		err = 0;
@@ -987,9 +1012,9 @@ static int ld_get_next_key(struct map *m, const void *key, void *next_key)
 
 /* DPDK's tables in EAL's heap (tbl24, tbl8 groups, the RIB's pool), our
  * slot arrays, and one element a prefix. */
-static size_t ld_memory(const struct map *m)
+static size_t lpm_dpdk_memory(const struct map *m)
 {
-	struct lpm_dpdk *t = ld_of((struct map *)m);
+	struct lpm_dpdk *t = lpm_dpdk_of((struct map *)m);
 	size_t elem = elem_size(m);
 	size_t slots = (size_t)m->attr.max_entries *
 		       (sizeof(*t->slots) + sizeof(*t->free));
@@ -1005,13 +1030,13 @@ const struct map_ops lpm_trie_dpdk_ops = {
 		       "(IPv4: DIR-24-8) and rte_fib6 (IPv6: TRIE) and their "
 		       "RIBs; reader-writer lock",
 	.type = MAP_TYPE_LPM_TRIE,
-	.create = ld_create,
-	.destroy = ld_destroy,
-	.lookup = ld_lookup,
-	.lookup_batch = ld_lookup_batch,
-	.lookup_copy = ld_lookup_copy,
-	.update = ld_update,
-	.delete = ld_delete,
-	.get_next_key = ld_get_next_key,
-	.memory = ld_memory,
+	.create = lpm_dpdk_create,
+	.destroy = lpm_dpdk_destroy,
+	.lookup = lpm_dpdk_lookup,
+	.lookup_batch = lpm_dpdk_lookup_batch,
+	.lookup_copy = lpm_dpdk_lookup_copy,
+	.update = lpm_dpdk_update,
+	.delete = lpm_dpdk_delete,
+	.get_next_key = lpm_dpdk_get_next_key,
+	.memory = lpm_dpdk_memory,
 };
