@@ -28,10 +28,20 @@ missing instead of an answer.  Exit 2: no such file, or not reproduce's.
 import json
 import math
 import os
+import signal
 import statistics
 import sys
 import textwrap
 
+if __name__ == "__main__":
+    # Ctrl-C ends the writer at once, without a traceback (matplotlib's
+    # import takes a while): maplab reproduce, which runs it, says what was
+    # interrupted and removes what it had written (findings.md, the
+    # plots).  reproduce starts it with SIGINT blocked, so that a Ctrl-C
+    # during python's own start waits for this line rather than becoming
+    # a traceback.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import plotting  # noqa: E402
 
@@ -1111,14 +1121,29 @@ def write(run):
         md.append("*No plots: matplotlib is not installed (apt-get install "
                   "python3-matplotlib).*")
     path = plotting.write_text(os.path.join(run.dir, "findings.md"), "\n".join(md) + "\n")
+    out = []
     for f in findings:
         text = f"{f.number}. {f.title}: {f.answer or 'not answered: ' + str(f.missing)}"
-        print(textwrap.fill(text, width=100, subsequent_indent="   ",
-                            break_on_hyphens=False) + "\n")
+        out.append(textwrap.fill(text, width=100, subsequent_indent="   ",
+                                 break_on_hyphens=False) + "\n")
     plots = [p for f in findings for p in f.plots]
-    print(f"findings: {path}")
+    out.append(f"findings: {path}")
     if plots:
-        print("plots:\n" + "\n".join("  " + p for p in plots))
+        out.append("plots:\n" + "\n".join("  " + p for p in plots))
+    say("\n".join(out) + "\n")
+
+
+def say(text):
+    """text on stdout.  The answers are output too: a stdout that cannot
+    take them is a failed write (one line, exit 2), not a traceback."""
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except OSError as e:
+        # What is still buffered goes nowhere at exit, not into a second
+        # error.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        raise plotting.WriteFailed(f"standard output: {e.strerror or e}") from None
 
 
 def main(argv):

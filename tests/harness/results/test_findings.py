@@ -8,6 +8,7 @@ did not run must be absent, and bad input must exit 2.
 usage: test_findings.py SOURCE_ROOT"""
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -136,6 +137,32 @@ with tempfile.TemporaryDirectory() as d:
     check("the commands to re-run a finding", "maplab compare --made-up f1-update-64K" in md)
     check("the answers printed", "1. Trie against hash updates: LPM-trie updates" in res.stdout,
           res.stdout[:300])
+
+    # The answers are output too: a stdout that cannot take them is one
+    # line naming it, exit 2, not a traceback.
+    with open("/dev/full", "w") as full:
+        res = subprocess.run([sys.executable, script, d], stdout=full,
+                             stderr=subprocess.PIPE, text=True)
+    check("a full stdout: exit 2, one line",
+          res.returncode == 2 and res.stderr.strip().splitlines() ==
+          ["findings.py: standard output: No space left on device"], res.stderr[-800:])
+
+    # Ctrl-C ends it by the signal, without a traceback (maplab reproduce
+    # says what was interrupted), even one that came while python started:
+    # reproduce starts it with SIGINT blocked, and it unblocks SIGINT once
+    # SIGINT kills it outright.
+    def block_sigint():
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    p = subprocess.Popen([sys.executable, script, d], stdout=subprocess.DEVNULL,
+                         stderr=subprocess.PIPE, text=True, preexec_fn=block_sigint)
+    p.send_signal(signal.SIGINT)
+    try:
+        _, err = p.communicate(timeout=120)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        _, err = p.communicate()
+    check("SIGINT at its start: ended by SIGINT, nothing said",
+          p.returncode == -signal.SIGINT and err == "", f"exit {p.returncode}: {err[-800:]}")
 
     os.remove(os.path.join(d, "results.jsonl"))
     res = subprocess.run([sys.executable, script, d], capture_output=True, text=True)
