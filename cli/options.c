@@ -5,6 +5,7 @@
  */
 #include "cli/options.h"
 #include "cli/cli.h"
+#include "harness/common/outfile.h"
 #include "harness/common/parse.h"
 #include "maps/base/map.h"
 #include "maps/base/unavailable.h"
@@ -369,4 +370,12 @@ int opts_map_type(const char *cmd, const char *text, uint32_t *type)
 		return 0;
 	return cli_error(cmd, "--type wants hash, lru_hash or lpm_trie, got '%s'",
 			 parse_printable(text, shown, sizeof(shown)));
+}
+
+int opts_write_failed(const char *cmd, const struct outfile *o, int rc)
+{
+	char shown[256];
+	return cli_error(cmd, "%s: %s", o->is_stdout ? "standard output"
+			 : parse_printable(o->path, shown, sizeof(shown)),
+			 map_errno_text(rc < 0 ? -rc : rc));
 }

@@ -150,4 +150,13 @@ int opts_count_list(const char *cmd, const char *option, const char *text,
 /* --type T: a map type by name.  0 or EXIT_USAGE after one line. */
 int opts_map_type(const char *cmd, const char *text, uint32_t *type);
 
+/*
+ * Where a command's output went wrong (--out, --save, stdout): the one
+ * line for a failed write to o, "maplab CMD: PATH: strerror" (the path
+ * made printable; "standard output" for stdout), where rc is out_flush's
+ * or out_close's -errno.  EXIT_USAGE.
+ */
+struct outfile;
+int opts_write_failed(const char *cmd, const struct outfile *o, int rc);
+
 #endif /* MAPLAB_OPTIONS_H */

@@ -54,9 +54,43 @@ expect 2 'writing the output failed' bash -c "'$maplab' bench --quiet --duration
 check 'replay >/dev/full: one line' one_line_error \
     '^maplab replay: writing the output failed: No space left on device$' \
     bash -c "'$maplab' replay --random --ops 10 >/dev/full"
-has_kernel && check 'validate >/dev/full: one line' one_line_error \
-    '^maplab validate: writing the output failed: No space left on device$' \
-    bash -c "'$maplab' validate --random --ops 10 >/dev/full"
+if has_kernel; then
+    check 'validate >/dev/full: one line naming stdout' one_line_error \
+        '^maplab validate: standard output: No space left on device$' \
+        bash -c "'$maplab' validate --random --ops 10 >/dev/full"
+else
+    echo "skipped: validate >/dev/full (needs root and the kernel side)"
+fi
+
+# validate --map D[,D...]: a list validates each design in turn on the same
+# trace, each one's result under its name; 1 if any differed, 2 on bad
+# input (a list was "no design 'a,b'").
+if has_kernel; then
+    v=("$maplab" validate --random --type lru_hash --entries 16 --ops 200)
+    out=$("${v[@]}" --map lru/linux_common,lru/linux_percpu 2>/dev/null); rc=$?
+    check 'validate of a list: exit 0, both match' test "$rc" -eq 0
+    check 'validate of a list: each design under its name' test "$out" = "# lru/linux_common
+validate: 202 trace lines, lru/linux_common matches the kernel
+
+# lru/linux_percpu
+validate: 202 trace lines, lru/linux_percpu matches the kernel"
+    # lru/fifo ignores references: it evicts other keys than the kernel.
+    out=$("${v[@]}" --map lru/linux_common,lru/fifo 2>/dev/null); rc=$?
+    check 'validate of a list: 1 when one design differs' test "$rc" -eq 1
+    # its headings and summaries, the count of differences as N
+    summary=$(grep -E '^(# |validate: )' <<<"$out" | sed -E 's/^validate: [0-9]+ of/validate: N of/')
+    check 'validate of a list: the one that differs says so, the other matches' \
+        test "$summary" = "# lru/linux_common
+validate: 202 trace lines, lru/linux_common matches the kernel
+# lru/fifo
+validate: N of 202 trace lines differ (lru/fifo vs kernel)"
+    check 'validate of a list: the differences shown, under lru/fifo' \
+        bash -c 'sed -n "/^# lru\/fifo$/,\$p" | grep -q "^  lru/fifo: "' <<<"$out"
+    check 'validate of a list: a name not a design is one line' one_line_error \
+        "^maplab validate: no design 'lru/nope'" "${v[@]}" --map lru/linux_common,lru/nope
+else
+    echo "skipped: validate --map D,D (needs root and the kernel side)"
+fi
 
 # What the machine cannot hold is refused (ENOMEM, exit 2), not run until
 # the kernel kills the process: 64K entries of 1 MiB values is 64 GiB.
