@@ -19,6 +19,7 @@
  */
 #include "cli/cli.h"
 #include "cli/options.h"
+#include "harness/common/outfile.h"
 #include "harness/common/parse.h"
 #include "harness/trace/replay.h"
 #include "harness/trace/trace.h"
@@ -183,6 +184,13 @@ static int find_design(const struct dump_cmd *c, const struct map_ops **out)
 	return 0;
 }
 
+/* The write of the replay's results stream: taken whole, kept nowhere. */
+static ssize_t discard_results(void *cookie, const char *buf, size_t size)
+{
+	(void)cookie, (void)buf;
+	return (ssize_t)size;
+}
+
 /* Replay t with the wrapped design; 0, or EXIT_USAGE after one line. */
 static int replay_and_dump(const struct dump_cmd *c, const struct trace *t,
 			   const char *name, const struct map_ops *design)
@@ -193,8 +201,11 @@ static int replay_and_dump(const struct dump_cmd *c, const struct trace *t,
 	dump = (struct dump_state){ .design = design, .t = t,
 				    .trace_name = name, .format = c->format };
 
-	/* The replay's result lines go nowhere: a stream without a writer. */
-	FILE *results = fopencookie(NULL, "w", (cookie_io_functions_t){ 0 });
+	/* The replay's result lines go nowhere: a stream whose writer takes
+	 * every byte and keeps none (a cookie without a writer would fail
+	 * its first flush, and the replay stop with it). */
+	FILE *results = fopencookie(NULL, "w", (cookie_io_functions_t){
+					    .write = discard_results });
 	char err[512];
 	if (!results)
 		return cli_error("dump", "out of memory");
@@ -202,6 +213,14 @@ static int replay_and_dump(const struct dump_cmd *c, const struct trace *t,
 	enum replay_stop stop = replay_run(t, name, &side, results, false,
 					   err, sizeof(err));
 	fclose(results);
+	/* The dumps went to stdout as each map ended: a write that failed
+	 * there is the one line, before anything else that went wrong (the
+	 * dumps are lost either way). */
+	struct outfile out;
+	out_stdout(&out);
+	int werr = out_close(&out);
+	if (werr)
+		return opts_write_failed("dump", &out, werr);
 	if (stop)
 		return cli_error("dump", "%s", err);
 	if (dump.failure[0])

@@ -4,8 +4,8 @@
  */
 #include "cli/cli.h"
 #include "cli/trace_cmd.h"
+#include "harness/common/outfile.h"
 
-#include <errno.h>
 #include <stdio.h>
 
 static const char usage_gentrace[] =
@@ -26,14 +26,16 @@ int cmd_gentrace(int argc, char **argv)
 	if (rc)
 		return rc == 1 ? EXIT_OK : rc;
 	/* A write that fails stops the trace there (a full disk, a closed
-	 * pipe): one line, whatever --ops asked for. */
-	rc = tracegen_write(stdout, &c.gen);
-	if (rc == 0 && fflush(stdout))
-		rc = -errno;
+	 * pipe): one line naming stdout with the write's errno, whatever
+	 * --ops asked for. */
+	struct outfile out;
+	out_stdout(&out);
+	rc = tracegen_write(out.f, &c.gen);
+	if (rc == 0)
+		rc = out_close(&out);
 	if (rc == 0)
 		return EXIT_OK;
 	if (ferror(stdout))
-		return cli_error(c.cmd, "writing the output failed: %s",
-				 map_errno_text(-rc));
+		return opts_write_failed(c.cmd, &out, rc);
 	return cli_error(c.cmd, "out of memory");
 }

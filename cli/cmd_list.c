@@ -2,6 +2,7 @@
 /* maplab list: every design in the registry. */
 #include "cli/cli.h"
 #include "cli/options.h"
+#include "harness/common/outfile.h"
 #include "maps/base/map.h"
 #include "maps/base/unavailable.h"
 
@@ -26,6 +27,8 @@ int cmd_list(int argc, char **argv)
 	if (rc)
 		return rc == 1 ? EXIT_OK : rc;
 
+	struct outfile out;
+	out_stdout(&out);
 	printf("%-22s %-9s %-12s %s\n", "design", "type", "models",
 	       "description");
 	for (size_t i = 0; map_registry[i]; i++) {
@@ -46,5 +49,6 @@ int cmd_list(int argc, char **argv)
 	}
 	puts("\n* kernel-faithful: matches the kernel's map op for op "
 	     "(maplab validate checks it)");
-	return EXIT_OK;
+	rc = out_close(&out);
+	return rc ? opts_write_failed("list", &out, rc) : EXIT_OK;
 }

@@ -5,8 +5,8 @@
  */
 #include "cli/cli.h"
 #include "cli/trace_cmd.h"
+#include "harness/common/outfile.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -43,17 +43,19 @@ int cmd_replay(int argc, char **argv)
 	if ((rc = trace_cmd_pick_side(&c, true, &side)) ||
 	    (rc = trace_cmd_load(&c, &t)))
 		return rc;
+	/* A write that fails stops the replay at that line; the one line
+	 * names stdout with the write's errno. */
+	struct outfile out;
+	out_stdout(&out);
 	char name[CLI_TRACE_NAME_LEN];
 	enum replay_stop stop = replay_run(&t, cli_trace_name(c.file, name,
 							      sizeof(name)),
-					   &side, stdout, c.echo, err,
+					   &side, out.f, c.echo, err,
 					   sizeof(err));
-	if (fflush(stdout) && !stop) {
-		snprintf(err, sizeof(err), "writing the output failed: %s",
-			 map_errno_text(errno));
-		stop = REPLAY_FAILED;
-	}
+	int werr = out_close(&out);
 	trace_free(&t);
+	if (werr)
+		return opts_write_failed(c.cmd, &out, werr);
 	if (stop)
 		return cli_error(c.cmd, "%s", err);
 	return EXIT_OK;

@@ -3,6 +3,7 @@
 #include "cli/cli.h"
 #include "cli/options.h"
 #include "harness/bench/bench.h"
+#include "harness/common/outfile.h"
 #include "harness/stress/stress.h"
 
 #include <stdbool.h>
@@ -160,10 +161,18 @@ int cmd_stress(int argc, char **argv)
 					 c.designs[i]->name,
 					 map_type_name(c.designs[i]->type),
 					 map_type_name(c.type));
+	/* A line per run, each flushed: a write that fails stops the runs
+	 * there, with one line naming stdout. */
+	struct outfile out;
+	out_stdout(&out);
 	int worst = EXIT_OK;
 	for (unsigned i = 0; i < c.n_designs && worst != EXIT_USAGE; i++)
-		for (unsigned t = 0; t < c.n_threads && worst != EXIT_USAGE; t++)
+		for (unsigned t = 0; t < c.n_threads && worst != EXIT_USAGE; t++) {
 			if ((rc = stress_one(c.designs[i], &c, c.threads[t])) > worst)
 				worst = rc;
+			int werr = out_flush(&out);
+			if (werr)
+				return opts_write_failed("stress", &out, werr);
+		}
 	return worst;
 }

@@ -4,6 +4,8 @@
  * lives in its own cmd_*.c and answers --help.
  */
 #include "cli/cli.h"
+#include "cli/options.h"
+#include "harness/common/outfile.h"
 #include "harness/common/parse.h"
 #include "kernel-compare/ksim.h"
 #include "maps/base/map.h"
@@ -50,19 +52,26 @@ static void usage(FILE *f)
 
 /*
  * Output that could not be written is a failure, not a success with less
- * to read: a full disk or a closed pipe must not exit 0.  A command that
- * returned EXIT_USAGE has said why in its one line (a command that writes
- * much stops at its first failed write, and says so): no second line.
+ * to read: a full disk or a closed pipe must not exit 0.  Every command's
+ * stdout ends here (a command that writes much checks it as it goes too):
+ * one line naming it with the write's own errno ("No space left on
+ * device"), exit 2.  A command that returned EXIT_USAGE has said why in
+ * its one line (its own failed write, or what stopped it): no second
+ * line.  cmd NULL: maplab's own usage.
  */
-static int finish_output(int rc)
+static int finish_output(const char *cmd, int rc)
 {
-	if (fflush(stdout) != 0 || ferror(stdout)) {
-		if (rc != EXIT_USAGE)
-			fprintf(stderr, "maplab: writing the output failed: %s\n",
-				map_errno_text(errno));
-		return EXIT_USAGE;
-	}
-	return rc;
+	struct outfile out;
+	out_stdout(&out);
+	int err = out_close(&out);
+	if (!err)
+		return rc;
+	if (rc != EXIT_USAGE && cmd)
+		opts_write_failed(cmd, &out, err);
+	else if (rc != EXIT_USAGE)
+		fprintf(stderr, "maplab: standard output: %s\n",
+			map_errno_text(-err));
+	return EXIT_USAGE;
 }
 
 int main(int argc, char **argv)
@@ -77,11 +86,12 @@ int main(int argc, char **argv)
 	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
 	    strcmp(argv[1], "help") == 0) {
 		usage(stdout);
-		return finish_output(EXIT_OK);
+		return finish_output(NULL, EXIT_OK);
 	}
 	for (size_t i = 0; i < N_COMMANDS; i++)
 		if (strcmp(argv[1], commands[i].name) == 0)
-			return finish_output(commands[i].run(argc - 1, argv + 1));
+			return finish_output(commands[i].name,
+					     commands[i].run(argc - 1, argv + 1));
 	char shown[80];
 	fprintf(stderr, "maplab: unknown command '%s'\n\n",
 		parse_printable(argv[1], shown, sizeof(shown)));

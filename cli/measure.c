@@ -409,24 +409,28 @@ bool measure_kernel_ready(const char *cmd, bool alone)
 
 /* --- where the results go ------------------------------------------------------- */
 
-int outputs_open(const struct bench_cli *cli, struct outputs *o)
+/* "cannot write PATH: strerror", as a path that could not be opened. */
+static int cannot_open(const struct bench_cli *cli, const char *path, int rc)
 {
 	char shown[256];
-	o->out = cli->out ? fopen(cli->out, "w") : stdout;
-	if (!o->out) {
-		int e = errno;
-		return cli_error(cli->cmd, "cannot write %s: %s",
-				 parse_printable(cli->out, shown, sizeof(shown)),
-				 map_errno_text(e));
-	}
-	o->save = cli->save ? fopen(cli->save, "a") : NULL;
-	if (cli->save && !o->save) {
-		int e = errno;
-		if (o->out != stdout)
-			fclose(o->out);
-		return cli_error(cli->cmd, "cannot write %s: %s",
-				 parse_printable(cli->save, shown, sizeof(shown)),
-				 map_errno_text(e));
+	return cli_error(cli->cmd, "cannot write %s: %s",
+			 parse_printable(path, shown, sizeof(shown)),
+			 map_errno_text(-rc));
+}
+
+int outputs_open(const struct bench_cli *cli, struct outputs *o)
+{
+	int rc = 0;
+	o->has_save = cli->save != NULL;
+	if (cli->out)
+		rc = out_open(&o->out, cli->out, OUT_TRUNCATE);
+	else
+		out_stdout(&o->out);
+	if (rc)
+		return cannot_open(cli, cli->out, rc);
+	if (o->has_save && (rc = out_open(&o->save, cli->save, OUT_APPEND))) {
+		out_discard(&o->out);
+		return cannot_open(cli, cli->save, rc);
 	}
 	return 0;
 }
@@ -437,38 +441,57 @@ void outputs_write(const struct bench_cli *cli, struct outputs *o,
 {
 	unsigned n = m->n_sides * m->n_threads;
 	bool several_types = false;
+	FILE *out = o->out.f;
 	for (unsigned i = 1; i < cli->n_maps; i++)
 		several_types |= cli->map_types[i] != cli->map_types[0];
 	if (cli->format == REPORT_TABLE && print_table) {
-		print_table(o->out, cli, host, m);
+		print_table(out, cli, host, m);
 	} else {
 		if (cli->format == REPORT_TABLE) {
-			measure_print_workload(o->out, cli, several_types);
-			fputc('\n', o->out);
+			measure_print_workload(out, cli, several_types);
+			fputc('\n', out);
 		}
-		report_write(o->out, cli->format, host, m->points, n);
+		report_write(out, cli->format, host, m->points, n);
 	}
-	if (o->save)
-		report_write(o->save, REPORT_JSONL, host, m->points, n);
+	if (o->has_save)
+		report_write(o->save.f, REPORT_JSONL, host, m->points, n);
 }
 
-static int close_one(const struct bench_cli *cli, FILE *f, const char *path)
-{
-	if (!f || f == stdout)
-		return 0;
-	char shown[256];
-	bool failed = ferror(f) != 0;
-	if (fclose(f) || failed)
-		return cli_error(cli->cmd, "writing %s failed",
-				 parse_printable(path, shown, sizeof(shown)));
-	return 0;
-}
-
+/*
+ * Both files whole, or neither: a write that failed in either (at any
+ * flush: stdio keeps the first failure's errno for out_flush) undoes both,
+ * --out removed and --save cut back to its earlier records, so a rerun
+ * neither finds half a report nor appends its records twice.  Only a
+ * close that fails after both flushed can leave the other file whole.
+ */
 int outputs_close(const struct bench_cli *cli, struct outputs *o, int rc)
 {
-	int out_rc = close_one(cli, o->out, cli->out);
-	int save_rc = close_one(cli, o->save, cli->save);
-	return rc ? rc : out_rc ? out_rc : save_rc;
+	struct outfile *failed = NULL;
+	int err = 0;
+	if (rc) { /* the run failed: nothing it wrote looks finished */
+		out_discard(&o->out);
+		if (o->has_save)
+			out_discard(&o->save);
+		return rc;
+	}
+	if ((err = out_flush(&o->out)))
+		failed = &o->out;
+	else if (o->has_save && (err = out_flush(&o->save)))
+		failed = &o->save;
+	if (failed) {
+		out_discard(&o->out);
+		if (o->has_save)
+			out_discard(&o->save);
+		return opts_write_failed(cli->cmd, failed, err);
+	}
+	if ((err = out_close(&o->out))) {
+		if (o->has_save)
+			out_discard(&o->save);
+		return opts_write_failed(cli->cmd, &o->out, err);
+	}
+	if (o->has_save && (err = out_close(&o->save)))
+		return opts_write_failed(cli->cmd, &o->save, err);
+	return 0;
 }
 
 /* --- the workload, in words ------------------------------------------------------- */

@@ -31,6 +31,7 @@
 #include "cli/bench_options.h"
 #include "harness/results/host.h"
 #include "harness/bench/limit.h"
+#include "harness/common/outfile.h"
 #include "harness/results/report.h"
 
 #include <stdio.h>
@@ -130,11 +131,12 @@ bool measure_kernel_ready(const char *cmd, bool alone);
 
 /* --- where the results go ------------------------------------------------------ */
 
-/* --out (or stdout) and --save's file, opened before any run so a bad path
- * fails at once. */
+/* --out (or stdout) and --save's file (appended), opened before any run so
+ * a bad path fails at once; each whole or undone (harness/common/outfile.h). */
 struct outputs {
-	FILE *out;
-	FILE *save; /* NULL without --save */
+	struct outfile out;
+	struct outfile save; /* only with has_save */
+	bool has_save;
 };
 
 /* 0, or EXIT_USAGE (message printed; nothing left open). */
@@ -159,7 +161,12 @@ void outputs_write(const struct bench_cli *cli, struct outputs *o,
  * alone).  Wrapped to WRAP_COLUMNS. */
 void measure_print_workload(FILE *f, const struct bench_cli *cli, bool hash_note);
 
-/* Close both; a failed write turns rc into EXIT_USAGE (message printed). */
+/*
+ * Close both.  rc (the run's status) not 0: both undone, rc returned.
+ * A failed write to either, at any flush, undoes both (--out removed,
+ * --save cut back to its earlier records) and is EXIT_USAGE after one
+ * line naming the file with the errno's text.
+ */
 int outputs_close(const struct bench_cli *cli, struct outputs *o, int rc);
 
 #endif /* MAPLAB_MEASURE_H */

@@ -28,6 +28,7 @@
  * each repeat, median (min-max).
  */
 #include "kernel-compare/ksim.h"
+#include "harness/common/outfile.h"
 #include "harness/workload/workload.h"
 #include "maps/base/cpu.h"
 
@@ -319,5 +320,15 @@ int main(int argc, char **argv)
 	free(keys);
 	free(own[0]);
 	free(own[1]);
+	/* Figures that could not be written are a failure, as maplab's. */
+	struct outfile out;
+	out_stdout(&out);
+	int werr = out_close(&out);
+	if (werr) {
+		char why[256];
+		fprintf(stderr, "ksim_bench: %s\n",
+			out_error(&out, werr, why, sizeof(why)));
+		return 2;
+	}
 	return rc;
 }

@@ -630,5 +630,7 @@ void report_write(FILE *out, enum report_format format,
 		record_write(out, (enum record_format)format, records, k, NULL, 0);
 	}
 	free_records(records, k);
-	fflush(out);
+	/* No fflush here: the caller's outfile flushes, and keeps a failed
+	 * write's errno (a flush here would take it: glibc drops what a
+	 * failed fflush held, and the next flush sees only the error flag). */
 }

@@ -193,7 +193,8 @@ int report_parse_format(const char *name, enum report_format *out);
  * a table has a row per point, with rows of minima and maxima when there
  * were repeats, then a note on each flagged point, the work per op of the
  * points that count it (a second table, so the first stays readable), the
- * host and the probe.
+ * host and the probe.  Not flushed: the caller checks out where its
+ * writing ends (harness/common/outfile.h's out_flush, or stream_error).
  */
 void report_write(FILE *out, enum report_format format,
 		  const struct host_record *host,

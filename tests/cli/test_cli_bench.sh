@@ -164,6 +164,37 @@ expect 0 '^4$' bash -c "wc -l <'$tmp/saved.jsonl'"
 expect 0 '"record":"result".*"mops_min"' sed -n 4p "$tmp/saved.jsonl"
 expect 2 'cannot write /nonexistent/dir/x' "${b[@]}" --save /nonexistent/dir/x
 
+# Every file bench and compare write is whole or an error: a write that
+# fails at any flush is one line naming the file with the errno's own text,
+# exit 2 (it said "writing X failed", without why, and kept what it had).
+# A full disk without root: a path that is a symlink to /dev/full.
+ln -s /dev/full "$tmp/full"
+check 'bench --out to a full disk: one line, the file and ENOSPC' one_line_error \
+    "^maplab bench: $tmp/full: No space left on device\$" "${b[@]}" --out "$tmp/full"
+check 'bench --save to a full disk: one line, the file and ENOSPC' one_line_error \
+    "^maplab bench: $tmp/full: No space left on device\$" "${b[@]}" --save "$tmp/full"
+check 'bench >/dev/full: one line naming stdout' one_line_error \
+    '^maplab bench: standard output: No space left on device$' \
+    bash -c '"$@" >/dev/full' _ "${b[@]}"
+check 'compare --out to a full disk: one line, the file and ENOSPC' one_line_error \
+    "^maplab compare: $tmp/full: No space left on device\$" "$maplab" compare --quiet \
+    --duration 0.05 --warmup 0 --entries 1024 --map hash/linux --no-syscall --out "$tmp/full"
+# A regular file that fails part way (ulimit -f, SIGXFSZ ignored: EFBIG):
+# an append leaves the earlier records as they were, with nothing of the
+# new run's after them (it kept a partial record); a new --out file is
+# removed.  Each run appends about 2 kB, the limit leaves under 1 kB.
+"${b[@]}" --save "$tmp/kept.jsonl" >/dev/null
+cp "$tmp/kept.jsonl" "$tmp/kept.before"
+room=$(( $(stat -c %s "$tmp/kept.jsonl") / 1024 + 1 ))
+capped() { local blocks=$1; shift; bash -c 'trap "" XFSZ; ulimit -f "$1"; shift; "$@" >/dev/null' _ "$blocks" "$@"; }
+check 'bench --save: a failed append: one line, the file and EFBIG' one_line_error \
+    "^maplab bench: $tmp/kept.jsonl: File too large\$" capped "$room" "${b[@]}" --save "$tmp/kept.jsonl"
+check 'bench --save: the earlier records survive a failed append, nothing added' \
+    cmp -s "$tmp/kept.jsonl" "$tmp/kept.before"
+check 'bench --out: a failed write: one line, the file and EFBIG' one_line_error \
+    "^maplab bench: $tmp/new.txt: File too large\$" capped 0 "${b[@]}" --out "$tmp/new.txt"
+check 'bench --out: a file that failed is removed' test ! -e "$tmp/new.txt"
+
 # --key-range: N or P% of --entries; the range model and its checks.
 expect 2 'key-range wants a whole number from 1 to 2147483648, or a whole percent' \
     "${b[@]}" --key-range 12x

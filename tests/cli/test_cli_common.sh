@@ -42,18 +42,17 @@ check 'bench --entries: needs a value' one_line_error \
     "^maplab bench: --entries needs a value \\(try --help\\)$" "$maplab" bench --entries
 
 
-# Output that cannot be written is an error, for every command.
-expect 2 'writing the output failed' bash -c "'$maplab' list >/dev/full"
-check 'gentrace >/dev/full: one line' one_line_error \
-    '^maplab gentrace: writing the output failed: No space left on device$' \
-    bash -c "'$maplab' gentrace --ops 10 >/dev/full"
-expect 2 'writing the output failed' bash -c "'$maplab' stress --map hash/linux --threads 2 --ops 2000 >/dev/full"
-expect 2 'writing the output failed' bash -c "'$maplab' bench --quiet --duration 0.02 --warmup 0 --entries 64 >/dev/full"
-
-# A command that says why it stopped is not followed by a second line.
-check 'replay >/dev/full: one line' one_line_error \
-    '^maplab replay: writing the output failed: No space left on device$' \
-    bash -c "'$maplab' replay --random --ops 10 >/dev/full"
+# Output that cannot be written is an error, for every command: one line
+# naming stdout with the write's own errno, exit 2 (list and stress said
+# "maplab: writing the output failed", without the command).
+for cmd in list "gentrace --ops 10" "stress --map hash/linux --threads 2 --ops 2000" \
+        "bench --quiet --duration 0.02 --warmup 0 --entries 64" "replay --random --ops 10"; do
+    check "$cmd >/dev/full: one line naming stdout" one_line_error \
+        "^maplab ${cmd%% *}: standard output: No space left on device\$" \
+        bash -c "'$maplab' $cmd >/dev/full"
+done
+check 'maplab --help >/dev/full: one line' one_line_error \
+    '^maplab: standard output: No space left on device$' bash -c "'$maplab' --help >/dev/full"
 if has_kernel; then
     check 'validate >/dev/full: one line naming stdout' one_line_error \
         '^maplab validate: standard output: No space left on device$' \

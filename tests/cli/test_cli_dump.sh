@@ -89,6 +89,19 @@ else
     echo "note: Graphviz's dot is not installed: the dot output is not rendered"
 fi
 
+# A trace whose result lines pass stdio's buffer (4 kB) dumps: the results
+# go to a stream that keeps nothing (a cookie stream without a writer
+# failed its first flush: "writing the results failed: Success").
+"$maplab" gentrace --type lru_hash --ops 1000 >"$tmp/long.trace"
+expect 0 '^# lru/global: the map of line [0-9]+ .*, after line 1003$' "${d[@]}" --trace "$tmp/long.trace"
+# Its dump to a full stdout: one line naming stdout with ENOSPC, exit 2.
+check 'dump >/dev/full: one line naming stdout' one_line_error \
+    '^maplab dump: standard output: No space left on device$' \
+    bash -c '"$@" >/dev/full' _ "${d[@]}" --trace "$tmp/long.trace"
+check 'dump --format dot >/dev/full: one line naming stdout' one_line_error \
+    '^maplab dump: standard output: No space left on device$' \
+    bash -c '"$@" >/dev/full' _ "${d[@]}" --trace "$tmp/lru.trace" --format dot
+
 # The LPM trie: the kernel's example (kernel/bpf/lpm_trie.c's top
 # comment), drawn as the tree it is: the /16 above a fork at /23.
 cat >"$tmp/lpm.trace" <<'EOF2'

@@ -54,6 +54,21 @@ if has_kernel; then
         expect 0 'skipped: one worker per CPU: this process may use 1 CPU, not 2' \
             taskset -c 1 "${k[@]}" --map hash --threads 2 --no-syscall
     fi
+    # kbench's files are whole or an error, as bench's: a full disk (a path
+    # that is a symlink to /dev/full) is one line naming the file with
+    # ENOSPC, exit 2 (it said "writing X failed", without why).
+    ln -s /dev/full "$tmp/full"
+    check 'kbench --out to a full disk: one line, the file and ENOSPC' one_line_error \
+        "^maplab kbench: $tmp/full: No space left on device\$" "${k[@]}" --map hash \
+        --no-syscall --out "$tmp/full"
+    check 'kbench --save to a full disk: one line, the file and ENOSPC' one_line_error \
+        "^maplab kbench: $tmp/full: No space left on device\$" "${k[@]}" --map hash \
+        --no-syscall --save "$tmp/full"
+    check 'compare >/dev/full with the kernel side: one line naming stdout' one_line_error \
+        '^maplab compare: standard output: No space left on device$' bash -c '"$@" >/dev/full' \
+        _ "$maplab" compare --quiet --duration 0.05 --warmup 0 --entries 1024 --map hash/linux \
+        --run-ops 64 --run-repeat 4
+
     # A pin that fails fails the run (it used to leave the workers where they
     # were, all on one CPU).
     check 'a failed pin fails the run' one_line_error \

@@ -102,10 +102,10 @@ fi
 # one line, exit 2, at once (gentrace went on writing into /dev/full, for
 # ever at --ops 2^40).
 check "gentrace >/dev/full: one line, at once" one_line_error \
-    '^maplab gentrace: writing the output failed: No space left on device$' \
+    '^maplab gentrace: standard output: No space left on device$' \
     bash -c 'timeout 20 "$1" gentrace --ops 1099511627776 >/dev/full' _ "$maplab"
 check "gentrace --type lpm_trie >/dev/full: one line, at once" one_line_error \
-    '^maplab gentrace: writing the output failed: No space left on device$' \
+    '^maplab gentrace: standard output: No space left on device$' \
     bash -c 'timeout 20 "$1" gentrace --type lpm_trie --ops 1099511627776 >/dev/full' _ "$maplab"
 
 # --random builds its trace in memory before the replay: what would not fit
