@@ -569,7 +569,7 @@ void measure_print_workload(FILE *f, const struct bench_cli *cli, bool hash_note
 	else if (w->prefixes)
 		wrap_printf(f, "prefixes: %s; every op names a prefix of the set%s\n",
 			    prefix_set_name(w->prefixes), note);
-	if (w->batch > 1 && lookups)
+	if (w->batch > 1 && w->mix[OP_LOOKUP]) /* only lookups are batched */
 		wrap_printf(f, "batch: lookups %u keys at a time (map_lookup_batch; "
 			    "a design without its own batch loops over its "
 			    "lookup), ns/op per key; the kernel's maps have no "

@@ -112,6 +112,57 @@ static bool round_done(struct bench_worker *w, uint64_t *n,
 		     : atomic_load_explicit(stop, memory_order_relaxed);
 }
 
+/* What a phase's loop reads on every op, held in locals for the phase
+ * (so the compiler keeps them in registers: the op's stores to the
+ * worker's counts cannot change them). */
+struct phase_loop {
+	struct map *m;
+	const uint8_t *keys;
+	const struct stream_op *ops;
+	size_t len;
+	uint32_t key_size;
+	uint32_t every; /* sample_every, a power of two */
+};
+
+static struct phase_loop phase_loop_of(const struct bench_worker *w)
+{
+	const struct bench_shared *s = w->shared;
+	return (struct phase_loop){ .m = s->map, .keys = s->keys,
+				    .ops = w->stream.ops, .len = w->stream.len,
+				    .key_size = s->c->w.key_size,
+				    .every = s->sample_every };
+}
+
+/*
+ * The op at *pos, alone (*pos moves past it): the key BENCH_KEY_AHEAD ops
+ * on is prefetched, then the op runs; when `timed` it is counted, and
+ * timed alone where it is the first of its sample_every (index: its
+ * number in the phase).  Both loops run every op but a batch's lookups
+ * through here, so a batch changes the lookups alone.
+ */
+static inline __attribute__((always_inline)) void
+one_op(struct bench_worker *w, const struct phase_loop *l, bool timed,
+       uint64_t index, size_t *pos)
+{
+	const struct stream_op *op = &l->ops[*pos];
+	const uint8_t *key = l->keys + (size_t)op->key * l->key_size;
+	size_t ahead = *pos + BENCH_KEY_AHEAD;
+	__builtin_prefetch(l->keys + (size_t)l->ops[ahead < l->len ? ahead
+			   : ahead - l->len].key * l->key_size);
+	if (++*pos == l->len)
+		*pos = 0;
+	if (timed && (index & (l->every - 1)) == 0) {
+		uint64_t t0 = clock_now_ns();
+		bool ok = do_op(w, l->m, op, key);
+		hist_add(&w->latency, clock_now_ns() - t0);
+		(ok ? w->ok : w->fail)[op->op]++;
+	} else if (timed) {
+		(do_op(w, l->m, op, key) ? w->ok : w->fail)[op->op]++;
+	} else {
+		do_op(w, l->m, op, key);
+	}
+}
+
 /*
  * Replay the stream until told to stop (or the quota is met).  Counts and
  * samples only when `timed`.
@@ -119,124 +170,108 @@ static bool round_done(struct bench_worker *w, uint64_t *n,
 static void run_phase(struct bench_worker *w, bool timed,
 		      const atomic_bool *stop, uint64_t quota)
 {
-	struct bench_shared *s = w->shared;
-	struct map *m = s->map;
-	const uint32_t key_size = s->c->w.key_size;
-	const struct stream_op *ops = w->stream.ops;
-	const size_t len = w->stream.len;
-	const uint32_t every = s->sample_every;
+	const struct phase_loop l = phase_loop_of(w);
 	size_t pos = w->pos;
 	uint64_t n = 0;
 
 	for (;;) {
 		map_rcu_read_lock();
-		for (unsigned i = 0; i < BENCH_BATCH; i++) {
-			const struct stream_op *op = &ops[pos];
-			const uint8_t *key = s->keys + (size_t)op->key * key_size;
-			size_t ahead = pos + BENCH_KEY_AHEAD;
-			__builtin_prefetch(s->keys + (size_t)ops[ahead < len ? ahead
-						: ahead - len].key * key_size);
-			if (++pos == len)
-				pos = 0;
-			if (timed && ((n + i) & (every - 1)) == 0) {
-				uint64_t t0 = clock_now_ns();
-				bool ok = do_op(w, m, op, key);
-				hist_add(&w->latency, clock_now_ns() - t0);
-				(ok ? w->ok : w->fail)[op->op]++;
-			} else if (timed) {
-				(do_op(w, m, op, key) ? w->ok : w->fail)[op->op]++;
-			} else {
-				do_op(w, m, op, key);
-			}
-		}
+		for (unsigned i = 0; i < BENCH_BATCH; i++)
+			one_op(w, &l, timed, n + i, &pos);
 		if (round_done(w, &n, stop, quota))
 			break;
 	}
 	w->pos = pos;
 }
 
-/*
- * The lookups of ops[*pos...], at most `most` and no other op, and none
- * past the stream's end, as one map_lookup_batch (each value touched, as a
- * program would); *pos moves past them.  The keys looked up.  The keys go
- * to the map where they lie in stream_keys: a harness that gathered them
- * from the key table would pay a miss of its own per key at 1M keys (the
- * table is 4 MB), as much as the map's (docs/bench.md, "Batched lookups").
- */
-static unsigned lookup_batch(struct bench_worker *w, size_t *pos, unsigned most,
-			     uint64_t *hits)
+/* Whether ops index .. index + k - 1 hold the first op of a sample_every
+ * (every a power of two): the batch that holds it is the sample. */
+static inline bool holds_a_sample(uint64_t index, unsigned k, uint32_t every)
 {
-	struct bench_shared *s = w->shared;
-	const struct stream_op *ops = w->stream.ops;
-	const size_t len = w->stream.len, first = *pos;
+	uint64_t into = index & (every - 1);
+	return into == 0 || into + k > every;
+}
+
+/*
+ * The lookups at *pos, at most `most` and no other op, and none past the
+ * stream's end, as one map_lookup_batch (each value touched, as a program
+ * would); *pos moves past them.  When `timed`, counted (each key an op)
+ * and, where they hold the first op of a sample_every, timed together:
+ * one sample, their ns per key.  The number of keys looked up.  The keys
+ * go to the map where they lie in stream_keys: a harness that gathered
+ * them from the key table would pay a miss of its own per key at 1M keys
+ * (the table is 4 MB), as much as the map's (docs/bench.md, "Batched
+ * lookups").
+ */
+static unsigned lookup_batch(struct bench_worker *w, const struct phase_loop *l,
+			     bool timed, uint64_t index, size_t *pos,
+			     unsigned most)
+{
+	const size_t first = *pos;
 	void *values[MAP_BATCH_MAX];
 	unsigned n = 0;
-	if (most > len - first)
-		most = (unsigned)(len - first);
-	while (n < most && ops[first + n].op == OP_LOOKUP)
+	if (most > l->len - first)
+		most = (unsigned)(l->len - first);
+	while (n < most && l->ops[first + n].op == OP_LOOKUP)
 		n++;
-	*pos = first + n == len ? 0 : first + n;
-	*hits = map_lookup_batch(s->map,
-				 w->stream_keys + first * s->c->w.key_size, n,
-				 values);
+	*pos = first + n == l->len ? 0 : first + n;
+	bool sample = timed && holds_a_sample(index, n, l->every);
+	uint64_t t0 = sample ? clock_now_ns() : 0;
+	unsigned hits = map_lookup_batch(l->m, w->stream_keys + first * l->key_size,
+					 n, values);
 	for (unsigned i = 0; i < n; i++)
 		if (values[i])
 			(void)*(const volatile uint8_t *)values[i];
+	if (sample)
+		hist_add(&w->latency, (clock_now_ns() - t0) / n);
+	if (timed) {
+		w->ok[OP_LOOKUP] += hits;
+		w->fail[OP_LOOKUP] += n - hits;
+	}
 	return n;
 }
 
 /*
  * run_phase with --batch: each run of consecutive lookups in the stream
  * goes to the map up to w.batch keys at a time, each key counted as an op
- * (so ns/op is per key); any other op runs alone between them.  A latency
- * sample times a whole batch and records its ns per key.
+ * (so ns/op is per key); every other op runs alone between them, as
+ * run_phase runs it (one_op: its key prefetched, timed alone when it is
+ * the first of its sample_every).  A batch that holds the first op of a
+ * sample_every is one sample: its ns per key.  Only a workload with
+ * lookups runs here (worker_phase).
  */
 static void run_phase_batched(struct bench_worker *w, bool timed,
 			      const atomic_bool *stop, uint64_t quota)
 {
-	struct bench_shared *s = w->shared;
-	const uint32_t key_size = s->c->w.key_size;
-	const struct stream_op *ops = w->stream.ops;
-	const size_t len = w->stream.len;
-	const unsigned batch = s->c->w.batch;
-	const uint32_t every = s->sample_every;
+	const struct phase_loop l = phase_loop_of(w);
+	const unsigned batch = w->shared->c->w.batch;
 	size_t pos = w->pos;
 	uint64_t n = 0;
 
 	for (;;) {
 		map_rcu_read_lock();
 		for (unsigned i = 0; i < BENCH_BATCH;) {
-			const struct stream_op *op = &ops[pos];
-			bool sample = timed && ((n + i) & (every - 1)) < batch;
-			uint64_t t0 = sample ? clock_now_ns() : 0, hits;
-			if (op->op == OP_LOOKUP) {
-				unsigned most = BENCH_BATCH - i < batch
-						? BENCH_BATCH - i : batch;
-				unsigned k = lookup_batch(w, &pos, most, &hits);
-				if (sample)
-					hist_add(&w->latency,
-						 (clock_now_ns() - t0) / k);
-				if (timed) {
-					w->ok[OP_LOOKUP] += hits;
-					w->fail[OP_LOOKUP] += k - hits;
-				}
-				i += k;
+			if (l.ops[pos].op != OP_LOOKUP) {
+				one_op(w, &l, timed, n + i, &pos);
+				i++;
 				continue;
 			}
-			const uint8_t *key = s->keys + (size_t)op->key * key_size;
-			if (++pos == len)
-				pos = 0;
-			bool ok = do_op(w, s->map, op, key);
-			if (sample)
-				hist_add(&w->latency, clock_now_ns() - t0);
-			if (timed)
-				(ok ? w->ok : w->fail)[op->op]++;
-			i++;
+			unsigned most = BENCH_BATCH - i < batch ? BENCH_BATCH - i
+								: batch;
+			i += lookup_batch(w, &l, timed, n + i, &pos, most);
 		}
 		if (round_done(w, &n, stop, quota))
 			break;
 	}
 	w->pos = pos;
+}
+
+/* Whether c's runs go through run_phase_batched: a batch of more than one
+ * key, and lookups to batch (a batch changes lookups only: without them
+ * the run is run_phase's in every respect). */
+static bool runs_batched(const struct bench_config *c)
+{
+	return c->w.batch > 1 && c->w.mix[OP_LOOKUP] > 0;
 }
 
 /* The team's body: warm up untimed, or run the timed phase. */
@@ -246,7 +281,7 @@ static void worker_phase(void *ctx, unsigned tid, unsigned phase,
 	struct bench_worker *w = &((struct bench_shared *)ctx)->workers[tid];
 
 	void (*run)(struct bench_worker *, bool, const atomic_bool *, uint64_t) =
-		w->shared->c->w.batch > 1 ? run_phase_batched : run_phase;
+		runs_batched(w->shared->c) ? run_phase_batched : run_phase;
 	if (phase == PHASE_WARMUP) {
 		uint64_t t0 = clock_now_ns();
 		run(w, false, stop, 0);
@@ -362,7 +397,7 @@ static int setup_workers(struct bench_shared *s, char *err, size_t errlen)
 		if (!w->value || workload_make_stream(&c->w, s->sampler, t, len,
 						      &w->stream))
 			goto nomem;
-		if (c->w.batch > 1 && lay_out_stream_keys(s, w))
+		if (runs_batched(c) && lay_out_stream_keys(s, w))
 			goto nomem;
 		workload_fill_value(w->value, c->w.value_size, t + 1);
 	}

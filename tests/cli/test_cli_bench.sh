@@ -25,6 +25,10 @@ expect 2 'batch wants a whole number from 1 to 64' "${b[@]}" --batch 0
 expect 2 'batch wants a whole number from 1 to 64' "${b[@]}" --batch 65
 expect 0 '^batch: lookups 16 keys at a time' "${b[@]}" --map hash/seqlock_buckets --batch 16
 expect 0 '"prefill":100,"batch":16,' "${b[@]}" --map hash/seqlock_buckets --batch 16 --format jsonl
+# Only lookups are batched: a mix without them (lookup_write is a lookup
+# and a write, one at a time) says nothing of a batch (it claimed one).
+check 'bench --batch with lookup_write=100: no batch line' \
+    bash -c '! "$@" | grep -q "^batch:"' _ "${b[@]}" --mix lookup_write=100 --batch 16
 # ... and good ones give the fields docs/design.md promises.
 expect 0 '^hash/linux +1 ' "${b[@]}" --mix lookup=90,update=10
 # The suite's ops (docs/bench.md), alone and mixed, by bench and compare;

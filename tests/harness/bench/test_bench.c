@@ -197,6 +197,67 @@ Test(bench, batches_and_runs_without_warmup_sample_as_told)
 	cr_expect_eq(r.latency.total, r.ops / BENCH_SAMPLE_EVERY);
 }
 
+/* The noop design over ops counted (a quota: the same ops every run),
+ * 4-byte keys, one thread, no warm-up: one op in BENCH_SAMPLE_EVERY is
+ * timed. */
+static struct bench_result run_noop_batch(const char *mix, unsigned batch)
+{
+	struct bench_config c = {
+		.design = &bench_noop_ops,
+		.w = { .key_size = 4, .value_size = 8, .entries = 4096,
+		       .prefill_pct = 100, .dist = DIST_UNIFORM, .seed = 1,
+		       .batch = batch },
+		.threads = 1, .seconds = 0, .ops = 1 << 18,
+	};
+	char err[256];
+	struct bench_result r;
+	cr_assert_eq(workload_parse_mix(mix, c.w.mix, err, sizeof(err)), 0);
+	cr_assert_eq(bench_run(&c, &r, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(r.sample_every, BENCH_SAMPLE_EVERY);
+	return r;
+}
+
+/*
+ * A batch changes lookups only.  Without a lookup in the mix a batched
+ * run is the unbatched one: the same ops, each timed alone one in
+ * sample_every (--batch 64 with update=100 timed all 64 ops of a window,
+ * one sample each, and doubled ns/op).
+ */
+Test(bench, a_batch_without_lookups_runs_each_op_as_no_batch)
+{
+	struct bench_result one = run_noop_batch("update=70,delete=10,insert=20", 1);
+	struct bench_result batched = run_noop_batch("update=70,delete=10,insert=20",
+						     64);
+	cr_expect_eq(batched.ops, one.ops);
+	for (int op = 0; op < OP_COUNT; op++)
+		cr_expect_eq(batched.ok[op] + batched.fail[op],
+			     one.ok[op] + one.fail[op], "op %d", op);
+	cr_expect_eq(one.latency.total, one.ops / BENCH_SAMPLE_EVERY);
+	cr_expect_eq(batched.latency.total, one.latency.total,
+		     "%lu samples for %lu ops at --batch 64, %lu without",
+		     batched.latency.total, batched.ops, one.latency.total);
+}
+
+/*
+ * With lookups and writes mixed, the writes run as without a batch (each
+ * timed alone where it is the first op of its sample_every), and a batch
+ * of lookups is one sample where it holds such an op: a batch (at most
+ * 16 keys) never holds two of them (one op in 64), so each sample_every
+ * gives exactly one sample, the same count as without a batch.
+ */
+Test(bench, a_batch_of_a_mix_samples_one_op_in_sample_every)
+{
+	struct bench_result one = run_noop_batch("lookup=50,update=50", 1);
+	struct bench_result batched = run_noop_batch("lookup=50,update=50", 16);
+	cr_expect_eq(batched.ops, one.ops);
+	cr_expect_eq(batched.ok[OP_LOOKUP] + batched.fail[OP_LOOKUP],
+		     one.ok[OP_LOOKUP] + one.fail[OP_LOOKUP]);
+	cr_expect_eq(batched.latency.total, batched.ops / BENCH_SAMPLE_EVERY,
+		     "%lu samples for %lu ops, one in %u", batched.latency.total,
+		     batched.ops, BENCH_SAMPLE_EVERY);
+	cr_expect_eq(batched.latency.total, one.latency.total);
+}
+
 /* Timed alone often enough for percentiles, rarely enough that the two
  * clock reads of a sample are at most 1 % of the ops' time. */
 Test(bench, sampling_keeps_the_clock_under_a_hundredth_of_the_time)
