@@ -276,10 +276,28 @@ static int design_accepts(const struct bench_cli *c, const char *opt,
 			 map_errno_text(-err));
 }
 
-/* The designs must accept the workload's map: try one before running. */
+/* Every design of --map serves every thread count of --threads
+ * (map_ops.max_threads): 0, or EXIT_USAGE after one line naming the
+ * design and its limit.  kbench runs no design (a design there names the
+ * kernel's map in its mode): nothing to check. */
+static int check_thread_counts(const struct bench_cli *c)
+{
+	char why[256];
+	for (unsigned i = 0; i < c->n_maps && !c->kernel_types; i++)
+		for (unsigned t = 0; t < c->n_threads; t++)
+			if (bench_threads_fit(c->maps[i], c->threads[t], why,
+					      sizeof(why)))
+				return cli_error(c->cmd, "%s", why);
+	return 0;
+}
+
+/* The designs must accept the workload's map and its thread counts: try
+ * one before running. */
 static int check_designs_accept(struct bench_cli *c)
 {
-	int rc = 0;
+	int rc = check_thread_counts(c);
+	if (rc)
+		return rc;
 	map_thread_online();
 	for (unsigned i = 0; i < c->n_maps && !rc; i++)
 		if (c->maps[i]) /* else a kernel map type: the kernel judges */

@@ -101,6 +101,19 @@ static void default_designs(struct stress_cmd *c)
 			c->designs[c->n_designs++] = map_registry[i];
 }
 
+/* Every design takes every thread count asked for (map_ops.max_threads),
+ * checked before any run: 0, or EXIT_USAGE after one line. */
+static int check_thread_counts(const struct stress_cmd *c)
+{
+	char why[256];
+	for (unsigned i = 0; i < c->n_designs; i++)
+		for (unsigned t = 0; t < c->n_threads; t++)
+			if (bench_threads_fit(c->designs[i], c->threads[t], why,
+					      sizeof(why)))
+				return cli_error("stress", "%s", why);
+	return 0;
+}
+
 static int stress_one(const struct map_ops *ops, struct stress_cmd *c,
 		      unsigned threads)
 {
@@ -161,6 +174,8 @@ int cmd_stress(int argc, char **argv)
 					 c.designs[i]->name,
 					 map_type_name(c.designs[i]->type),
 					 map_type_name(c.type));
+	if ((rc = check_thread_counts(&c)))
+		return rc;
 	/* A line per run, each flushed: a write that fails stops the runs
 	 * there, with one line naming stdout. */
 	struct outfile out;

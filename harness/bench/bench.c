@@ -624,6 +624,18 @@ static void run_team(struct bench_shared *s, struct bench_result *r,
 	r->sample_every = s->sample_every;
 }
 
+int bench_threads_fit(const struct map_ops *design, unsigned threads,
+		      char *err, size_t errlen)
+{
+	if (!design || !design->max_threads || threads <= design->max_threads)
+		return 0;
+	snprintf(err, errlen, "%s serves at most %u threads at once, not %u%s%s",
+		 design->name, design->max_threads, threads,
+		 design->max_threads_why ? ": " : "",
+		 design->max_threads_why ? design->max_threads_why : "");
+	return -EUSERS;
+}
+
 int bench_run(const struct bench_config *config, struct bench_result *r,
 	      char *err, size_t errlen)
 {
@@ -638,8 +650,11 @@ int bench_run(const struct bench_config *config, struct bench_result *r,
 	};
 
 	memset(r, 0, sizeof(*r));
+	int rc = bench_threads_fit(own.design, own.threads, err, errlen);
+	if (rc)
+		return rc;
 	map_thread_online();
-	int rc = prepare(&s, err, errlen);
+	rc = prepare(&s, err, errlen);
 	if (!rc)
 		rc = build_map(&s, &r->prefilled, &r->memory, err, errlen);
 	if (!rc)

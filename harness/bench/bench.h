@@ -152,9 +152,20 @@ struct bench_result {
  */
 uint32_t bench_sample_every(double op_ns, double clock_ns);
 
+/*
+ * Whether design serves `threads` worker threads at once (its
+ * map_ops.max_threads; a NULL design, the kernel's map, has no limit):
+ * 0, or -EUSERS with a one-line reason in err that names the design and
+ * its limit.  bench_run checks it before it starts a thread; a command
+ * checks it up front, before its first run.
+ */
+int bench_threads_fit(const struct map_ops *design, unsigned threads,
+		      char *err, size_t errlen);
+
 /* 0, or a negative errno with a one-line reason in err.  Keys are made for
  * the design's map type when c->w.type is 0 (workload_for_type), and the
- * map gets the flags its type requires (bench_map_flags). */
+ * map gets the flags its type requires (bench_map_flags); a thread count
+ * past the design's limit is -EUSERS (bench_threads_fit). */
 int bench_run(const struct bench_config *c, struct bench_result *r,
 	      char *err, size_t errlen);
 

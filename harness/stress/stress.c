@@ -437,6 +437,15 @@ static int check_opts(const struct stress_opts *o, uint32_t range,
 	uint64_t fits = key_capacity(o->attr.type, o->attr.key_size);
 	if (o->threads == 0 || o->threads >= MAX_THREADS)
 		return failf(rep, "threads must be 1..%d", MAX_THREADS - 1), -EINVAL;
+	/* Past its limit a design answers -EBUSY, which would read as a
+	 * broken map: refused before any thread starts (map_ops.max_threads;
+	 * bench_threads_fit says the same for bench). */
+	if (o->ops->max_threads && o->threads > o->ops->max_threads)
+		return failf(rep, "%s serves at most %u threads at once, not "
+			     "%u%s%s", o->ops->name, o->ops->max_threads,
+			     o->threads, o->ops->max_threads_why ? ": " : "",
+			     o->ops->max_threads_why ? o->ops->max_threads_why
+						      : ""), -EUSERS;
 	if (o->attr.value_size < 8)
 		return failf(rep, "stress needs value_size >= 8 to tag each "
 			     "value with its writer"), -EINVAL;

@@ -82,8 +82,10 @@ struct stress_report {
 /*
  * Run and check.  0: every check passed.  1: a check failed (report.failure
  * says which).  Negative errno: the run could not start (create failed,
- * value_size < 8, key_range too large for key_size, a cpu slot taken, no
- * memory for the bookkeeping...), with a message in report.failure.
+ * value_size < 8, key_range too large for key_size, more threads than
+ * the design serves (map_ops.max_threads: -EUSERS, before any thread
+ * starts), a cpu slot taken, no memory for the bookkeeping...), with a
+ * message in report.failure.
  */
 int stress_run(const struct stress_opts *opts, struct stress_report *report);
 

@@ -158,6 +158,19 @@ struct map_ops {
 	uint32_t mode_flags;
 	/* The kernel version whose behaviour a faithful design models. */
 	const char *models;
+	/*
+	 * Optional (0: no limit).  The most threads that may use the
+	 * design's maps at once besides the thread that creates them
+	 * (hash/dpdk: each writer holds one of DPDK's RTE_MAX_LCORE lcore
+	 * ids, and the thread that started DPDK, the creating one in
+	 * maplab's commands, holds another).  A caller that would start more
+	 * threads than this (bench, stress) refuses before it starts any:
+	 * past the limit the design answers -EBUSY, which no BPF map does.
+	 * max_threads_why says what sets the limit, in a few words for that
+	 * refusal's message (NULL: nothing to add).
+	 */
+	unsigned max_threads;
+	const char *max_threads_why;
 
 	/*
 	 * Check attr exactly as the kernel does for this map type and build

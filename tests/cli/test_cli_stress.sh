@@ -30,4 +30,30 @@ check 'stress: ENOTSUPP by name' one_line_error \
     '^maplab stress: lru/linux_common: create failed: ENOTSUPP \(not supported: .*no_prealloc.*\)$' \
     "$maplab" stress --map lru/linux_common --flags no_prealloc --ops 100
 
+# hash/dpdk serves at most RTE_MAX_LCORE - 1 threads at once (each writer
+# holds a DPDK lcore id, and the thread that started DPDK one; Debian's
+# DPDK has 128): more is refused up front, one line naming the design and
+# its limit, exit 2 (at 128 a worker's -EBUSY failed the run as a broken
+# map, exit 1).  bench and compare refuse it the same way, before their
+# first run; the limit itself runs.
+if "$maplab" list | grep -qE '^hash/dpdk +hash +baseline'; then
+    limit=$("$maplab" stress --map hash/dpdk --threads 254 --ops 2000 2>&1 |
+            sed -nE 's/^maplab stress: hash\/dpdk serves at most ([0-9]+) threads at once, not 254: .*RTE_MAX_LCORE.*/\1/p')
+    check 'stress --map hash/dpdk --threads 254: refused, the limit named' test -n "$limit"
+    more=$((${limit:-127} + 1))
+    said="^maplab (stress|bench|compare): hash/dpdk serves at most ${limit:-127} threads at once, not $more: DPDK gives each writer thread one of its RTE_MAX_LCORE lcore ids"
+    check "stress --map hash/dpdk --threads $more: refused in one line" one_line_error \
+        "$said" "$maplab" stress --map hash/dpdk --threads "$more" --ops 2000
+    check 'stress: refused before any run (no line of a run on stdout)' \
+        test -z "$("$maplab" stress --map hash/dpdk,hash/linux --threads 2,$more --ops 2000 2>/dev/null)"
+    check "bench --map hash/dpdk --threads 1,$more: refused before the first run" one_line_error \
+        "$said" "$maplab" bench --map hash/dpdk --threads 1,$more --duration 0.05 --quiet
+    check "compare --map hash/dpdk --threads $more: refused in one line" one_line_error \
+        "$said" "$maplab" compare --map hash/dpdk --threads $more --duration 0.05 --quiet
+    expect 0 "hash/dpdk +ok +${limit:-127} threads" "$maplab" stress --map hash/dpdk \
+        --threads "${limit:-127}" --ops 2000
+else
+    echo "skipped: hash/dpdk's thread limit (built without DPDK)"
+fi
+
 finish

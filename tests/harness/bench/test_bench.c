@@ -258,6 +258,46 @@ Test(bench, a_batch_of_a_mix_samples_one_op_in_sample_every)
 	cr_expect_eq(batched.latency.total, one.latency.total);
 }
 
+/* noop with a limit on its threads (map_ops.max_threads), as hash/dpdk's. */
+static struct map_ops noop_of_two_threads(void)
+{
+	struct map_ops o = bench_noop_ops;
+	o.name = "noop/two";
+	o.max_threads = 2;
+	o.max_threads_why = "a test's limit";
+	return o;
+}
+
+/*
+ * A design serves at most its max_threads: more is refused before a
+ * thread starts (-EUSERS, the design and its limit named), not run into
+ * the design's -EBUSY.
+ */
+Test(bench, more_threads_than_a_design_serves_are_refused)
+{
+	struct map_ops two = noop_of_two_threads();
+	char err[256] = "";
+	cr_expect_eq(bench_threads_fit(&two, 2, err, sizeof(err)), 0);
+	cr_expect_eq(bench_threads_fit(&bench_noop_ops, 1000, err, sizeof(err)), 0);
+	cr_expect_eq(bench_threads_fit(NULL, 1000, err, sizeof(err)), 0);
+	cr_expect_eq(bench_threads_fit(&two, 3, err, sizeof(err)), -EUSERS);
+	cr_expect_str_eq(err, "noop/two serves at most 2 threads at once, not 3: "
+			 "a test's limit");
+
+	struct bench_config c = config("hash/linux", 8, 1024, 3);
+	struct bench_result r;
+	c.design = &two;
+	c.seconds = 0;
+	c.ops = 1000;
+	err[0] = 0;
+	cr_expect_eq(bench_run(&c, &r, err, sizeof(err)), -EUSERS);
+	cr_expect(strstr(err, "noop/two serves at most 2 threads") != NULL, "%s", err);
+	cr_expect_eq(r.ops, 0, "a refused run ran %lu ops", r.ops);
+	c.threads = 2;
+	cr_expect_eq(bench_run(&c, &r, err, sizeof(err)), 0, "%s", err);
+	cr_expect_gt(r.ops, 0);
+}
+
 /* Timed alone often enough for percentiles, rarely enough that the two
  * clock reads of a sample are at most 1 % of the ops' time. */
 Test(bench, sampling_keeps_the_clock_under_a_hundredth_of_the_time)

@@ -263,6 +263,31 @@ Test(stress_checker, a_taken_cpu_slot_fails_the_run, .timeout = 60)
 }
 
 /*
+ * A design that serves at most max_threads threads (hash/dpdk: DPDK's
+ * lcore ids) is refused more before any thread starts: -EUSERS naming it
+ * and its limit, not a run that fails on the design's -EBUSY as if the
+ * map were broken.  Here hash/linux with a limit of 2 put on it.
+ */
+Test(stress_checker, more_threads_than_the_design_serves_are_refused, .timeout = 60)
+{
+	struct map_ops two = *map_find("hash/linux");
+	two.max_threads = 2;
+	two.max_threads_why = "a test's limit";
+	struct stress_opts o = opts_for(&two, MAP_TYPE_HASH, 0, 64, 64, 4, 8);
+	struct stress_report r;
+	o.threads = 3;
+	o.seconds = 0;
+	o.max_ops = 2000;
+	cr_expect_eq(stress_run(&o, &r), -EUSERS);
+	cr_expect_str_eq(r.failure, "hash/linux serves at most 2 threads at "
+			 "once, not 3: a test's limit");
+	cr_expect_eq(r.ops, 0, "a refused run ran %lu ops", r.ops);
+	o.threads = 2;
+	cr_expect_eq(stress_run(&o, &r), 0, "%s", r.failure);
+	cr_expect_gt(r.ops, 0);
+}
+
+/*
  * Under QSBR, memory freed with call_rcu comes back only if every online
  * thread announces quiescent states.  A no_prealloc map allocates on every
  * insert and replace; with workers that never announce one, nothing is
