@@ -91,6 +91,12 @@ else
     echo "skipped: validate --map D,D (needs root and the kernel side)"
 fi
 
+# No interpreter's cache is tracked: a .pyc is built per Python version.
+if git -C "$root" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+    check 'no __pycache__ or .pyc file in git' \
+        test -z "$(git -C "$root" ls-files '*.pyc' '*__pycache__*')"
+fi
+
 # What the machine cannot hold is refused (ENOMEM, exit 2), not run until
 # the kernel kills the process: 64K entries of 1 MiB values is 64 GiB.
 mem_kib=$(awk '/^MemTotal:/ {print $2}' /proc/meminfo)
