@@ -4,6 +4,8 @@
  * (Debian's libdpdk-dev, DPDK 22.11 LTS), as hash/dpdk is over rte_hash:
  * BPF LPM-trie semantics on top where the tables allow them.  The route
  * tables of userspace data planes (grout, VPP-like routers on DPDK).
+ * docs/lpm_trie.md tells the DPDK defects this design works around, and
+ * its figures.
  *
  * Two key sizes, each a 4-byte prefix length then the address, most
  * significant byte first:
@@ -11,8 +13,9 @@
  *   key_size 20  IPv6, rte_fib6 with its TRIE table.
  * Every other key size is refused at create with -EINVAL and one line on
  * stderr, never faked.  The two differ only in DPDK's calls and sizes
- * (struct lpm_dpdk_family: one table of operations each); slots, elements,
- * the lock, flags, errors, the top prefixes and the walk are written once.
+ * (struct lpm_dpdk_family: one table of operations each, the functions
+ * lpm_dpdk_v4_* and lpm_dpdk_v6_*); slots, elements, the lock, flags,
+ * errors, the top prefixes and the walk are written once.
  *
  * rte_fib and rte_fib6 keep two structures for one table:
  *   RIB  (rte_rib, rte_rib6) a binary trie of the prefixes, each with its
@@ -27,16 +30,17 @@
  *   key -> RIB / FIB -> next hop n (1..max_entries) -> slots[n - 1]
  *                                                        -> element:
  *                                   [rcu][key bytes as given][value]
+ *   top[0..W]: the prefixes of the all-ones address, beside the FIB
  *
  * Values live in our own elements (malloc), one per prefix and value
  * generation; the next hop is an index into `slots`, an array of element
- * pointers (nh = index + 1: the FIB's default next hop 0 means no route).
- * A BPF lookup returns a pointer into the element.  Both tables keep one
- * bit of each entry as their "extended to a tbl8 group" mark, so an entry
- * of b bytes holds next hops up to 2^(8b - 1) - 1: DIR-24-8's entries
- * are the smallest of 1, 2 and 4 bytes that hold max_entries; TRIE's of
- * 2 and 4 bytes that hold num_tbl8 (it checks group numbers against the
- * same bound), 2 up to max_entries 2520.
+ * pointers (nh = index + 1: the FIB's default next hop 0 means no route),
+ * and `free` is a stack of the unused slots.  A BPF lookup returns a
+ * pointer into the element.  Both tables keep one bit of each entry as
+ * their "extended to a tbl8 group" mark, so an entry of b bytes holds
+ * next hops up to 2^(8b - 1) - 1: DIR-24-8's entries are the smallest of
+ * 1, 2 and 4 bytes that hold max_entries; TRIE's of 2 and 4 bytes that
+ * hold num_tbl8 (it checks group numbers against the same bound).
  *
  * Semantics on top, and how each is kept (W = 32 or 128, the address's
  * bits):
@@ -68,46 +72,27 @@
  *    reused slot), the element after a grace period (a program may hold
  *    the value's pointer for its RCU read section).
  *  - top prefixes: the W + 1 prefixes of the all-ones address (/0 to /W,
- *    the prefixes whose range ends at 2^W) never go into the FIB; they
- *    sit in top[], and every lookup takes the longer of the FIB's (or
- *    RIB's) match and the longest stored top prefix the address falls in
- *    (its leading one bits say which can).  Why: DPDK 22.11 installs a
- *    prefix as the pieces of its range between its more specific
- *    prefixes, and when those cover the end of its range with no gap
- *    before the last, the piece's edge wraps to 0 and "0 to 0" is read as
- *    the whole space: the whole table is rewritten with that prefix's
- *    next hop.  IPv4 (DIR-24-8): /0 over 0/1 and 128/1, or 128/1 over
- *    128/2 and 192/2, sends every address to the new route.  IPv6 (TRIE,
- *    lib/fib/trie.c modify_dp): the same, ::/0 over ::/1 and 8000::/1, or
- *    8000::/1 over 8000::/2 and c000::/2; 22.11.4's fix for ::/0 as the
- *    first route ("fib6: fix adding default route as first route") made
- *    a wrapped edge of :: mean the whole space, and the loop's skip past
- *    a more specific prefix at the range's start wraps to :: too
- *    (upstream's trie.c has the same loop still).  The random comparison
- *    with lpm_trie/linux found it for both families, and a direct probe
- *    of 22.11.11's rte_fib6 showed it (test_dpdk.c keeps the cases).
- *    Other prefixes cannot reach that edge: a prefix that covers one
- *    ending at 2^W ends there too.
- *  - reservations (IPv6): trie_modify refuses a prefix longer than /24
- *    with -ENOSPC unless the tbl8 groups it may need fit beside those
- *    reserved (see V6_TBL8_PER_PREFIX), but 22.11's delete computes the
- *    groups to give back from the RIB with the prefix still in it, which
- *    is always 0: reservations only grow.  In a table sized for 4
- *    prefixes (53 groups), a lone /128 added and deleted four times
- *    leaves 52 reserved and the fifth add is refused (a probe of
- *    Debian's 22.11.11; upstream fixed it in 2025 and 2026, "fib6: fix
- *    memory leak on delete operation" and "fib6: fix tbl8 reservation
- *    drift in trie", not in 22.11.11).  So when an
- *    add fails with -ENOSPC below max_entries, fib_rebuild_locked builds a
- *    new table of the prefixes held (the new one with them), beside the
- *    old one, and swaps it in under the write lock: its reservations are
- *    the held prefixes' only, at most 13 each, so it fits.  Between two
- *    rebuilds at least (num_tbl8 - 13 * count) / 13 long prefixes can be
- *    added: rebuilds are rare in a map with room and frequent in one kept
- *    full of /121 to /128 prefixes in distinct /120s (each add then
- *    rebuilds, O(count): 0.5 s at 16384 /128s on a 2-core AMD EPYC
- *    virtual machine, most of it clearing the new 279 MiB table).  A delete that fails inside DPDK (it may need a
- *    group for a range's edge) rebuilds too.
+ *    the prefixes whose range ends at 2^W) never go into the FIB, whose
+ *    22.11 add and delete send every address to such a prefix when more
+ *    specific prefixes cover the end of its range (docs/lpm_trie.md).
+ *    They sit in top[], and every lookup takes the longer of the FIB's
+ *    (or RIB's) match and the longest stored top prefix the address
+ *    falls in (its leading one bits say which can).  No other prefix
+ *    reaches that edge: a prefix that covers one ending at 2^W ends
+ *    there too.
+ *  - reservations (IPv6): rte_fib6 refuses a prefix longer than /24 with
+ *    -ENOSPC unless the tbl8 groups it may need fit beside those
+ *    reserved (V6_TBL8_PER_PREFIX), and 22.11 never gives a reservation
+ *    back (docs/lpm_trie.md).  So an add that meets -ENOSPC below
+ *    max_entries rebuilds (fib_rebuild_locked): a new table of the
+ *    prefixes held, the new one with them, built beside the old one and
+ *    swapped in under the write lock; its reservations are the held
+ *    prefixes' only, at most 13 each, so it fits.  Between two rebuilds
+ *    at least (num_tbl8 - 13 * count) / 13 long prefixes can be added:
+ *    rebuilds are rare in a map with room, and every add rebuilds,
+ *    O(count), in one kept full of /121 to /128 prefixes in distinct
+ *    /120s.  A delete that fails inside DPDK (it may need a group for a
+ *    range's edge) rebuilds too.
  *  - get_next_key: the RIB's own order, rte_rib(6)_get_nxt over /0 with
  *    RTE_RIB(6)_GET_NXT_ALL (a post-order: more specific prefixes before
  *    the prefix that covers them, from the key's exact node; NULL key:
@@ -128,23 +113,21 @@
  * hold it exclusively, a rebuild too (the old table is freed under it).
  * Readers share the lock's cache line: lookups do not scale across cores
  * as the kernel's lock-free trie does.  `lock` guards `fib`, `rib`,
- * `fib_bytes`, `slots`, `free`, `nfree`, `count` and `top`.  Elements
- * are freed through map_rcu_free_block, never under a reader.
+ * `fib_bytes`, `slots`, `free`, `nfree`, `count`, `top` and `n_top`.  An
+ * element is owned by its slot (or top[]) until a replace or delete takes
+ * it out under the write lock; then it is freed through
+ * map_rcu_free_block, never under a reader.
  *
  * Memory: DPDK's heap (rte_malloc, 3 GiB without hugepages,
- * maps/base/dpdk_eal.c).  IPv4: the tbl24 (16, 32 or 64 MiB for 1, 2, 4
- * byte entries), num_tbl8 = max_entries groups of 256 entries (a prefix
- * longer than /24 needs at most its /24's group), the RIB's node pool
- * (max_routes = max_entries).  IPv6: the tbl24 (32 or 64 MiB for 2 or 4
- * byte entries), num_tbl8 = 13 * max_entries + 1 groups (13 KiB a
- * max_entries entry at 4 bytes, 6.5 KiB at 2), the RIB's pool.  Both:
- * our slots and free stack (12 bytes a max_entries entry) and the
- * elements (16 bytes, the key rounded up to 8, the value).  memory()
- * counts the EAL heap that creating the table took
- * (map_dpdk_heap_bytes before and after), so all of it.  max_entries
- * above the family's cap is refused with -E2BIG and a message: 2^20 for
- * IPv4 (1.1 GiB of tables), 2^14 for IPv6 (279 MiB, and room for a
- * second while a rebuild builds it).
+ * maps/base/dpdk_eal.c).  IPv4: the tbl24, num_tbl8 = max_entries groups
+ * of 256 entries (a prefix longer than /24 needs at most its /24's
+ * group), the RIB's node pool (max_routes = max_entries).  IPv6: the
+ * tbl24, num_tbl8 = 13 * max_entries + 1 groups, the RIB's pool.  Both:
+ * our slots and free stack, and the elements.  memory() counts the EAL
+ * heap that creating the table took (map_dpdk_heap_bytes before and
+ * after), so all of it.  max_entries above the family's cap
+ * (max_entries_cap: 2^20 for IPv4, 2^14 for IPv6) is refused with -E2BIG
+ * and a message.
  */
 #include "maps/base/attr.h"
 #include "maps/base/dpdk_eal.h"
