@@ -84,6 +84,22 @@
  *  - flags: BPF_F_NO_PREALLOC is accepted and changes nothing (the key
  *    store is made at create, the values on each update); BPF_F_ZERO_SEED
  *    gives rte_hash's jhash the seed 0, otherwise a random one.
+ *
+ * Locks, and who owns what.  A key's stripe lock (stripes[sig %
+ * KEY_STRIPES]) guards its lookup, flag check and change: one key's
+ * writers run one at a time.  rte_hash's own writer lock guards its
+ * buckets (MULTI_WRITER_ADD; free key slots are in its ring and its
+ * per-lcore caches).  `reclaim` serialises handing
+ * slots back (rte_hash_free_key_with_position).  `ready` is a lock-free
+ * stack: liburcu's callback thread pushes with a release CAS, a writer
+ * takes the whole stack with an acquire exchange.  `count` is atomic and
+ * relaxed: it orders nothing, it only counts.  An element is its key's
+ * (rte_hash's pdata) while the key is in; a replaced one is freed after a
+ * grace period; a deleted one carries its key slot through a grace period
+ * to `ready`, and is freed when the slot is handed back.  Readers take no
+ * lock: a lookup sees a key's whole old element or its whole new one, and
+ * neither is freed while the reader's read section may hold it.
+ *
  * Memory comes from EAL's heap (rte_malloc: 3 GiB without hugepages,
  * maps/base/dpdk_eal.c); a table that does not fit is -ENOMEM.
  */
@@ -189,13 +205,10 @@ static int need_lcore(void)
 /* --- create and destroy ---------------------------------------------------- */
 
 /* max_entries live keys, and as many again (at least SPARE_SLOTS) deleted
- * ones in their grace period: the buckets are at most half full.  16384
- * spare slots ran out in test_bench's inserts_and_deletes_with_room (3
- * threads deleting a quarter of their ops inside read sections on this
- * 2-vCPU VM, where a reader preempted in its section holds every grace
- * period back: tens of thousands of inserts refused), and 65536 now and
- * then; 262144 (some 8 MB of key store and buckets) is more than such a
- * run deletes in all. */
+ * ones in their grace period: the buckets are at most half full.
+ * SPARE_SLOTS (some 8 MB of key store and buckets) is more than the
+ * heaviest delete churn of the tests deletes in all (docs/hash.md,
+ * "hash/dpdk": what smaller figures met). */
 #define SPARE_SLOTS 262144u
 
 static uint32_t table_entries(uint32_t max_entries)
@@ -502,11 +515,6 @@ const struct map_ops hash_dpdk_ops = {
 	.description = "baseline: BPF hash semantics over DPDK's rte_hash "
 		       "(cuckoo, lock-free readers, several writers)",
 	.type = MAP_TYPE_HASH,
-	/* writers need an lcore id (the top of the file) */
-	.max_threads = RTE_MAX_LCORE - 1,
-	.max_threads_why = "DPDK gives each writer thread one of its "
-			   "RTE_MAX_LCORE lcore ids, and the thread that "
-			   "started DPDK holds one",
 	.create = hash_dpdk_create,
 	.destroy = hash_dpdk_destroy,
 	.lookup = hash_dpdk_lookup,
