@@ -20,7 +20,13 @@
  *                    without CPU 0)
  *   --log-level=error
  *                    quiet; and EAL's log goes to a memory stream while it
- *                    starts, printed on stderr only if it fails
+ *                    starts, never to stderr: a start that fails is one
+ *                    line of maplab's, with EAL's first line in it
+ * Once EAL is up, DPDK logs only its critical lines (a panic) on stderr:
+ * a call that fails (a table the heap cannot hold) says why through its
+ * errno, which the design turns into maplab's one line, and DPDK's own
+ * "HASH: memory allocation failed" would be a second.
+ *
  * The start is under pthread_once: the first caller's thread starts EAL,
  * the others wait for it and read the same answer.
  */
@@ -63,13 +69,23 @@ static int first_allowed_cpu(const cpu_set_t *set)
 	return 0;
 }
 
-/* rte_eal_init with EAL's log captured in log_text (caller frees). */
+/*
+ * rte_eal_init with EAL's log captured in log_text (caller frees), none of
+ * it on stderr.  A failed start also writes its "EAL: FATAL:" line with
+ * fprintf(stderr), past the log stream: stderr is the capture while EAL
+ * starts (glibc lets a program assign it).  A line another thread printed
+ * in that moment would land there too; EAL starts in the first DPDK
+ * map's create, before maplab starts the threads that use the map.
+ */
 static int eal_init_captured(int cpu, char **log_text)
 {
 	size_t log_len = 0;
 	FILE *log = open_memstream(log_text, &log_len);
-	if (log)
+	FILE *real_stderr = stderr;
+	if (log) {
 		rte_openlog_stream(log);
+		stderr = log;
+	}
 	char lcore[16];
 	snprintf(lcore, sizeof(lcore), "%d", cpu);
 	char *argv[] = { "maplab", "--no-huge", "--no-shconf", "--no-pci",
@@ -78,12 +94,21 @@ static int eal_init_captured(int cpu, char **log_text)
 	int argc = (int)(sizeof(argv) / sizeof(argv[0])) - 1;
 	int rc = rte_eal_init(argc, argv);
 	int err = rc < 0 ? rte_errno : 0;
-	/* From here on DPDK's errors (a create out of EAL memory) go to
-	 * stderr, as maplab's own messages do. */
+	stderr = real_stderr;
+	/* From here on only DPDK's critical lines reach stderr (the top of
+	 * the file says why). */
+	rte_log_set_global_level(RTE_LOG_CRIT);
 	rte_openlog_stream(stderr);
 	if (log)
 		fclose(log);
 	return rc < 0 ? -(err ? err : EINVAL) : 0;
+}
+
+/* The first line of EAL's log, without its newline, in line (len). */
+static void first_line(const char *text, char *line, size_t len)
+{
+	size_t n = text ? strcspn(text, "\n") : 0;
+	snprintf(line, len, "%.*s", (int)n, text ? text : "");
 }
 
 static void eal_start_once(void)
@@ -95,10 +120,11 @@ static void eal_start_once(void)
 	eal_err = eal_init_captured(have_affinity ? first_allowed_cpu(&mine) : 0,
 				    &log_text);
 	if (eal_err) {
-		if (log_text && *log_text)
-			fputs(log_text, stderr);
+		char said[160];
+		first_line(log_text, said, sizeof(said));
 		snprintf(eal_why, sizeof(eal_why),
-			 "DPDK's EAL did not start: %s", strerror(-eal_err));
+			 "DPDK's EAL did not start: %s%s%s%s", strerror(-eal_err),
+			 *said ? " (" : "", said, *said ? ")" : "");
 	} else if (pthread_key_create(&lcore_key, give_back_lcore) != 0) {
 		eal_err = -EAGAIN;
 		snprintf(eal_why, sizeof(eal_why),
@@ -116,6 +142,17 @@ int map_dpdk_start(char *why, size_t len)
 	if (eal_err && why && len)
 		snprintf(why, len, "%s", eal_why);
 	return eal_err;
+}
+
+int map_dpdk_start_for(const char *design)
+{
+	char why[sizeof(eal_why)];
+	int err = map_dpdk_start(why, sizeof(why));
+	if (err && err != -ENOMEM) {
+		fprintf(stderr, "%s: %s\n", design, why);
+		return -EOPNOTSUPP;
+	}
+	return err;
 }
 
 int map_dpdk_register_thread(void)

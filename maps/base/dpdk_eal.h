@@ -26,10 +26,18 @@
 
 /*
  * Start EAL once (later calls return the first one's answer).  0, or a
- * negative errno with the reason in why (len bytes, one line; EAL's own
- * lines are printed on stderr only when it fails).
+ * negative errno with the reason in why (len bytes, one line, EAL's first
+ * line in it).  Nothing of EAL's reaches stderr.
  */
 int map_dpdk_start(char *why, size_t len);
+
+/*
+ * map_dpdk_start for a design's create: 0; -ENOMEM, saying nothing, when
+ * EAL found no room for its heap (a map this machine cannot hold: the
+ * caller says so in its one line, map.h); otherwise -EOPNOTSUPP after one
+ * line on stderr, "<design>: DPDK's EAL did not start: <why>".
+ */
+int map_dpdk_start_for(const char *design);
 
 /*
  * Give the calling thread an lcore id if it has none (EAL must have

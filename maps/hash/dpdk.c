@@ -101,7 +101,8 @@
  * neither is freed while the reader's read section may hold it.
  *
  * Memory comes from EAL's heap (rte_malloc: 3 GiB without hugepages,
- * maps/base/dpdk_eal.c); a table that does not fit is -ENOMEM.
+ * maps/base/dpdk_eal.c); a table that does not fit, or an EAL that found
+ * no room for its heap, is -ENOMEM, with nothing of DPDK's on stderr.
  */
 #include "maps/base/attr.h"
 #include "maps/base/dpdk_eal.h"
@@ -269,11 +270,8 @@ static int hash_dpdk_create(const struct map_attr *attr, struct map **out)
 	int err = map_check_hash_attr(attr);
 	if (err)
 		return err;
-	char why[256];
-	if (map_dpdk_start(why, sizeof(why)) != 0) {
-		fprintf(stderr, "hash/dpdk: %s\n", why);
-		return -EOPNOTSUPP;
-	}
+	if ((err = map_dpdk_start_for("hash/dpdk")))
+		return err;
 	/* sizeof is a multiple of the stripes' 64-byte alignment */
 	struct hash_dpdk *h =
 		aligned_alloc(_Alignof(struct hash_dpdk), sizeof(*h));

@@ -127,7 +127,8 @@
  * heap that creating the table took (map_dpdk_heap_bytes before and
  * after), so all of it.  max_entries above the family's cap
  * (max_entries_cap: 2^20 for IPv4, 2^14 for IPv6) is refused with -E2BIG
- * and a message.
+ * and a message; an EAL that found no room for its heap is -ENOMEM, with
+ * nothing of DPDK's on stderr (map_dpdk_start_for).
  */
 #include "maps/base/attr.h"
 #include "maps/base/dpdk_eal.h"
@@ -636,11 +637,8 @@ static int lpm_dpdk_create(const struct map_attr *attr, struct map **out)
 	int err = map_check_lpm_attr(attr);
 	if (err || (err = check_dpdk_attr(attr)))
 		return err;
-	char why[256];
-	if (map_dpdk_start(why, sizeof(why)) != 0) {
-		fprintf(stderr, "lpm_trie/dpdk: %s\n", why);
-		return -EOPNOTSUPP;
-	}
+	if ((err = map_dpdk_start_for("lpm_trie/dpdk")))
+		return err;
 	struct lpm_dpdk *t = calloc(1, sizeof(*t));
 	if (!t)
 		return -ENOMEM;

@@ -11,7 +11,10 @@
  *    inserts than the key store has slots all succeed;
  *  - two writer threads (each registered with EAL on its first update)
  *    share the count exactly, and a reader sees a whole old or new value;
- *  - the thread whose create started EAL keeps its CPU affinity.
+ *  - the thread whose create started EAL keeps its CPU affinity;
+ *  - a map DPDK's heap cannot hold (EAL without room for its heap, or a
+ *    table larger than the heap) is -ENOMEM, with nothing of DPDK's own
+ *    on stderr: the caller says it in one line.
  * Built only with DPDK.
  */
 #include <criterion/criterion.h>
@@ -20,7 +23,10 @@
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include "maps/base/map.h"
 #include "maps/base/rcu.h"
@@ -255,4 +261,90 @@ Test(hash_dpdk, the_thread_that_starts_eal_keeps_its_affinity)
 		  "%d CPUs allowed before EAL started, %d after",
 		  CPU_COUNT(&before), CPU_COUNT(&after));
 	map_destroy(m);
+}
+
+/* map_create of hash/dpdk with what it wrote on stderr (fd 2, DPDK's log
+ * included) in said. */
+static int create_heard(const struct map_attr *a, struct map **m, char *said,
+			size_t len)
+{
+	FILE *heard = tmpfile();
+	cr_assert_not_null(heard);
+	fflush(stderr);
+	int saved = dup(STDERR_FILENO);
+	cr_assert_geq(saved, 0);
+	cr_assert_geq(dup2(fileno(heard), STDERR_FILENO), 0);
+	int err = map_create(map_find("hash/dpdk"), a, m);
+	fflush(stderr);
+	dup2(saved, STDERR_FILENO);
+	close(saved);
+	rewind(heard);
+	size_t n = fread(said, 1, len - 1, heard);
+	said[n] = '\0';
+	fclose(heard);
+	return err;
+}
+
+/* This process's address space now, in bytes (/proc/self/statm). */
+static uint64_t address_space_bytes(void)
+{
+	unsigned long pages = 0;
+	FILE *f = fopen("/proc/self/statm", "r");
+	cr_assert_not_null(f);
+	cr_assert_eq(fscanf(f, "%lu", &pages), 1);
+	fclose(f);
+	return (uint64_t)pages * (uint64_t)sysconf(_SC_PAGESIZE);
+}
+
+#if defined(__SANITIZE_ADDRESS__)
+#define UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define UNDER_ASAN 1
+#endif
+#endif
+
+/* EAL reserves its whole heap (3 GiB of address space: dpdk_eal.c) as it
+ * starts.  With 1 GiB of address space left to this process, the first
+ * create finds no room for it: a map this machine cannot hold, -ENOMEM as
+ * map.h says, and none of EAL's lines on stderr. */
+Test(hash_dpdk, eal_without_room_for_its_heap_is_enomem_quietly)
+{
+#ifdef UNDER_ASAN
+	cr_skip_test("AddressSanitizer's allocator needs address space of "
+		     "its own");
+#endif
+	struct rlimit lim;
+	cr_assert_eq(getrlimit(RLIMIT_AS, &lim), 0);
+	lim.rlim_cur = address_space_bytes() + (1ull << 30);
+	if (lim.rlim_max != RLIM_INFINITY && lim.rlim_max < lim.rlim_cur)
+		lim.rlim_cur = lim.rlim_max;
+	cr_assert_eq(setrlimit(RLIMIT_AS, &lim), 0);
+	struct map_attr a = { .type = MAP_TYPE_HASH, .key_size = 4,
+			      .value_size = 8, .max_entries = 16 };
+	struct map *m = NULL;
+	char said[2048];
+	int err = create_heard(&a, &m, said, sizeof(said));
+	cr_expect_eq(err, -ENOMEM, "create: %d (%s), not -ENOMEM", err,
+		     strerror(-err));
+	cr_expect_null(m);
+	cr_expect_str_empty(said, "create wrote on stderr:\n%s", said);
+}
+
+/* A started EAL, and a table larger than its 3 GiB heap: 1M keys of
+ * 4096 bytes are a key store of some 5 GiB (with the spare slots).
+ * -ENOMEM, and nothing of rte_hash's own on stderr. */
+Test(hash_dpdk, a_table_larger_than_the_heap_is_enomem_quietly)
+{
+	struct map_attr a = { .type = MAP_TYPE_HASH, .key_size = 4096,
+			      .value_size = 8, .max_entries = 1u << 20 };
+	struct map *m = NULL;
+	char said[2048];
+	int err = create_heard(&a, &m, said, sizeof(said));
+	cr_expect_eq(err, -ENOMEM, "create: %d (%s), not -ENOMEM", err,
+		     strerror(-err));
+	cr_expect_null(m);
+	cr_expect_str_empty(said, "create wrote on stderr:\n%s", said);
+	/* The heap is whole after the refusal: a small map still fits. */
+	map_destroy(make(16, 8));
 }
