@@ -168,9 +168,33 @@ static void print_off_thread(FILE *f, const struct explain_point *p,
 	fputc('\n', f);
 }
 
-/* The steps table of sides [from, to). */
+/* The other op of an insert/delete pair (other: its name): its share of
+ * the samples and its ns per op of its kind; sides [from, to).  With the
+ * rows above the total, the shares add up to 100%: the side's ns/op. */
+static void print_other_op(FILE *f, const struct explain_point *p,
+			   const char *other, unsigned from, unsigned to)
+{
+	char label[64];
+	snprintf(label, sizeof(label), "the pair's other op (%s)", other);
+	fprintf(f, "  %-36s", label);
+	for (unsigned i = from; i < to; i++) {
+		const struct explain_side *s = &p->sides[i];
+		uint64_t n = s->sampled.tally.region[PROF_REGION_OTHER_OP];
+		if (!n || !(s->op_share < 1)) {
+			fprintf(f, " %10s %11s", "-", "-");
+			continue;
+		}
+		double share = share_of(s, n);
+		fprintf(f, " %9.1f%% %11.1f", 100 * share,
+			share * s->ns.median / (1 - s->op_share));
+	}
+	fputc('\n', f);
+}
+
+/* The steps table of sides [from, to); other: the other op of a pair,
+ * NULL for an op alone. */
 static void print_step_columns(FILE *f, const struct explain_point *p,
-			       unsigned from, unsigned to)
+			       const char *other, unsigned from, unsigned to)
 {
 	fprintf(f, "  %-36s", "");
 	for (unsigned i = from; i < to; i++)
@@ -199,12 +223,17 @@ static void print_step_columns(FILE *f, const struct explain_point *p,
 	for (unsigned i = from; i < to; i++)
 		fprintf(f, " %10s %11.1f", "", op_total_ns(&p->sides[i]));
 	fputc('\n', f);
+	if (other)
+		print_other_op(f, p, other, from, to);
 	print_off_thread(f, p, from, to);
 }
 
 static void print_steps(FILE *f, const struct explain_cli *c,
 			const struct explain_point *p)
 {
+	bool pairs = p->sides[0].op_share < 0.99;
+	const char *other = !pairs ? NULL
+			    : explain_op_name(c->op == OP_INSERT ? OP_DELETE : OP_INSERT);
 	fprintf(f, "steps of one %s (sampled share x unsampled ns/op)\n",
 		explain_op_name(c->op));
 	for (unsigned from = 0; from < p->n_sides; from += STEP_SIDES) {
@@ -212,15 +241,16 @@ static void print_steps(FILE *f, const struct explain_cli *c,
 							     : p->n_sides;
 		if (from)
 			fputc('\n', f);
-		print_step_columns(f, p, from, to);
+		print_step_columns(f, p, other, from, to);
 	}
 	if (any_off_thread(p))
 		fprintf(f, "  (+ reclamation off the thread: the call_rcu thread's "
 			"CPU per op, beside the total: sampled)\n");
-	if (p->sides[0].op_share < 0.99)
+	if (pairs)
 		fprintf(f, "  (the op runs in %s pairs: its steps are per %s, the "
-			"program's and harness's per op of either kind)\n",
-			"insert/delete", explain_op_name(c->op));
+			"program's and harness's per op of either kind; the other "
+			"op's row is its share and its ns per %s)\n",
+			"insert/delete", explain_op_name(c->op), other);
 	fputc('\n', f);
 }
 

@@ -142,15 +142,23 @@ static struct explain_target target_of(const struct bench_cli *b, enum bench_op 
 	static const char *const programs[OP_COUNT] = {
 		"kb_lookup", "kb_update", "kb_insert", "kb_delete", "kb_upsert",
 		"kb_replace", "kb_lookup_write" };
-	/* The map function's word; NULL where the op makes two kinds of
-	 * call (replace: delete and update; lookup_write: lookup, and update
-	 * on a miss), so every map call of the program is the op's. */
+	/* each program's bpf_loop callback (kernel-compare/bpf/kbench.bpf.c) */
+	static const char *const callbacks[OP_COUNT] = {
+		"step_lookup", "step_update", "step_insert", "step_delete",
+		"step_upsert", "step_replace", "step_lookup_write" };
+	/* The map function's word, that tells apart the two ops of a pair's
+	 * program (kb_mix).  A program of one op gets none: every sample
+	 * under it is in its ns/op, so it is the op's whatever the program
+	 * calls (replace calls delete and update; an interrupt's handler is
+	 * no map function at all), and its steps add up to its ns/op. */
 	static const char *const words[OP_COUNT] = {
-		"lookup", "update", "update", "delete", "update", NULL, NULL };
+		[OP_INSERT] = "update", [OP_DELETE] = "delete" };
 	bool one_op = b->w.mix[op] == 100;
 	return (struct explain_target){ .op = op,
 					.program = one_op ? programs[op] : "kb_mix",
-					.kernel_op = words[op] };
+					.program_callback = one_op ? callbacks[op]
+								   : "step_mix",
+					.kernel_op = one_op ? NULL : words[op] };
 }
 
 /* The sampled kernel run's test-run repeat count: enough that one test

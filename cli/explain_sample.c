@@ -237,7 +237,8 @@ int explain_sample_kernel(const struct kbench_config *kc,
 	struct kbench_result r = { 0 };
 	struct prof_scope scope = {
 		.kernel = true, .program = t->program, .baseline = "kb_baseline",
-		.kernel_op = t->kernel_op,
+		.program_callback = t->program_callback,
+		.baseline_callback = "step_baseline", .kernel_op = t->kernel_op,
 	};
 
 	memset(out, 0, sizeof(*out));

@@ -39,7 +39,11 @@ struct explain_sampled {
 struct explain_target {
 	enum bench_op op;       /* the op asked about */
 	const char *program;    /* kernel: the workload program (kb_update) */
-	const char *kernel_op;  /* kernel: the map function's word ("update") */
+	const char *program_callback; /* kernel: its bpf_loop callback
+				   (step_update) */
+	const char *kernel_op;  /* kernel: the map function's word ("update")
+				   that tells a pair's ops apart; NULL: every
+				   sample under the program is the op's */
 	FILE *chains;           /* NULL, or where every sample's symbolised
 				   chain is written (explain_write_chain) */
 	const char *side;       /* its label there */

@@ -345,9 +345,11 @@ static enum prof_region kernel_region(const struct prof_scope *scope,
 	for (unsigned i = 0; i < n; i++) {
 		if (innermost < 0 && is_program(&chain[i]))
 			innermost = (int)i;
-		if (program_is(&chain[i], scope->baseline))
+		if (program_is(&chain[i], scope->baseline) ||
+		    program_is(&chain[i], scope->baseline_callback))
 			return PROF_REGION_BASELINE;
-		if (program_is(&chain[i], scope->program)) {
+		if (program_is(&chain[i], scope->program) ||
+		    program_is(&chain[i], scope->program_callback)) {
 			*entry = innermost - 1;
 			if (*entry >= 0 && scope->kernel_op && chain[*entry].name &&
 			    !strstr(chain[*entry].name, scope->kernel_op) &&
@@ -440,7 +442,11 @@ struct prof_verdict prof_classify(const struct prof_scope *scope,
 	struct prof_verdict v = { .credited = -1, .entry = -1 };
 	v.region = scope->kernel ? kernel_region(scope, chain, n, &v.entry)
 				 : user_region(scope, chain, n, &v.entry);
-	if (n && leaf_step(&chain[0]) >= 0) {
+	/* Outside every program (kernel) is the test-run machinery's time,
+	 * whatever its leaf: not in the program's ns/op, so in no step of
+	 * it either, or the steps would add up to more than the ns/op. */
+	bool machinery = scope->kernel && v.region == PROF_REGION_HARNESS;
+	if (n && !machinery && leaf_step(&chain[0]) >= 0) {
 		v.step = (enum prof_step)leaf_step(&chain[0]);
 		v.credited = 0;
 		return v;

@@ -12,7 +12,10 @@
  *                 bpf_user_rnd_u32, bpf_loop); one under the baseline
  *                 program is the baseline's; one under no program is the
  *                 test-run machinery's (BPF_PROG_TEST_RUN, the XDP
- *                 dispatcher, the syscall): harness.
+ *                 dispatcher, the syscall): harness, whatever its leaf
+ *                 (a thunk there is the machinery's, not the program's:
+ *                 explain's kernel steps hold only what the program's
+ *                 ns/op covers, so that they add up to it).
  *   user side     the op starts at a frame inside one of the design's op
  *                 functions (scope->entries: map_ops members).  A chain
  *                 with none is the bench loop's (harness) when its first
@@ -25,9 +28,10 @@
  * rule names (steps.c's table: kernel and maplab names, and whole libraries
  * by module: jemalloc's frames are allocation, liburcu's reclamation); a
  * chain no rule names is the op's own code, credited to its leaf.  Thunk
- * and BPF-program rules apply at the leaf first, whatever the region.  On
- * the user side the kernel's frames at the leaf (a page fault, a syscall)
- * are passed over: their time is the user frame's that caused them.
+ * and BPF-program rules apply at the leaf first, in every region but the
+ * kernel side's harness (above).  On the user side the kernel's frames at
+ * the leaf (a page fault, a syscall) are passed over: their time is the
+ * user frame's that caused them.
  *
  * Samples cannot land while interrupts are off: an irqsave section's time
  * lands where interrupts come back on.  In a paravirtualised guest that is
@@ -93,8 +97,14 @@ struct prof_entry {
 
 struct prof_scope {
 	bool kernel;
-	/* kernel: the programs' names, as in bpf_prog_<tag>_<name> */
+	/* kernel: the programs' names, as in bpf_prog_<tag>_<name>, and the
+	 * bpf_loop callback each runs per op (step_update, step_baseline;
+	 * NULL: none).  A sample at a callback's first instructions, before
+	 * it has set up its frame, has a chain without its program's frame
+	 * (the callback's own frame, then bpf_test_run): the callback alone
+	 * says whose it is. */
 	const char *program, *baseline;
+	const char *program_callback, *baseline_callback;
 	/* kernel: the op asked about, as a word of the map function the
 	 * program calls ("update", "delete", "lookup"); NULL: every op */
 	const char *kernel_op;

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: MIT
 # explain: bad input, no permission to sample, and (as root, with the
 # kernel side) every map type and op: the kernel's functions and the
-# design's named under their steps, ns per step on both sides, a flame
-# graph that parses.
+# design's named under their steps, ns per step on both sides that add up
+# to the side's ns/op, a flame graph that parses.
 # usage: test_cli_explain.sh MAPLAB SOURCE_ROOT PINFAIL_SHIM kernel|no-kernel
 maplab=$1 root=$2 pinfail=$3
 . "$(dirname "$0")/lib.sh"
@@ -33,6 +33,55 @@ if [ "$kernel_built" = no-kernel ] && is_root; then
         "$maplab" explain --map hash/linux --op lookup --quiet
 fi
 
+# steps_add_up: the steps tables of the report on stdin add up on every
+# side: the shares to 100% (with the pair's other op where the op runs in
+# insert/delete pairs), and for an op alone the steps' ns and the total to
+# the side's unsampled ns/op (each figure rounded to 0.1: 0.05 a row).
+steps_add_up() {
+    python3 -c '
+import re, sys
+lines = sys.stdin.read().splitlines()
+ns = {}   # each side, its unsampled ns/op
+k = lines.index("time per op (unsampled)") + 1
+while lines[k].strip():
+    m = re.match(r"^  (\S.*?) +([0-9.]+) ns \[", lines[k])
+    if m:
+        ns[m.group(1)] = float(m.group(2))
+    k += 1
+start = next(i for i, l in enumerate(lines) if l.startswith("steps of one"))
+sec = lines[start:lines.index("functions behind each step (share of the side\x27s samples)")]
+# a table: its labels line (38 blanks, then 23 columns a side), "step",
+# the rows, "total", the pair\x27s other op; share in 11 columns, ns in 12
+cell = lambda l, j: l[38 + 23 * j: 38 + 23 * (j + 1)]
+num = lambda t: 0.0 if t.strip() == "-" else float(t.strip().rstrip("%"))
+bad, sides = [], 0
+for t in [i for i, l in enumerate(sec) if l.startswith(" " * 38) and l.strip()]:
+    labels = [cell(sec[t], j).strip() for j in range((len(sec[t]) - 38) // 23)]
+    k, rows = t + 2, []
+    while not sec[k].startswith("  total "):
+        rows.append(sec[k])
+        k += 1
+    total, after = sec[k], sec[k + 1]
+    other = after if after.startswith("  the pair\x27s other op") else None
+    slack = 0.05 * (len(rows) + 1) + 1e-6
+    for j, label in enumerate(labels):
+        side = next(n for n in ns if n[:22] == label)   # a label is cut at 22
+        sides += 1
+        share = sum(num(cell(r, j)[:11]) for r in rows)
+        step_ns = sum(num(cell(r, j)[11:]) for r in rows)
+        if other:
+            share += num(cell(other, j)[:11])
+        elif abs(step_ns - ns[side]) > slack or \
+                abs(num(cell(total, j)[11:]) - ns[side]) > 0.05 + 1e-6:
+            bad.append("%s: the steps add up to %.1f ns (total %s), its ns/op is %s"
+                       % (side, step_ns, cell(total, j).strip(), ns[side]))
+        if abs(share - 100) > slack:
+            bad.append("%s: the shares add up to %.1f%%" % (side, share))
+for b in bad:
+    print("    " + b)
+sys.exit(1 if bad or sides < 2 else 0)'
+}
+
 if has_kernel; then
     quick=(--entries 4096 --repeat 1 --duration 0.05 --sample-seconds 0.25
            --hz 1000 --no-diff --quiet)
@@ -54,6 +103,8 @@ if has_kernel; then
                 grep -qE "^    ${d//\//\\/} +.*($design_fn)" <<<"$out"
             check "explain $d $op: ns per step on both sides" \
                 grep -qE '^  total +[0-9.]+ +[0-9.]+$' <<<"$out"
+            check "explain $d $op: the steps add up to each side's ns/op" \
+                steps_add_up <<<"$out"
             check "explain $d $op: the flame graph parses" \
                 python3 -c 'import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])' "$svg"
             [ "$rc" -eq 0 ] || sed 's/^/    /' <<<"$out" | head -20
@@ -67,6 +118,8 @@ if has_kernel; then
             grep -q "^workload: $op=100," <<<"$out"
         check "explain hash/linux $op: ns per step on both sides" \
             grep -qE '^  total +[0-9.]+ +[0-9.]+$' <<<"$out"
+        check "explain hash/linux $op: the steps add up to each side's ns/op" \
+            steps_add_up <<<"$out"
     done
 
     # The trie update: the kernel's time in trie_update_elem (interrupts off)

@@ -43,6 +43,7 @@ static struct prof_frame uf(const char *name, const char *module, uint64_t start
 
 static const struct prof_scope kernel_update = {
 	.kernel = true, .program = "kb_update", .baseline = "kb_baseline",
+	.program_callback = "step_update", .baseline_callback = "step_baseline",
 	.kernel_op = "update",
 };
 
@@ -255,6 +256,86 @@ Test(steps, tally_shares_and_folded_stacks)
 		}
 	cr_expect(seen);
 	prof_tally_free(&t);
+}
+
+/* The samples a side's steps hold: every step's, but the kernel's harness
+ * (outside the program, not in its ns/op). */
+static uint64_t in_steps(const struct prof_tally *t)
+{
+	uint64_t sum = 0;
+	for (int st = 0; st < PROF_STEP_COUNT; st++)
+		if (!(t->kernel && st == PROF_STEP_HARNESS))
+			sum += t->step[st];
+	return sum;
+}
+
+/* explain's steps add up to the side's ns/op: the steps hold exactly the
+ * covered samples of the op asked (the other op's are counted apart).  On
+ * the kernel side the test-run machinery's samples are harness whatever
+ * their leaf (a thunk or trampoline there is not the program's), and a
+ * chain cut at a bpf_loop callback's first instruction (the program's
+ * frame skipped: the callback has not set up its own yet) is the
+ * callback's program's: the workload's in its ns/op, the baseline's not. */
+Test(steps, the_steps_hold_exactly_the_covered_samples)
+{
+	struct prof_tally t = { 0 };
+	struct prof_frame hash[] = { kf("htab_map_hash", 0x1010),
+				     kf("htab_map_update_elem", 0x2040), UNDER_PROGRAM };
+	struct prof_frame own[] = { UNDER_PROGRAM };
+	struct prof_frame del[] = { kf("htab_map_delete_elem", 0x2440), UNDER_PROGRAM };
+	struct prof_frame outside[] = { kf("smp_call_function_many_cond", 0x8000),
+					kf("bpf_prog_test_run_xdp", 0x901100) };
+	struct prof_frame thunk_outside[] = { kf("__x86_return_thunk", 0x6000),
+					      kf("bpf_test_run", 0x900100),
+					      kf("bpf_prog_test_run_xdp", 0x901100) };
+	struct prof_frame cut_step[] = { pf(STEP_UPDATE, 0x1100),
+					 kf("bpf_test_run", 0x900100),
+					 kf("bpf_prog_test_run_xdp", 0x901100) };
+	struct prof_frame cut_baseline[] = {
+		pf("bpf_prog_0c1498184dd23ea5_step_baseline", 0x7000),
+		kf("bpf_test_run", 0x900100), kf("bpf_prog_test_run_xdp", 0x901100) };
+	add_n(&t, &kernel_update, hash, N(hash), 30, false);
+	add_n(&t, &kernel_update, own, N(own), 10, false);
+	add_n(&t, &kernel_update, del, N(del), 6, false);
+	add_n(&t, &kernel_update, outside, N(outside), 5, false);
+	add_n(&t, &kernel_update, thunk_outside, N(thunk_outside), 3, false);
+	add_n(&t, &kernel_update, cut_step, N(cut_step), 4, false);
+	add_n(&t, &kernel_update, cut_baseline, N(cut_baseline), 2, false);
+	cr_assert_eq(prof_tally_finish(&t), 0);
+
+	cr_expect_eq(prof_tally_covered(&t), 30 + 10 + 6 + 4);
+	cr_expect_eq(in_steps(&t) + t.region[PROF_REGION_OTHER_OP],
+		     prof_tally_covered(&t), "steps %llu + other op %llu, covered %llu",
+		     (unsigned long long)in_steps(&t),
+		     (unsigned long long)t.region[PROF_REGION_OTHER_OP],
+		     (unsigned long long)prof_tally_covered(&t));
+	cr_expect_eq(t.step[PROF_STEP_THUNK], 0, "a thunk outside the program "
+		     "is the machinery's");
+	cr_expect_eq(t.step[PROF_STEP_PROGRAM], 10 + 4, "the cut callback is "
+		     "the program's own code");
+	cr_expect_eq(t.step[PROF_STEP_HARNESS], 5 + 3);
+	cr_expect_eq(t.region[PROF_REGION_HARNESS], 5 + 3);
+	cr_expect_eq(t.region[PROF_REGION_BASELINE], 2);
+	prof_tally_free(&t);
+
+	/* the user side: the bench loop is in its ns/op, a thunk there too */
+	struct prof_tally u = { 0 };
+	struct prof_frame entry_hash[] = {
+		uf("map_jhash", "maplab", 0x555500004000ull, 0x20),
+		uf("lpm_update", "maplab", UPDATE_START, 0x10), LOOP };
+	struct prof_frame entry_delete[] = {
+		uf("lpm_delete", "maplab", 0x555500003000ull, 0x10), LOOP };
+	struct prof_frame loop[] = { LOOP };
+	struct prof_frame loop_thunk[] = { kf("__x86_return_thunk", 0x6000), LOOP };
+	add_n(&u, &user_update, entry_hash, N(entry_hash), 20, false);
+	add_n(&u, &user_update, entry_delete, N(entry_delete), 7, false);
+	add_n(&u, &user_update, loop, N(loop), 4, false);
+	add_n(&u, &user_update, loop_thunk, N(loop_thunk), 1, false);
+	cr_assert_eq(prof_tally_finish(&u), 0);
+	cr_expect_eq(prof_tally_covered(&u), 20 + 7 + 4 + 1);
+	cr_expect_eq(in_steps(&u) + u.region[PROF_REGION_OTHER_OP],
+		     prof_tally_covered(&u));
+	prof_tally_free(&u);
 }
 
 Test(steps, a_lump_at_one_address_of_a_map_op_is_interrupts_off)
