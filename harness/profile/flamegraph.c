@@ -37,6 +37,7 @@
  */
 #include "harness/profile/flamegraph.h"
 #include "harness/common/grow.h"
+#include "harness/common/outfile.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -662,6 +663,18 @@ static void lay_out(const struct fg_panel *panels, unsigned n, const struct fg_n
 	lay->height = lay->bottom + LEGEND_GAP + 12;
 }
 
+/* text's len bytes to out, flushed: 0, or -errno of the write that failed.
+ * One fwrite of the whole picture: stdio's own flushes inside a stream of
+ * small writes would leave only their error flag (EIO), not their errno
+ * ("No space left on device"). */
+static int write_whole(FILE *out, const char *text, size_t len)
+{
+	errno = 0;
+	if (fwrite(text, 1, len, out) != len)
+		return errno ? -errno : -EIO;
+	return -stream_error(out);
+}
+
 int fg_write_svg(FILE *out, const char *title, const struct fg_panel *panels,
 		 unsigned n, unsigned width_px)
 {
@@ -670,7 +683,9 @@ int fg_write_svg(FILE *out, const char *title, const struct fg_panel *panels,
 	struct fg_heading *heads = NULL;
 	double *x = NULL, *w = NULL;
 	struct fg_layout lay;
-	size_t depth = 0;
+	size_t depth = 0, len = 0;
+	char *text = NULL;
+	FILE *svg = NULL;
 	int rc = check_panels(panels, n, width);
 
 	if (rc)
@@ -682,16 +697,21 @@ int fg_write_svg(FILE *out, const char *title, const struct fg_panel *panels,
 	x = calloc(n, sizeof(*x));
 	w = calloc(n, sizeof(*w));
 	rc = roots && heads && x && w ? build_trees(panels, n, roots, &depth) : -ENOMEM;
+	if (!rc && !(svg = open_memstream(&text, &len)))
+		rc = -ENOMEM;
 	if (rc)
 		goto done;
+	/* drawn in memory, then written at once (write_whole) */
 	place_panels(panels, n, width, x, w);
 	lay_out(panels, n, roots, w, depth, heads, &lay);
-	draw_frame_of_picture(out, title ? title : "", width, lay.height);
-	draw_panels(out, panels, n, roots, heads, x, w, &lay);
-	draw_legend(out, lay.height - 12);
-	fputs("</svg>\n", out);
-	rc = fflush(out) || ferror(out) ? -EIO : 0;
+	draw_frame_of_picture(svg, title ? title : "", width, lay.height);
+	draw_panels(svg, panels, n, roots, heads, x, w, &lay);
+	draw_legend(svg, lay.height - 12);
+	fputs("</svg>\n", svg);
+	bool whole = !ferror(svg);   /* a memory stream fails for want of memory */
+	rc = fclose(svg) == 0 && whole ? write_whole(out, text, len) : -ENOMEM;
 done:
+	free(text);
 	for (unsigned i = 0; roots && i < n; i++)
 		node_free(&roots[i]);
 	free(roots);

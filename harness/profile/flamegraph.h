@@ -52,8 +52,11 @@ struct fg_panel {
  * (no panel or no stream; a width too narrow for n panels, under
  * 38n + 6 px; a panel with no stacks, with samples that sum to 0 or
  * overflow, or a ns_per_op that is not positive and finite; a stack with
- * no frame or an empty one: "", ";a", "a;;b", "a;"), -ENOMEM, or -EIO
- * where out fails.
+ * no frame or an empty one: "", ";a", "a;;b", "a;"), -ENOMEM, or where
+ * out fails, the -errno of its failed write (-ENOSPC on a full disk; -EIO
+ * only where stdio kept no errno).  The picture is drawn in memory and
+ * written in one call, then out is flushed: a caller's outfile (outfile.h)
+ * sees the whole picture or the error.
  */
 int fg_write_svg(FILE *out, const char *title, const struct fg_panel *panels,
 		 unsigned n, unsigned width_px);

@@ -594,7 +594,9 @@ Test(errors, einval_before_anything_is_written)
 	cr_expect_gt(written, 0);
 }
 
-Test(errors, eio_where_the_stream_fails)
+/* The write's own errno, not a blanket EIO: "No space left on device" is
+ * what a user on a full disk must read. */
+Test(errors, the_errno_of_the_write_that_failed)
 {
 	struct fg_stack st[] = { { "a;b", 1 } };
 	struct fg_panel p = { "full", 10, st, 1 };
@@ -602,6 +604,20 @@ Test(errors, eio_where_the_stream_fails)
 
 	if (!f)
 		cr_skip_test("no /dev/full");
-	cr_expect_eq(fg_write_svg(f, "t", &p, 1, 800), -EIO);
+	cr_expect_eq(fg_write_svg(f, "t", &p, 1, 800), -ENOSPC);
+	fclose(f);
+
+	/* a picture larger than stdio's buffer, whose own flushes fail
+	 * before the end */
+	static struct fg_stack many[2000];
+	static char names[2000][32];
+	for (unsigned i = 0; i < 2000; i++) {
+		snprintf(names[i], sizeof(names[i]), "root;frame_%u;leaf_%u", i, i);
+		many[i] = (struct fg_stack){ names[i], 1 };
+	}
+	struct fg_panel big = { "big", 10, many, 2000 };
+	f = fopen("/dev/full", "w");
+	cr_assert(f);
+	cr_expect_eq(fg_write_svg(f, "t", &big, 1, 100000), -ENOSPC);
 	fclose(f);
 }
