@@ -12,6 +12,7 @@
 #include "cli/cli.h"
 #include "cli/explain.h"
 #include "cli/measure.h"
+#include "harness/common/outfile.h"
 #include "harness/common/parse.h"
 #include "harness/profile/sampler.h"
 #include "harness/profile/symbols.h"
@@ -288,27 +289,79 @@ static void svg_path(const struct explain_cli *c, const struct explain_point *p,
 		 map_type_name(c->b.map_types[0]), explain_op_name(c->op), p->entries);
 }
 
-static FILE *open_report(const struct explain_cli *c)
+/* The files explain writes, open from before the first run to the end. */
+struct explain_files {
+	struct outfile report;   /* DIR/explain.txt, or stdout */
+	struct outfile chains;   /* --chains FILE */
+	struct outfile save;     /* --save FILE, appended */
+};
+
+/* Each file explain writes gets a buffer that holds what explain writes
+ * between two of its flushes (a size's report, its records; a chain),
+ * so that stdio never writes on its own in between: a write that fails
+ * does so in out_flush, which keeps its errno ("No space left on
+ * device"), where a flush stdio made by itself leaves only EIO. */
+#define EXPLAIN_FILE_BUFFER (1 << 20)
+
+static void buffer_whole(struct outfile *o)
 {
-	if (!c->dir)
-		return stdout;
-	char path[4096];
-	if (mkdir(c->dir, 0777) && errno != EEXIST) {
-		cli_error("explain", "--out %s: %s", c->dir, strerror(errno));
-		return NULL;
+	/* before the first write; a buffer it cannot get leaves stdio's */
+	setvbuf(o->f, NULL, _IOFBF, EXPLAIN_FILE_BUFFER);
+}
+
+/* The report's file: DIR/explain.txt (DIR made where it is not there), or
+ * stdout.  0, or EXIT_USAGE after one line. */
+static int open_report(const struct explain_cli *c, struct outfile *o)
+{
+	char path[4096], shown[256];
+	if (!c->dir) {
+		out_stdout(o);
+		return 0;
 	}
+	if (mkdir(c->dir, 0777) && errno != EEXIST)
+		return cli_error("explain", "--out %s: %s",
+				 parse_printable(c->dir, shown, sizeof(shown)),
+				 strerror(errno));
 	snprintf(path, sizeof(path), "%s/explain.txt", c->dir);
-	FILE *f = fopen(path, "w");
-	if (!f)
-		cli_error("explain", "%s: %s", path, strerror(errno));
-	return f;
+	int rc = out_open(o, path, OUT_TRUNCATE);
+	if (rc)
+		return cli_error("explain", "%s: %s",
+				 parse_printable(path, shown, sizeof(shown)),
+				 strerror(-rc));
+	return 0;
+}
+
+/* The files c writes, as a list: the report first.  NULL where not asked. */
+static void all_files(struct explain_files *files, const struct explain_cli *c,
+		      struct outfile *out[3])
+{
+	out[0] = &files->report;
+	out[1] = c->chains;
+	out[2] = c->save;
+}
+
+/* Everything written so far pushed to its file.  0, or EXIT_USAGE after
+ * one line naming the first file that failed. */
+static int flush_files(struct explain_files *files, const struct explain_cli *c)
+{
+	struct outfile *out[3];
+	all_files(files, c, out);
+	for (int i = 0; i < 3; i++) {
+		int rc = out[i] ? out_flush(out[i]) : 0;
+		if (rc)
+			return explain_write_failed(out[i], rc);
+	}
+	return 0;
 }
 
 /* Each size explained, reported and drawn as soon as it is done; then the
- * table across sizes.  0, or EXIT_USAGE after one line. */
-static int explain_sizes(struct explain_cli *c, FILE *out)
+ * table across sizes.  The report and the records of a size are flushed
+ * before its flame graph is drawn, the line naming the graph after.  0,
+ * or EXIT_USAGE after one line. */
+static int explain_sizes(struct explain_cli *c, struct explain_files *files)
 {
 	static struct explain_point points[EXPLAIN_MAX_SIZES];
+	FILE *out = files->report.f;
 	int rc = 0;
 	unsigned n = 0;
 	while (n < c->n_sizes && !rc) {
@@ -317,14 +370,15 @@ static int explain_sizes(struct explain_cli *c, FILE *out)
 			break;
 		explain_print_point(out, c, p);
 		if (c->save)
-			explain_write_records(c->save, c, p);
-		if (c->svg || c->dir) {
-			char path[4096];
-			svg_path(c, p, path, sizeof(path));
-			if (!(rc = explain_write_svg(c, p, path)))
-				fprintf(out, "flame graph: %s\n\n", path);
+			explain_write_records(c->save->f, c, p);
+		if ((rc = flush_files(files, c)) || !(c->svg || c->dir))
+			continue;
+		char path[4096];
+		svg_path(c, p, path, sizeof(path));
+		if (!(rc = explain_write_svg(c, p, path))) {
+			fprintf(out, "flame graph: %s\n\n", path);
+			rc = flush_files(files, c);
 		}
-		fflush(out);
 	}
 	if (!rc && n > 1)
 		explain_print_sizes(out, c, points, n);
@@ -333,61 +387,84 @@ static int explain_sizes(struct explain_cli *c, FILE *out)
 	return rc;
 }
 
-/* The report's file and --chains's, open before anything runs, so that a
- * bad path fails at once.  0, or EXIT_USAGE (nothing left open). */
 /* --svg FILE's folder must take files: checked before the runs, which it
  * would otherwise fail after.  0, or EXIT_USAGE after one line. */
 static int check_svg_folder(const char *svg)
 {
-	char dir[4096];
+	char dir[4096], shown[256];
 	const char *slash = strrchr(svg, '/');
 	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - svg) + 1 : 1,
 		 slash ? svg : ".");
 	if (access(dir, W_OK) == 0)
 		return 0;
-	return cli_error("explain", "--svg %s: %s", svg, strerror(errno));
+	return cli_error("explain", "--svg %s: %s",
+			 parse_printable(svg, shown, sizeof(shown)), strerror(errno));
 }
 
-static int open_outputs(struct explain_cli *c, FILE **out)
+/* The report's file, --chains's and --save's, open before anything runs,
+ * so that a bad path fails at once.  0, or EXIT_USAGE (nothing left open,
+ * nothing made). */
+static int open_files(struct explain_cli *c, struct explain_files *files)
 {
+	char shown[256];
+	int rc;
 	if (c->svg && check_svg_folder(c->svg))
 		return EXIT_USAGE;
-	if (!(*out = open_report(c)))
-		return EXIT_USAGE;
-	if (c->chains_path && !(c->chains = fopen(c->chains_path, "w"))) {
-		if (*out != stdout)
-			fclose(*out);
-		return cli_error("explain", "--chains %s: %s", c->chains_path,
-				 strerror(errno));
+	if ((rc = open_report(c, &files->report)))
+		return rc;
+	if (c->chains_path &&
+	    (rc = out_open(&files->chains, c->chains_path, OUT_TRUNCATE))) {
+		out_discard(&files->report);
+		return cli_error("explain", "--chains %s: %s", parse_printable(
+				 c->chains_path, shown, sizeof(shown)), strerror(-rc));
 	}
-	if (c->b.save && !(c->save = fopen(c->b.save, "a"))) {
-		if (*out != stdout)
-			fclose(*out);
+	c->chains = c->chains_path ? &files->chains : NULL;
+	if (c->b.save && (rc = out_open(&files->save, c->b.save, OUT_APPEND))) {
+		out_discard(&files->report);
 		if (c->chains)
-			fclose(c->chains);
-		return cli_error("explain", "--save %s: %s", c->b.save,
-				 strerror(errno));
+			out_discard(c->chains);
+		return cli_error("explain", "--save %s: %s", parse_printable(
+				 c->b.save, shown, sizeof(shown)), strerror(-rc));
 	}
+	c->save = c->b.save ? &files->save : NULL;
+	struct outfile *out[3];
+	all_files(files, c, out);
+	for (int i = 0; i < 3; i++)
+		if (out[i])
+			buffer_whole(out[i]);
 	return 0;
 }
 
-/* Close both; a failed write turns rc into EXIT_USAGE. */
-static int close_outputs(struct explain_cli *c, FILE *out, int rc)
+/* The end of the command's files: rc 0, each flushed and closed (a failure
+ * is the one line, exit 2); otherwise (the command failed, and has said
+ * why) each undone: the report and the chains removed, --save cut back to
+ * its earlier records. */
+static int close_files(struct explain_cli *c, struct explain_files *files, int rc)
 {
-	if (out != stdout && fclose(out) && !rc)
-		rc = cli_error("explain", "writing the report failed");
-	if (c->chains && fclose(c->chains) && !rc)
-		rc = cli_error("explain", "writing %s failed", c->chains_path);
-	if (c->save && fclose(c->save) && !rc)
-		rc = cli_error("explain", "writing %s failed", c->b.save);
+	struct outfile *out[3];
+	all_files(files, c, out);
+	if (!rc)
+		rc = flush_files(files, c);
+	for (int i = 0; i < 3; i++) {
+		if (!out[i])
+			continue;
+		if (rc) {
+			out_discard(out[i]);
+			continue;
+		}
+		int err = out_close(out[i]);
+		if (err)
+			rc = explain_write_failed(out[i], err);
+	}
+	c->chains = c->save = NULL;
 	return rc;
 }
 
 int cmd_explain(int argc, char **argv)
 {
 	static struct explain_cli c;
+	static struct explain_files files;
 	struct host_record host;
-	FILE *out;
 	int rc = parse(&c, argc, argv);
 	if (rc)
 		return rc == 1 ? EXIT_OK : rc;
@@ -395,24 +472,28 @@ int cmd_explain(int argc, char **argv)
 		return rc;
 	if (!c.n_sizes)
 		c.sizes[c.n_sizes++] = c.b.w.entries;
-	if ((rc = open_outputs(&c, &out)))
+	if ((rc = open_files(&c, &files)))
 		return rc;
 	host_record_read(&host);
-	explain_print_header(out, &c, &host);
+	explain_print_header(files.report.f, &c, &host);
 	if (c.save) {
 		struct record r;
 		host_record_build(&host, &r);
-		record_write(c.save, RECORD_JSONL, &r, 1, NULL, 0);
+		record_write(c.save->f, RECORD_JSONL, &r, 1, NULL, 0);
 		record_free(&r);
 	}
-	if (c.overhead_pairs) {
+	/* a file that cannot be written stops the command before its runs */
+	rc = flush_files(&files, &c);
+	if (!rc && c.overhead_pairs) {
 		c.b.w.entries = c.sizes[0];
-		rc = explain_overhead(&c, out);
-	} else {
-		rc = explain_sizes(&c, out);
+		rc = explain_overhead(&c, files.report.f);
+	} else if (!rc) {
+		rc = explain_sizes(&c, &files);
 	}
-	rc = close_outputs(&c, out, rc);
+	rc = close_files(&c, &files, rc);
+	char shown[256];
 	if (!rc && c.dir)
-		fprintf(stderr, "maplab explain: report in %s/explain.txt\n", c.dir);
+		fprintf(stderr, "maplab explain: report in %s/explain.txt\n",
+			parse_printable(c.dir, shown, sizeof(shown)));
 	return rc;
 }

@@ -24,6 +24,7 @@
 
 #include "cli/bench_options.h"
 #include "cli/explain_sample.h"
+#include "harness/common/outfile.h"
 #include "harness/results/host.h"
 #include "harness/results/report.h"
 
@@ -86,8 +87,11 @@ struct explain_cli {
 	bool no_diff;
 	const char *chains_path;  /* --chains FILE */
 	unsigned overhead_pairs;  /* --overhead N: measure sampling's cost */
-	FILE *chains;
-	FILE *save;        /* --save FILE: the records, appended */
+	/* Open for the whole command (cmd_explain.c); NULL: not asked.  Every
+	 * write to them is checked where explain flushes: a failed one stops
+	 * the command (explain_write_failed) and none is left half written. */
+	struct outfile *chains;   /* --chains FILE, flushed a line at a time */
+	struct outfile *save;     /* --save FILE: the records, appended */
 };
 
 /* Explain c's op at `entries` into p: every run, for every side.  0, or
@@ -119,8 +123,12 @@ void explain_print_header(FILE *f, const struct explain_cli *c,
 void explain_write_records(FILE *f, const struct explain_cli *c,
 			   const struct explain_point *p);
 
-/* The side-by-side flame graph of p to path.  0, or EXIT_USAGE after one
- * line. */
+/* The one line for a failed write to o (rc: out_flush's or out_close's
+ * -errno): "maplab explain: PATH: strerror".  EXIT_USAGE. */
+int explain_write_failed(const struct outfile *o, int rc);
+
+/* The side-by-side flame graph of p to path, a whole file or none (a
+ * write that failed removes it).  0, or EXIT_USAGE after one line. */
 int explain_write_svg(const struct explain_cli *c,
 		      const struct explain_point *p, const char *path);
 

@@ -666,14 +666,28 @@ int explain_write_svg(const struct explain_cli *c, const struct explain_point *p
 	}
 	snprintf(title, sizeof(title), "maplab explain: %s %s at %u entries",
 		 map_type_name(c->b.map_types[0]), explain_op_name(c->op), p->entries);
-	FILE *f = fopen(path, "w");
-	if (!f)
-		return cli_error("explain", "%s: %s", path, strerror(errno));
-	int rc = n ? fg_write_svg(f, title, panels, n, 0) : -EINVAL;
-	if (fclose(f) && !rc)
-		rc = -EIO;
+	char shown[256];
+	if (!n)
+		return cli_error("explain", "%s: the flame graph could not be "
+				 "written (no samples)",
+				 parse_printable(path, shown, sizeof(shown)));
+	struct outfile o;
+	int rc = out_open(&o, path, OUT_TRUNCATE);
 	if (rc)
-		return cli_error("explain", "%s: the flame graph could not be written "
-				 "(%s)", path, n ? strerror(-rc) : "no samples");
-	return 0;
+		return cli_error("explain", "%s: %s", parse_printable(path, shown,
+				 sizeof(shown)), strerror(-rc));
+	if ((rc = fg_write_svg(o.f, title, panels, n, 0))) {
+		out_discard(&o);
+		return explain_write_failed(&o, rc);
+	}
+	rc = out_close(&o);
+	return rc ? explain_write_failed(&o, rc) : 0;
+}
+
+int explain_write_failed(const struct outfile *o, int rc)
+{
+	char shown[256];
+	return cli_error("explain", "%s: %s", o->is_stdout ? "standard output"
+			 : parse_printable(o->path, shown, sizeof(shown)),
+			 strerror(rc < 0 ? -rc : rc));
 }

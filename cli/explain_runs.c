@@ -197,6 +197,8 @@ static int sample_side(const struct explain_cli *c, const struct bench_cli *b,
 	if (rc)
 		return cli_error("explain", "%s: the sampled run failed: %s", s->label, err);
 	s->sampled_ok = true;
+	if (c->chains && (rc = out_flush(c->chains)))
+		return explain_write_failed(c->chains, rc);
 	return 0;
 }
 

@@ -130,6 +130,7 @@ static int tally_samples(struct observer_state *o, const struct prof_scope *scop
 			 const struct explain_target *t, struct explain_sampled *out)
 {
 	struct prof_frame chain[PROF_MAX_FRAMES];
+	bool write_chains = t->chains != NULL;
 	for (size_t i = 0; i < o->set.n; i++) {
 		const struct prof_sample *s = &o->set.samples[i];
 		const uint64_t *frames = prof_sample_frames(&o->set, i);
@@ -141,8 +142,13 @@ static int tally_samples(struct observer_state *o, const struct prof_scope *scop
 							frames[k], sym.start };
 		}
 		bool worker = is_worker(o, (pid_t)s->tid);
-		if (t->chains)
-			explain_write_chain(t->chains, t->side, worker, chain, n);
+		if (write_chains) {
+			/* flushed a line at a time: a write that fails does
+			 * so in out_flush, which keeps its errno; one that
+			 * stdio made on its own would leave only EIO */
+			explain_write_chain(t->chains->f, t->side, worker, chain, n);
+			write_chains = out_flush(t->chains) == 0;
+		}
 		if (prof_tally_add(&out->tally, scope, chain, n, !worker))
 			return -ENOMEM;
 	}

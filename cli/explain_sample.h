@@ -17,6 +17,7 @@
 #define MAPLAB_EXPLAIN_SAMPLE_H
 
 #include "harness/bench/bench.h"
+#include "harness/common/outfile.h"
 #include "harness/profile/tally.h"
 #include "kernel-compare/kbench.h"
 
@@ -44,8 +45,10 @@ struct explain_target {
 	const char *kernel_op;  /* kernel: the map function's word ("update")
 				   that tells a pair's ops apart; NULL: every
 				   sample under the program is the op's */
-	FILE *chains;           /* NULL, or where every sample's symbolised
-				   chain is written (explain_write_chain) */
+	struct outfile *chains; /* NULL, or where every sample's symbolised
+				   chain is written (explain_write_chain),
+				   flushed after each: writing stops at the
+				   first failure, which stays in it */
 	const char *side;       /* its label there */
 };
 

@@ -3,7 +3,8 @@
 # explain: bad input, no permission to sample, and (as root, with the
 # kernel side) every map type and op: the kernel's functions and the
 # design's named under their steps, ns per step on both sides that add up
-# to the side's ns/op, a flame graph that parses.
+# to the side's ns/op, a flame graph that parses; every file it writes
+# (the report, stdout, --svg, --chains, --save) whole or not at all.
 # usage: test_cli_explain.sh MAPLAB SOURCE_ROOT PINFAIL_SHIM kernel|no-kernel
 maplab=$1 root=$2 pinfail=$3
 . "$(dirname "$0")/lib.sh"
@@ -145,5 +146,45 @@ if has_kernel; then
         "$maplab" explain --map hash/linux --op lookup "${quick[@]}" --svg /nonexistent/x.svg
     expect 2 'explain: --chains /nonexistent/c.txt: No such file' \
         "$maplab" explain --map hash/linux --op lookup "${quick[@]}" --chains /nonexistent/c.txt
+
+    # A full disk, at whichever flush finds it: one line naming the file
+    # with the write's own errno, exit 2, and no file that looks finished.
+    # /dev/full stands for the disk (a symlink where the file would be);
+    # bash's ulimit -f (KiB), SIGXFSZ ignored, makes a regular file fail
+    # (EFBIG), so that what was made is seen removed, or cut back: --save's
+    # 2000 bytes take the first 48 of the host record, then fail.
+    lookup=(explain --map hash/linux --op lookup --entries 4096 --repeat 1
+            --duration 0.05 --sample-seconds 0.05 --hz 1000 --no-diff --quiet)
+    mkdir "$tmp/full" && ln -s /dev/full "$tmp/full/explain.txt"
+    check '--out DIR on a full disk: one line, exit 2' one_line_error \
+        "^maplab explain: $tmp/full/explain.txt: No space left on device\$" \
+        "$maplab" "${lookup[@]}" --out "$tmp/full"
+    check 'a report on stdout that cannot be written: one line, exit 2' \
+        one_line_error '^maplab explain: standard output: No space left on device$' \
+        sh -c '"$@" >/dev/full' sh "$maplab" "${lookup[@]}"
+    check '--out DIR: a report too large for the disk: one line, exit 2' one_line_error \
+        "^maplab explain: $tmp/big/explain.txt: File too large\$" \
+        bash -c 'trap "" XFSZ; ulimit -f 0; exec "$@"' bash "$maplab" "${lookup[@]}" --out "$tmp/big"
+    check '--out DIR: no explain.txt left' test ! -e "$tmp/big/explain.txt"
+    ln -s /dev/full "$tmp/full.svg"
+    check '--svg on a full disk: its errno, not EIO' one_line_error \
+        "^maplab explain: $tmp/full.svg: No space left on device\$" \
+        "$maplab" "${lookup[@]}" --svg "$tmp/full.svg"
+    check '--svg too large for the disk: one line, exit 2' one_line_error \
+        "^maplab explain: $tmp/big.svg: File too large\$" \
+        bash -c 'trap "" XFSZ; ulimit -f 4; exec "$@"' bash "$maplab" "${lookup[@]}" --svg "$tmp/big.svg"
+    check '--svg: no partial flame graph left' test ! -e "$tmp/big.svg"
+    ln -s /dev/full "$tmp/full-chains.txt"
+    check '--chains on a full disk: one line, exit 2' one_line_error \
+        "^maplab explain: $tmp/full-chains.txt: No space left on device\$" \
+        "$maplab" "${lookup[@]}" --chains "$tmp/full-chains.txt" --out "$tmp/chains-dir"
+    check '--chains failed: the report removed' test ! -e "$tmp/chains-dir/explain.txt"
+    head -c 2000 /dev/zero | tr '\0' x >"$tmp/save.jsonl"
+    cp "$tmp/save.jsonl" "$tmp/save-before.jsonl"
+    check '--save too large for the disk: one line, exit 2' one_line_error \
+        "^maplab explain: $tmp/save.jsonl: File too large\$" \
+        bash -c 'trap "" XFSZ; ulimit -f 2; exec "$@"' bash "$maplab" "${lookup[@]}" \
+        --save "$tmp/save.jsonl"
+    check '--save: cut back to its earlier records' cmp -s "$tmp/save.jsonl" "$tmp/save-before.jsonl"
 fi
 finish
