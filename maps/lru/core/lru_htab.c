@@ -1,8 +1,31 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * lru_htab.c: see lru_htab.h.  The table and its bucket locks are
- * htab's; this file owns the elements and the order of work; the
- * policy owns every list.
+ * lru_htab.c: the LRU hash table that every LRU design but lru/assoc is:
+ * preallocated elements in one array, a table that finds them by key
+ * (lru_table.h: the kernel's chains or tagged buckets, picked once at
+ * create), and the kernel's order of work in an update, driving the
+ * design's eviction policy (lru_htab.h draws the element and the order).
+ *
+ * Invariants:
+ *  - exactly n_elems elements (max_entries, after the policy's capacity),
+ *    no spares: each is in the table under one key, or the policy's free
+ *    one, or in flight inside one update or delete (popped and not yet
+ *    linked, or unlinked and not yet pushed back);
+ *  - an element leaves the table only under its bucket's lock: through
+ *    update_commit (the replaced one), delete_key, or unlink_node in
+ *    lru_htab_evict, which fails on an element that is no longer there;
+ *  - an element's hash is written by the policy under the policy's lock
+ *    (pop_free) before the table links it, so an eviction that meets it
+ *    looks in the right bucket.
+ *
+ * Locks: the table's bucket locks guard the chains (or buckets) and the
+ * choice between insert and replace; the policy's locks guard its lists
+ * and each element's place on them; nothing here is locked by this file.
+ * Lock order: a policy's lock, then a bucket lock, never the reverse, so
+ * pop_free (which may evict) and push_free run with no bucket lock held.
+ * Readers take no lock (RCU, or the tagged table's seqlock retries); the
+ * ref bit is a racy store.  The work counters are per cpu slot, written
+ * only by that slot's thread.
  */
 #include "maps/lru/core/lru_htab.h"
 #include "maps/base/area.h"
@@ -20,12 +43,12 @@ struct lru_elem {
 	struct htab_node node; /* last: key and value follow */
 };
 
-static struct lru_elem *elem_of_lru(const struct lru_node *n)
+static struct lru_elem *lru_htab_elem_of_node(const struct lru_node *n)
 {
 	return (struct lru_elem *)((char *)n - offsetof(struct lru_elem, lru));
 }
 
-static struct lru_elem *elem_of_hnode(const struct htab_node *n)
+static struct lru_elem *lru_htab_elem_of_hnode(const struct htab_node *n)
 {
 	return (struct lru_elem *)((char *)n - offsetof(struct lru_elem, node));
 }
@@ -37,85 +60,19 @@ struct lru_node *lru_htab_node(struct lru_htab *h, uint32_t i)
 
 struct htab_node *lru_htab_hnode(struct lru_node *n)
 {
-	return &elem_of_lru(n)->node;
+	return &lru_htab_elem_of_node(n)->node;
 }
 
 const void *lru_node_key(const struct lru_node *n)
 {
-	return htab_node_key(&elem_of_lru(n)->node);
-}
-
-/* --- the table: chains (htab) or tagged buckets (tagtab) -------------- */
-
-static bool tagged(const struct lru_htab *h)
-{
-	return h->policy->tagged_table;
-}
-
-static uint32_t table_hash(struct lru_htab *h, const void *key)
-{
-	return tagged(h) ? tagtab_hash(&h->tagged, key)
-			 : htab_hash(&h->table, key);
-}
-
-static struct htab_node *table_lookup(struct lru_htab *h, uint32_t hash,
-				      const void *key)
-{
-	return tagged(h) ? tagtab_lookup(&h->tagged, hash, key)
-			 : htab_lookup_rcu(&h->table, hash, key);
-}
-
-static bool table_unlink(struct lru_htab *h, struct htab_node *n)
-{
-	return tagged(h) ? tagtab_unlink_node(&h->tagged, n)
-			 : htab_unlink_node(&h->table, n);
-}
-
-static struct htab_node *table_delete(struct lru_htab *h, const void *key)
-{
-	return tagged(h) ? tagtab_delete_key(&h->tagged, key)
-			 : htab_delete_key(&h->table, key);
-}
-
-/* begin .. commit: one of the two tables' update, locked in between */
-union table_update {
-	struct htab_update chains;
-	struct tagtab_update tagged;
-};
-
-static int table_begin(struct lru_htab *h, const void *key, uint32_t hash,
-		       uint64_t flags, union table_update *u,
-		       struct htab_node **old)
-{
-	int err;
-	if (tagged(h)) {
-		err = tagtab_update_begin(&h->tagged, key, hash, flags,
-					  &u->tagged);
-		*old = u->tagged.old;
-	} else {
-		err = htab_update_begin_hashed(&h->table, key, hash, flags,
-					       &u->chains);
-		*old = u->chains.old;
-	}
-	return err;
-}
-
-static void table_commit(struct lru_htab *h, union table_update *u,
-			 struct htab_node *n, const void *key,
-			 const void *value)
-{
-	uint32_t vs = h->map.attr.value_size;
-	if (tagged(h))
-		tagtab_update_commit(&h->tagged, &u->tagged, n, key, value, vs);
-	else
-		htab_update_commit(&h->table, &u->chains, n, key, value, vs);
+	return htab_node_key(&lru_htab_elem_of_node(n)->node);
 }
 
 bool lru_htab_evict(struct lru_htab *h, unsigned cpu, struct lru_node *n)
 {
 	struct map_work_slot *w = lru_work(h, cpu);
 	map_work_count(&w->locks, 1);
-	if (!table_unlink(h, lru_htab_hnode(n)))
+	if (!h->table_ops->unlink_node(&h->table, lru_htab_hnode(n)))
 		return false;
 	map_work_count(&w->evictions, 1);
 	if (h->on_evict)
@@ -160,10 +117,7 @@ void lru_htab_watch_evictions(struct map *m,
 size_t lru_htab_memory(const struct map *m)
 {
 	const struct lru_htab *h = (const struct lru_htab *)m;
-	size_t bytes = sizeof(*h) +
-		       (tagged(h) ? tagtab_bytes(&h->tagged)
-				  : (size_t)h->table.n_buckets *
-					    sizeof(*h->table.buckets)) +
+	size_t bytes = sizeof(*h) + h->table_ops->bytes(&h->table) +
 		       (size_t)h->n_elems * h->elem_size +
 		       (size_t)m->attr.ncpus * sizeof(*h->work);
 	if (h->policy->state_bytes)
@@ -180,12 +134,11 @@ void lru_htab_destroy(struct map *m)
 		h->policy->fini(h);
 	free(h->work);
 	free(h->elems);
-	htab_table_destroy(&h->table);
-	tagtab_destroy(&h->tagged);
+	h->table_ops->destroy(&h->table);
 	free(h);
 }
 
-static int make_elements(struct lru_htab *h)
+static int lru_htab_make_elements(struct lru_htab *h)
 {
 	const struct map_attr *a = &h->map.attr;
 	h->elem_size = htab_elem_size(offsetof(struct lru_elem, node),
@@ -207,16 +160,11 @@ static int make_elements(struct lru_htab *h)
 	return 0;
 }
 
-static int make_table(struct lru_htab *h)
+static int lru_htab_make_table(struct lru_htab *h)
 {
-	const struct map_attr *a = &h->map.attr;
-	int zero_seed = a->flags & MAP_F_ZERO_SEED;
-	if (tagged(h))
-		return tagtab_init(&h->tagged, a->max_entries, a->key_size,
-				   zero_seed, h->elems, h->elem_size,
-				   offsetof(struct lru_elem, node), h->n_elems);
-	return htab_table_init(&h->table, a->max_entries, a->key_size,
-			       zero_seed);
+	return h->table_ops->init(&h->table, &h->map.attr, h->elems,
+				  h->elem_size, offsetof(struct lru_elem, node),
+				  h->n_elems);
 }
 
 int lru_htab_create(const struct lru_policy *policy,
@@ -232,6 +180,8 @@ int lru_htab_create(const struct lru_policy *policy,
 		return -ENOMEM;
 	h->map.attr = *attr;
 	h->policy = policy;
+	h->table_ops = policy->tagged_table ? &lru_table_tagged
+					    : &lru_table_chains;
 	if (policy->capacity) {
 		/* The kernel sizes the table after rounding, and checks that
 		 * size again (a rounded-up max_entries can be E2BIG). */
@@ -242,9 +192,9 @@ int lru_htab_create(const struct lru_policy *policy,
 			return err;
 		}
 	}
-	err = make_elements(h);
+	err = lru_htab_make_elements(h);
 	if (!err)
-		err = make_table(h);
+		err = lru_htab_make_table(h);
 	if (!err)
 		err = policy->init(h);
 	if (err) {
@@ -257,16 +207,18 @@ int lru_htab_create(const struct lru_policy *policy,
 
 /* --- the operations --------------------------------------------------------------- */
 
-static struct lru_node *find(struct lru_htab *h, const void *key)
+/* RCU read section held.  The element of key, or NULL. */
+static struct lru_node *lru_htab_find(struct lru_htab *h, const void *key)
 {
-	struct htab_node *n = table_lookup(h, table_hash(h, key), key);
-	return n ? &elem_of_hnode(n)->lru : NULL;
+	const struct lru_table_ops *t = h->table_ops;
+	struct htab_node *n = t->lookup(&h->table, t->hash(&h->table, key), key);
+	return n ? &lru_htab_elem_of_hnode(n)->lru : NULL;
 }
 
 void *lru_htab_lookup(struct map *m, const void *key)
 {
 	struct lru_htab *h = lru_htab_of(m);
-	struct lru_node *n = find(h, key);
+	struct lru_node *n = lru_htab_find(h, key);
 	if (!n)
 		return NULL;
 	if (h->policy->referenced)
@@ -276,23 +228,24 @@ void *lru_htab_lookup(struct map *m, const void *key)
 	return htab_node_value(lru_htab_hnode(n), m->attr.key_size);
 }
 
-static void *find_value(struct map *m, const void *key)
+static void *lru_htab_find_value(struct map *m, const void *key)
 {
-	struct lru_node *n = find(lru_htab_of(m), key);
+	struct lru_node *n = lru_htab_find(lru_htab_of(m), key);
 	return n ? htab_node_value(lru_htab_hnode(n), m->attr.key_size) : NULL;
 }
 
 int lru_htab_lookup_copy(struct map *m, const void *key, void *value)
 {
-	return map_copy_value_rcu(m, find_value, key, value);
+	return map_copy_value_rcu(m, lru_htab_find_value, key, value);
 }
 
 int lru_htab_update(struct map *m, const void *key, const void *value,
 		    uint64_t flags)
 {
 	struct lru_htab *h = lru_htab_of(m);
+	const struct lru_table_ops *t = h->table_ops;
 	unsigned cpu = map_this_cpu();
-	union table_update u;
+	union lru_table_update u;
 	struct htab_node *old_node;
 	int err = map_update_flags_valid(flags);
 	if (err)
@@ -300,12 +253,10 @@ int lru_htab_update(struct map *m, const void *key, const void *value,
 
 	/* Pop first, with no bucket lock held: it may evict, and evicting
 	 * takes bucket locks (lock order: policy, then bucket). */
-	uint32_t hash = table_hash(h, key);
-	if (tagged(h))
-		tagtab_prefetch_for_write(&h->tagged, hash);
+	uint32_t hash = t->update_hash(&h->table, key);
 	if (h->policy->flags_before_pop && flags != MAP_ANY) {
 		map_rcu_read_lock();
-		bool present = table_lookup(h, hash, key) != NULL;
+		bool present = t->lookup(&h->table, hash, key) != NULL;
 		map_rcu_read_unlock();
 		err = map_update_flags_check(present, flags);
 		if (err)
@@ -315,7 +266,7 @@ int lru_htab_update(struct map *m, const void *key, const void *value,
 	if (!n)
 		return -ENOMEM;
 	map_work_count(&lru_work(h, cpu)->locks, 1);
-	err = table_begin(h, key, hash, flags, &u, &old_node);
+	err = t->update_begin(&h->table, key, hash, flags, &u, &old_node);
 	if (err) {
 		h->policy->push_free(h, cpu, n);
 		return err;
@@ -325,9 +276,10 @@ int lru_htab_update(struct map *m, const void *key, const void *value,
 	 * unmarked (a steal takes unmarked pending elements first). */
 	if (old_node && !h->policy->replaced)
 		lru_node_set_ref(n);
-	table_commit(h, &u, lru_htab_hnode(n), key, value);
+	t->update_commit(&h->table, &u, lru_htab_hnode(n), key, value,
+			 m->attr.value_size);
 	if (old_node) {
-		struct lru_node *old = &elem_of_hnode(old_node)->lru;
+		struct lru_node *old = &lru_htab_elem_of_hnode(old_node)->lru;
 		if (h->policy->replaced)
 			h->policy->replaced(h, cpu, n, old);
 		h->policy->push_free(h, cpu, old);
@@ -340,10 +292,10 @@ int lru_htab_delete(struct map *m, const void *key)
 	struct lru_htab *h = lru_htab_of(m);
 	unsigned cpu = map_this_cpu();
 	map_work_count(&lru_work(h, cpu)->locks, 1);
-	struct htab_node *n = table_delete(h, key);
+	struct htab_node *n = h->table_ops->delete_key(&h->table, key);
 	if (!n)
 		return -ENOENT;
-	h->policy->push_free(h, cpu, &elem_of_hnode(n)->lru);
+	h->policy->push_free(h, cpu, &lru_htab_elem_of_hnode(n)->lru);
 	return 0;
 }
 
@@ -351,8 +303,7 @@ int lru_htab_get_next_key(struct map *m, const void *key, void *next)
 {
 	struct lru_htab *h = lru_htab_of(m);
 	map_rcu_read_lock();
-	int err = tagged(h) ? tagtab_next_key_rcu(&h->tagged, key, next)
-			    : htab_next_key_rcu(&h->table, key, next);
+	int err = h->table_ops->next_key_rcu(&h->table, key, next);
 	map_rcu_read_unlock();
 	return err;
 }

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * lru_htab.h: an LRU hash map is the hash core plus an eviction policy.
- * This is the core's half, shared by every design under maps/lru/: the
- * elements, the table, the map_ops, and the kernel's order of work in
- * update.  A policy (one file per design) decides only which element a new
- * key gets, and which key leaves to free one.
+ * This is the core's half, shared by every design under maps/lru/ but
+ * lru/assoc: the elements, the table (lru_table.h: the kernel's chains, or
+ * tagged buckets), the map_ops, and the kernel's order of work in update.
+ * A policy (one file per design) decides only which element a new key
+ * gets, and which key leaves to free one.
  *
  *   element: [lru_node: policy's links, cpu, type, ref][htab_node][key][value]
  *
@@ -12,10 +13,10 @@
  *     [policy->flags_before_pop: flags refuse what a lookup finds: return]
  *     n = policy->pop_free(cpu, hash)          no lock held; may evict other keys
  *                                              (lru_htab_evict), may fail: -ENOMEM
- *     htab_update_begin: bucket lock, look up, check flags
+ *     table update_begin: bucket lock, look up, check flags
  *       flags refuse: unlock, policy->push_free(n)   a failing update can still
  *                                                    have evicted (pop came first)
- *     htab_update_commit: n at the head, old unlinked, unlock
+ *     table update_commit: n at the head, old unlinked, unlock
  *     old? policy->replaced(n, old) (the kernel sets n's ref bit),
  *          policy->push_free(old)
  *   lookup (program):  find, policy->referenced (the kernel sets the ref bit)
@@ -26,7 +27,7 @@
  * kernel's LRU has none), handed to the policy by policy->init.  Elements
  * are reused at once, as in hash/linux: a program-style reader may see a
  * value change under it, and a lookup derailed by a reuse walks again (the
- * nulls chains of htab.h).
+ * nulls chains of htab.h; the tagged table's seqlock retry).
  *
  * Lock order: a policy's locks, then a bucket lock (lru_htab_evict takes
  * it), never the reverse: the core calls pop_free and push_free with no
@@ -41,11 +42,10 @@
 #define MAPLAB_LRU_HTAB_H
 
 #include "maps/base/dlist.h"
-#include "maps/tables/htab.h"
 #include "maps/base/lock.h"
-#include "maps/base/work.h"
 #include "maps/base/map.h"
-#include "maps/tables/tagtab.h"
+#include "maps/base/work.h"
+#include "maps/lru/core/lru_table.h"
 
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -116,9 +116,10 @@ struct lru_policy {
 	 * kernel's own attribute checks (docs/design-notes.md). */
 	bool per_cpu_mode;
 
-	/* The table: tagtab.h's cache-line buckets with tags, instead of
-	 * htab's chains (the kernel's).  For designs that are not the
-	 * kernel's: it halves the lines an op reads (docs/lru-sieve-percpu.md). */
+	/* The table: lru_table_tagged (tagtab.h's cache-line buckets with
+	 * tags) instead of lru_table_chains (htab's chains, the kernel's).
+	 * For designs that are not the kernel's: it halves the lines an op
+	 * reads (docs/lru-sieve-percpu.md). */
 	bool tagged_table;
 
 	/* Check the flags against a lock-free lookup before pop_free: an
@@ -133,8 +134,10 @@ struct lru_policy {
 
 struct lru_htab {
 	struct map map;
-	struct htab_table table;     /* the chains, unless policy->tagged_table */
-	struct tagtab tagged;        /* the tagged buckets, if it is */
+	/* the table and its ops: lru_table_tagged if policy->tagged_table,
+	 * else lru_table_chains; set at create, read-only after */
+	const struct lru_table_ops *table_ops;
+	union lru_table table;
 	const struct lru_policy *policy;
 	/* map_ops.watch_evictions: set while nothing else uses the map */
 	void (*on_evict)(void *ctx, const void *key);
