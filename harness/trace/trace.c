@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * trace.c: the v1 trace parser.  One pass, a line at a time; the current
+ * trace.c: the v1 trace parser.  One pass, a line at a time (each line
+ * at most TRACE_MAX_LINE bytes: trace.h); the current
  * map line gives the key and value sizes that later lines are checked
  * against, so a malformed key is reported at its own line.  Numbers and
  * flags are read by harness/common/parse.h, as on the command line, and
@@ -271,6 +272,47 @@ static int parse_line(struct parser *p, char *text, struct trace *t)
 	return 0;
 }
 
+/*
+ * The next line of in into *buf (grown by doubling, to TRACE_MAX_LINE + 2
+ * bytes at most: the line, its newline and a NUL): its length, newline
+ * included, NUL-terminated; 0 at the end of the input; -E2BIG where the
+ * line runs past TRACE_MAX_LINE bytes without a newline (read no further:
+ * /dev/zero is refused at once, not read until memory runs out); -ENOMEM;
+ * or the -errno of a read error.  A NUL byte is kept (the caller refuses
+ * it), so the length is the bytes read, not strlen's.
+ */
+static ssize_t read_line(FILE *in, char **buf, size_t *cap)
+{
+	size_t len = 0;
+	int ch;
+	for (;;) {
+		errno = 0;
+		ch = getc_unlocked(in);
+		if (ch == EOF)
+			break;
+		if (ch != '\n' && len == TRACE_MAX_LINE)
+			return -E2BIG;
+		if (len + 2 > *cap) {
+			size_t want = *cap ? 2 * *cap : 256;
+			if (want > (size_t)TRACE_MAX_LINE + 2)
+				want = (size_t)TRACE_MAX_LINE + 2;
+			char *b = realloc(*buf, want);
+			if (!b)
+				return -ENOMEM;
+			*buf = b;
+			*cap = want;
+		}
+		(*buf)[len++] = (char)ch;
+		if (ch == '\n')
+			break;
+	}
+	if (ch == EOF && ferror(in))
+		return -(errno ? errno : EIO);
+	if (len)
+		(*buf)[len] = '\0';
+	return (ssize_t)len;
+}
+
 int trace_parse(FILE *in, const char *name, struct trace *out, char *err,
 		size_t errlen)
 {
@@ -282,20 +324,20 @@ int trace_parse(FILE *in, const char *name, struct trace *out, char *err,
 
 	memset(out, 0, sizeof(*out));
 	while (!rc) {
-		/* getline's -1 is the end of the input, or a line it could not
-		 * read: one too long for memory (ENOMEM, which glibc does not
-		 * mark as a stream error), or a read error. */
-		errno = 0;
-		len = getline(&buf, &cap, in);
+		len = read_line(in, &buf, &cap);
 		p.lineno++;
-		if (len < 0) {
-			if (errno == ENOMEM)
-				rc = fail(&p, "out of memory");
-			else if (ferror(in))
-				rc = fail(&p, "read error: %s",
-					  map_errno_text(errno));
+		if (len == 0)
 			break;
-		}
+		if (len == -E2BIG)
+			rc = fail(&p, "the line is longer than %s, the most a "
+				  "trace line may hold", TRACE_MAX_LINE_TEXT);
+		else if (len == -ENOMEM)
+			rc = fail(&p, "out of memory");
+		else if (len < 0)
+			rc = fail(&p, "read error: %s",
+				  map_errno_text((int)-len));
+		if (len < 0)
+			break;
 		/* A NUL would end the line early for everything below. */
 		const char *nul = memchr(buf, '\0', (size_t)len);
 		if (nul)

@@ -17,6 +17,11 @@
  * max_entries are decimal (harness/common/parse.h); flags are the names of
  * maps/base/map.h's table or numbers (0x... allowed), so a trace can ask
  * for a flag the kernel rejects.  A trace is text: a NUL byte is refused.
+ * A line holds at most TRACE_MAX_LINE bytes (16 MiB, its newline not
+ * counted): the longest valid line, an update of the largest key and value
+ * the kernel takes (together under 4 MiB, KMALLOC_MAX_SIZE), is about
+ * 8 MiB of hex; a longer one is refused at its line, so that input with
+ * no newline (/dev/zero) is not read until memory runs out.
  * A cpu line names a CPU this process may run on (its affinity mask when
  * it started, maps/base/cpu.h): any other is refused at its line, with the
  * allowed set, so a trace never starts that cannot run to its end.
@@ -58,6 +63,10 @@ struct trace {
 	struct trace_line *lines;
 	size_t n, cap;
 };
+
+/* The longest line, its newline not counted, and its name in messages. */
+#define TRACE_MAX_LINE (16u << 20)
+#define TRACE_MAX_LINE_TEXT "16 MiB"
 
 /*
  * Parse a whole trace.  0, or -1 with a message "NAME:LINE: what is wrong"

@@ -255,9 +255,32 @@ static ssize_t endless_line(void *cookie, char *buf, size_t size)
 }
 
 /*
- * A line too long to hold in memory is an error at that line, not the
- * end of the trace (getline's ENOMEM looked like end of file: the rest of
- * the trace was dropped, and the replay exited 0).
+ * A line is at most TRACE_MAX_LINE bytes (16 MiB): past that it is refused
+ * at its line, having read little more than the bound (it was read until
+ * memory ran out: "out of memory" at best, and /dev/zero took the machine's
+ * memory); within an address space that holds the bound.
+ */
+Test(trace, a_line_past_the_bound_is_refused_at_its_line, .timeout = 60)
+{
+	size_t at = 0;
+	cookie_io_functions_t io = { .read = endless_line };
+	FILE *in = fopencookie(&at, "r", io);
+	cr_assert_not_null(in);
+	struct trace t;
+	char err[256] = "";
+	limit_address_space(64 << 20);
+	cr_expect_eq(trace_parse(in, "huge", &t, err, sizeof(err)), -1);
+	cr_expect_str_eq(err, "huge:2: the line is longer than 16 MiB, the most "
+			 "a trace line may hold");
+	cr_expect_lt(at, (size_t)TRACE_MAX_LINE + (1 << 20), "read %zu bytes",
+		     at);
+	fclose(in);
+}
+
+/*
+ * A line that cannot be held under the bound is an error at that line,
+ * not the end of the trace (getline's ENOMEM looked like end of file: the
+ * rest of the trace was dropped, and the replay exited 0).
  */
 Test(trace, a_line_that_cannot_be_held_is_out_of_memory, .timeout = 60)
 {
@@ -267,11 +290,33 @@ Test(trace, a_line_that_cannot_be_held_is_out_of_memory, .timeout = 60)
 	cr_assert_not_null(in);
 	struct trace t;
 	char err[256] = "";
-	limit_address_space(64 << 20);
+	limit_address_space(4 << 20);
 	cr_expect_eq(trace_parse(in, "huge", &t, err, sizeof(err)), -1,
 		     "a line of %zu bytes was read whole", at);
 	cr_expect_str_eq(err, "huge:2: out of memory");
 	fclose(in);
+}
+
+/* A line of exactly the bound, a comment here, is a line like another. */
+Test(trace, a_line_of_the_bound_is_read, .timeout = 60)
+{
+	static const char head[] = "map hash key_size=4 value_size=4 "
+				   "max_entries=2\n";
+	static const char tail[] = "\nlookup 01000000\n";
+	size_t n = sizeof(head) - 1 + TRACE_MAX_LINE + sizeof(tail) - 1;
+	char *text = malloc(n + 1);
+	cr_assert_not_null(text);
+	memcpy(text, head, sizeof(head) - 1);
+	text[sizeof(head) - 1] = '#';
+	memset(text + sizeof(head), 'a', TRACE_MAX_LINE - 1);
+	memcpy(text + sizeof(head) - 1 + TRACE_MAX_LINE, tail, sizeof(tail));
+	struct trace t;
+	char err[256] = "";
+	cr_assert_eq(parse(text, &t, err, sizeof(err)), 0, "%s", err);
+	cr_expect_eq(t.n, 2);
+	cr_expect_eq(t.n == 2 ? t.lines[1].lineno : 0, 3);
+	trace_free(&t);
+	free(text);
 }
 
 /* "010" is ten, not eight: no base prefixes. */
