@@ -42,8 +42,8 @@
 #include <stdint.h>
 
 /*
- * A trace read as it is replayed, not held whole (cmd_sim streams a file
- * too long to hold): each pass over it reads it again from the start.
+ * A trace read as it is replayed, not held whole (simfile.h streams a
+ * file too long to hold): each pass over it reads it again from the start.
  */
 struct sim_source {
 	/* Back to the first request.  0, or -errno with one line in err. */

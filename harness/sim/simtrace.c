@@ -6,14 +6,20 @@
  * in simgen.c, cachesim's csv parameters in simcsv.c, string keys' hash
  * in simkeys.c.
  *
- * A reader holds one buffer of the file (decompressed where .zst), at
- * least a megabyte and grown only for a longer line, so a trace of any
- * length streams through it; a bad line is reported with its number.
- * sim_trace_read gathers the chunks before anything is timed, its arrays
- * growing by doubling.
+ * A reader holds one buffer of the file (decompressed where .zst): a
+ * line of up to SIM_TRACE_MAX_LINE bytes, its newline and a NUL, never
+ * grown, so a trace of any length streams through it and a file that is
+ * no text (/dev/zero, a binary read as txt) is refused at its first
+ * line, not read until memory runs out; a bad line is reported with its
+ * number.  A reader reads its file once from the start; sim_trace_rewind
+ * starts it again where the file is a regular one (a pipe, a FIFO or a
+ * device gives its bytes once).  sim_trace_gather and sim_trace_read
+ * gather the chunks before anything is timed, their arrays growing by
+ * doubling.
  */
 #include "simtrace.h"
 #include "simkeys.h"
+#include "harness/common/outfile.h"
 #include "harness/common/parse.h"
 #include "maps/base/map.h"
 
@@ -22,6 +28,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #ifdef MAPLAB_HAVE_ZSTD
 #include <zstd.h>
 #endif
@@ -90,13 +97,18 @@ void sim_trace_free(struct sim_trace *t)
 
 /* --- the bytes, a buffer at a time ------------------------------------------- */
 
-#define CHUNK (1u << 20)   /* bytes read (or decompressed) at a time */
+/* The buffer: the longest line, its newline, and a spare byte for the
+ * NUL that ends it (a last line without a newline included). */
+#define BUFFER_BYTES ((size_t)SIM_TRACE_MAX_LINE + 2)
 #define PEEK_LINES 2       /* lines csv's guesses look at */
 
 struct sim_trace_reader {
 	FILE *f;
 	char name[256];        /* the path in messages: made printable */
 	enum sim_trace_format format;
+	const char *once;      /* NULL: a regular file, read again by
+				  sim_trace_rewind; else what it is (a pipe
+				  or FIFO, a device, a socket): read once */
 	char *buf;             /* bytes [start, end) not yet consumed; one
 				  spare byte for a last line's NUL */
 	size_t start, end, cap;
@@ -121,24 +133,22 @@ struct sim_trace_reader {
 	struct sim_trace facts; /* string_keys, collisions, note */
 };
 
-/* Room for more at the end: consumed bytes moved out, the buffer doubled
- * when a line fills it all. */
+/* Room for more at the end: consumed bytes moved out (the buffer made at
+ * the first call).  0; -ENOMEM; or -E2BIG where the bytes not consumed
+ * fill it all: a line longer than SIM_TRACE_MAX_LINE. */
 static int make_room(struct sim_trace_reader *r)
 {
+	if (!r->buf) {
+		if (!(r->buf = malloc(BUFFER_BYTES)))
+			return -ENOMEM;
+		r->cap = BUFFER_BYTES;
+	}
 	if (r->start > 0) {
 		memmove(r->buf, r->buf + r->start, r->end - r->start);
 		r->end -= r->start;
 		r->start = 0;
 	}
-	if (r->end + 1 < r->cap)
-		return 0;
-	size_t cap = r->cap ? r->cap * 2 : CHUNK + 1;
-	char *b = realloc(r->buf, cap);
-	if (!b)
-		return -ENOMEM;
-	r->buf = b;
-	r->cap = cap;
-	return 0;
+	return r->end + 1 < r->cap ? 0 : -E2BIG;
 }
 
 static int fill_plain(struct sim_trace_reader *r, char *err, size_t errlen)
@@ -201,15 +211,17 @@ static int fill_zstd(struct sim_trace_reader *r, char *err, size_t errlen)
 }
 #endif
 
-/* More bytes into [start, end), unless at the end.  0 or -errno. */
+/* More bytes into [start, end), unless at the end.  0 or -errno (-E2BIG:
+ * the line at start fills the buffer, the caller words it). */
 static int fill(struct sim_trace_reader *r, char *err, size_t errlen)
 {
 	if (r->eof)
 		return 0;
-	if (make_room(r)) {
+	int rc = make_room(r);
+	if (rc == -ENOMEM)
 		snprintf(err, errlen, "%s: out of memory", r->name);
-		return -ENOMEM;
-	}
+	if (rc)
+		return rc;
 #ifdef MAPLAB_HAVE_ZSTD
 	if (r->z)
 		return fill_zstd(r, err, errlen);
@@ -248,6 +260,12 @@ static int next_line(struct sim_trace_reader *r, char **line, char *err,
 		if (r->eof)
 			return 0;
 		int rc = fill(r, err, errlen);
+		if (rc == -E2BIG)
+			snprintf(err, errlen, "%s:%llu: the line is longer than "
+				 "%s, the most a txt or csv trace line may hold "
+				 "(is it a text trace?)", r->name,
+				 (unsigned long long)r->lineno + 1,
+				 SIM_TRACE_MAX_LINE_TEXT);
 		if (rc)
 			return rc;
 	}
@@ -487,6 +505,24 @@ static const char *base_name(const char *path)
 	return b ? b + 1 : path;
 }
 
+/* NULL where fd is a regular file, which a reader may read again from its
+ * start; else what it is, whose bytes come once. */
+static const char *read_once(int fd)
+{
+	struct stat st;
+	if (fstat(fd, &st))
+		return "a file that cannot be examined";
+	if (S_ISREG(st.st_mode))
+		return NULL;
+	if (S_ISFIFO(st.st_mode))
+		return "a pipe or FIFO";
+	if (S_ISSOCK(st.st_mode))
+		return "a socket";
+	if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode))
+		return "a device";
+	return "not a regular file";
+}
+
 static int open_file(struct sim_trace_reader *r, const char *path, char *err,
 		     size_t errlen)
 {
@@ -516,6 +552,7 @@ static int open_file(struct sim_trace_reader *r, const char *path, char *err,
 			 map_errno_text(e));
 		return -e;
 	}
+	r->once = read_once(fileno(r->f));
 	return 0;
 }
 
@@ -570,6 +607,43 @@ void sim_trace_close(struct sim_trace_reader *r)
 	sim_keys_free(&r->keys);
 	free(r->buf);
 	free(r);
+}
+
+const char *sim_trace_reader_once(const struct sim_trace_reader *r)
+{
+	return r->once;
+}
+
+int sim_trace_rewind(struct sim_trace_reader *r, char *err, size_t errlen)
+{
+	if (r->once) {
+		snprintf(err, errlen, "%s is %s: its requests can be read only "
+			 "once", r->name, r->once);
+		return -ESPIPE;
+	}
+	if (fseek(r->f, 0, SEEK_SET)) {
+		int e = errno;
+		snprintf(err, errlen, "cannot read %s again: %s", r->name,
+			 map_errno_text(e));
+		return -e;
+	}
+	clearerr(r->f);
+	/* The position only: what the first lines decided (the csv's
+	 * delimiter, columns and header, whether keys are numbers) holds,
+	 * and string keys keep their table, so a pass counts no collision
+	 * the first did not. */
+	r->start = r->end = 0;
+	r->eof = false;
+	r->bytes = 0;
+	r->lineno = 0;
+#ifdef MAPLAB_HAVE_ZSTD
+	if (r->z) {
+		ZSTD_initDStream(r->z);
+		r->zin_len = r->zin_pos = 0;
+		r->z_last = 0;
+	}
+#endif
+	return 0;
 }
 
 bool sim_trace_reader_has_sizes(const struct sim_trace_reader *r)
@@ -800,32 +874,43 @@ static int reserve(struct sim_trace *t, size_t *cap, bool has_sizes)
 	return 0;
 }
 
+int sim_trace_gather(struct sim_trace_reader *r, struct sim_trace *t,
+		     size_t max, bool *whole, char *err, size_t errlen)
+{
+	bool has_sizes = sim_trace_reader_has_sizes(r);
+	size_t cap = 0;
+	ssize_t got;
+	*whole = false;
+	do {
+		/* max + 1 at most: one more says the trace is longer. */
+		size_t want = max - t->n < READ_BATCH ? max - t->n + 1
+						      : READ_BATCH;
+		if (reserve(t, &cap, has_sizes)) {
+			snprintf(err, errlen, "%s: out of memory", r->name);
+			return -ENOMEM;
+		}
+		got = sim_trace_next(r, t->ids + t->n,
+				     has_sizes ? t->sizes + t->n : NULL, want,
+				     err, errlen);
+		if (got > 0)
+			t->n += (size_t)got;
+	} while (got > 0 && t->n <= max);
+	*whole = got == 0;
+	return got < 0 ? (int)got : 0;
+}
+
 int sim_trace_read(const char *path, enum sim_trace_format format,
 		   const struct sim_csv_params *p, struct sim_trace *t,
 		   char *err, size_t errlen)
 {
 	struct sim_trace_reader *r;
-	size_t cap = 0;
-	ssize_t got;
+	bool whole;
 	memset(t, 0, sizeof(*t));
 	parse_printable(base_name(path), t->name, sizeof(t->name));
 	int rc = sim_trace_open(path, format, p, &r, err, errlen);
 	if (rc)
 		return rc;
-	bool has_sizes = sim_trace_reader_has_sizes(r);
-	do {
-		if (reserve(t, &cap, has_sizes)) {
-			snprintf(err, errlen, "%s: out of memory", r->name);
-			got = -ENOMEM;
-			break;
-		}
-		got = sim_trace_next(r, t->ids + t->n,
-				     has_sizes ? t->sizes + t->n : NULL,
-				     READ_BATCH, err, errlen);
-		if (got > 0)
-			t->n += (size_t)got;
-	} while (got > 0);
-	rc = (int)got;
+	rc = sim_trace_gather(r, t, SIZE_MAX - 1, &whole, err, errlen);
 	if (!rc && t->n == 0) {
 		snprintf(err, errlen, "%s: no requests in the trace (an empty "
 			 "file?)", r->name);
@@ -879,13 +964,24 @@ static void put_le(unsigned char *p, uint64_t v, int bytes)
 		p[i] = (unsigned char)v;
 }
 
+/* After a write into f: 0, or -errno of the write that failed, read at
+ * once (a later flush of the stream has lost it: EIO). */
+static int write_failed(FILE *f)
+{
+	return ferror(f) ? -(errno ? errno : EIO) : 0;
+}
+
 int sim_trace_write(FILE *f, const struct sim_trace *t,
 		    enum sim_trace_format format)
 {
+	int rc = 0;
+	errno = 0;
 	if (format == SIM_TRACE_TXT || format == SIM_TRACE_AUTO) {
-		for (size_t i = 0; i < t->n; i++)
+		for (size_t i = 0; i < t->n && !rc; i++) {
 			fprintf(f, "%llu\n", (unsigned long long)t->ids[i]);
-		return ferror(f) ? -EIO : 0;
+			rc = write_failed(f);
+		}
+		return rc ? rc : -stream_error(f);
 	}
 	if (format != SIM_TRACE_ORACLE)
 		return -EINVAL;
@@ -894,14 +990,15 @@ int sim_trace_write(FILE *f, const struct sim_trace *t,
 		free(next);
 		return -ENOMEM;
 	}
-	for (size_t i = 0; i < t->n; i++) {
+	for (size_t i = 0; i < t->n && !rc; i++) {
 		unsigned char r[ORACLE_RECORD];
 		put_le(r, i, 4);
 		put_le(r + 4, t->ids[i], 8);
 		put_le(r + 12, t->sizes ? t->sizes[i] : 1, 4);
 		put_le(r + 16, (uint64_t)next[i], 8);
 		fwrite(r, 1, sizeof(r), f);
+		rc = write_failed(f);
 	}
 	free(next);
-	return ferror(f) ? -EIO : 0;
+	return rc ? rc : -stream_error(f);
 }

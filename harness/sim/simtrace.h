@@ -17,6 +17,9 @@
  *                  next being the request index of the id's next request
  *                  (-1: none)
  * A name ending in .zst is read through libzstd (when built with it).
+ * A txt or csv line holds at most SIM_TRACE_MAX_LINE bytes (1 MiB, its
+ * newline not counted): a longer one is refused at its line, so that a
+ * file with no newline (/dev/zero) is not read until memory runs out.
  * Keys in txt and csv are numbers (decimal, or hex with 0x) or strings:
  * strings are hashed to 8-byte ids (simkeys.h), and the collisions
  * counted.  Unless told, the first data line decides which.
@@ -108,6 +111,11 @@ enum sim_trace_format sim_trace_guess_format(const char *path);
 /* Whether a spec names a generator rather than a file. */
 bool sim_trace_is_generator(const char *spec);
 
+/* The longest txt or csv line, its newline not counted, and its name in
+ * messages and docs. */
+#define SIM_TRACE_MAX_LINE (1u << 20)
+#define SIM_TRACE_MAX_LINE_TEXT "1 MiB"
+
 /*
  * A file read in chunks: memory holds one buffer of the file (and, for
  * string keys, each distinct string once), however long the trace.
@@ -128,6 +136,17 @@ bool sim_trace_is_generator(const char *spec);
  * sim_trace_reader_has_sizes: whether the format (or csv's size column)
  * gives object sizes.  sim_trace_reader_keys: the trace's key facts so
  * far (string_keys, id_collisions, id_hash, note; ids etc. left empty).
+ *
+ * sim_trace_reader_once: NULL where the file is a regular file, which
+ * sim_trace_rewind may read again; else what it is ("a pipe or FIFO", "a
+ * device", "a socket"), whose bytes come only once.
+ *
+ * sim_trace_rewind: back to the first request, for another pass over a
+ * regular file (the same stream, sought to 0: no second open).  What the
+ * first lines decided (csv's delimiter, columns and header; whether keys
+ * are numbers) holds, and string keys keep their table: a pass counts no
+ * collision an earlier pass counted.  0; -ESPIPE for a file read once,
+ * with one line in err; or the errno of the seek.
  */
 struct sim_trace_reader;
 int sim_trace_open(const char *path, enum sim_trace_format format,
@@ -136,9 +155,21 @@ int sim_trace_open(const char *path, enum sim_trace_format format,
 ssize_t sim_trace_next(struct sim_trace_reader *r, uint64_t *ids,
 		       uint32_t *sizes, size_t max, char *err, size_t errlen);
 bool sim_trace_reader_has_sizes(const struct sim_trace_reader *r);
+const char *sim_trace_reader_once(const struct sim_trace_reader *r);
+int sim_trace_rewind(struct sim_trace_reader *r, char *err, size_t errlen);
 void sim_trace_reader_keys(const struct sim_trace_reader *r,
 			   struct sim_trace *facts);
 void sim_trace_close(struct sim_trace_reader *r);
+
+/*
+ * r's requests into t, whose arrays are empty (t zeroed but for its
+ * name), until r ends (*whole true) or t holds max + 1 of them (*whole
+ * false: the trace is longer than max; r is left past them).  0, or a
+ * negative errno with one line in err (sim_trace_next's, -ENOMEM); t's
+ * arrays are the caller's to free either way (sim_trace_free).
+ */
+int sim_trace_gather(struct sim_trace_reader *r, struct sim_trace *t,
+		     size_t max, bool *whole, char *err, size_t errlen);
 
 /*
  * Read the whole file at path through a sim_trace_reader (arguments as
@@ -163,7 +194,8 @@ int sim_trace_generate(const char *spec, struct sim_trace *t, char *err,
 int sim_trace_next_use(const uint64_t *ids, size_t n, int64_t *next);
 
 /* Write t in format (txt or oracleGeneral: timestamps are the request
- * index, sizes 1 when t has none).  0 or -errno. */
+ * index, sizes 1 when t has none).  0, or -errno: the failed write's
+ * (stream_error, harness/common/outfile.h), -ENOMEM, -EINVAL. */
 int sim_trace_write(FILE *f, const struct sim_trace *t,
 		    enum sim_trace_format format);
 

@@ -10,16 +10,22 @@
  *  - opt and the kernel refuse a streamed trace;
  *  - serial cpus: one thread, request i as cpu slot i % N, is
  *    deterministic, and for the per-CPU LRU differs from one cpu (each
- *    slot's share is its own), while a global LRU does not care.
+ *    slot's share is its own), while a global LRU does not care;
+ *  - a trace file (simfile.h) is read once: held where short, from a pipe
+ *    too; streamed past the limit, through the same stream sought back,
+ *    with the held results (csv's header, .zst); a pipe that would have
+ *    to be streamed is refused in one line.
  */
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "harness/common/rng.h"
 #include "harness/sim/sim.h"
+#include "harness/sim/simfile.h"
 #include "maps/base/cpu.h"
 #include "maps/base/rcu.h"
 
@@ -234,4 +240,193 @@ Test(sim_stream, serial_cpus_are_deterministic_and_per_cpu)
 	cr_expect_eq(sim_run(&in, &c, &r, err, sizeof(err)), -EINVAL);
 	sim_input_free(&in);
 	sim_trace_free(&t);
+}
+
+/* --- a trace file, read once (harness/sim/simfile.h) ------------------------ */
+
+/* t as a csv with a header line, "key,size" (the caller unlinks it). */
+static const char *csv_of(const struct sim_trace *t, const char *name)
+{
+	static char path[4][256];
+	static unsigned k;
+	char *p = path[k++ % 4];
+	snprintf(p, 256, "/tmp/maplab-test-simfile-%d-%s", (int)getpid(), name);
+	FILE *f = fopen(p, "w");
+	cr_assert_not_null(f);
+	fputs("key,size\n", f);
+	for (size_t i = 0; i < t->n; i++)
+		fprintf(f, "%llu,%u\n", (unsigned long long)t->ids[i],
+			t->sizes[i]);
+	cr_assert_eq(fclose(f), 0);
+	return p;
+}
+
+static struct sim_file_opts csv_opts(struct sim_csv_params *p)
+{
+	sim_csv_params_init(p);
+	p->size_col = 2;
+	p->has_header = 1; /* one line alone (no request) cannot show it is */
+	return (struct sim_file_opts){ .format = SIM_TRACE_CSV, .csv = p,
+				       .key_size = 8 };
+}
+
+static void expect_ids(const struct sim_trace *got, const struct sim_trace *want,
+		       size_t n)
+{
+	cr_assert_eq(got->n, n);
+	for (size_t i = 0; i < n; i++) {
+		cr_assert_eq(got->ids[i], want->ids[i], "request %zu", i);
+		cr_assert_eq(got->sizes[i], want->sizes[i], "request %zu", i);
+	}
+}
+
+/*
+ * A file too long to hold is streamed: gathered up to the limit, then
+ * read from its start again, each pass, through the same stream (csv's
+ * header skipped each time, .zst decompressed from its first frame
+ * again): the results of the same file held, on every design.
+ */
+Test(sim_stream, a_file_too_long_to_hold_streams_as_it_holds)
+{
+	struct sim_trace t = make_trace();
+	const char *plain = csv_of(&t, "long.csv");
+	const char *paths[2] = { plain, NULL };
+	char z[300], cmd[700];
+	if (sim_trace_have_zstd() &&
+	    system("command -v zstd >/dev/null 2>&1") == 0) {
+		snprintf(z, sizeof(z), "%s.zst", plain);
+		snprintf(cmd, sizeof(cmd), "zstd -q -f -o '%s' '%s'", z, plain);
+		cr_assert_eq(system(cmd), 0);
+		paths[1] = z;
+	}
+	struct sim_csv_params cp;
+	struct sim_file_opts o = csv_opts(&cp);
+	o.warmup = CHUNK + 4321;
+	for (int k = 0; k < 2 && paths[k]; k++) {
+		struct sim_file held_f, streamed_f;
+		struct sim_trace held_t, streamed_t;
+		struct sim_input held, streamed;
+		char err[512] = "";
+		cr_assert_eq(sim_file_load(&held_f, paths[k], &o, &held_t, &held,
+					   err, sizeof(err)), 0, "%s", err);
+		cr_assert(!sim_file_streamed(&held_f));
+		expect_ids(&held_t, &t, t.n);
+		struct sim_file_opts small = o;
+		small.hold_requests = 1000;
+		small.chunk = 30000;
+		cr_assert_eq(sim_file_load(&streamed_f, paths[k], &small,
+					   &streamed_t, &streamed, err,
+					   sizeof(err)), 0, "%s", err);
+		cr_assert(sim_file_streamed(&streamed_f));
+		cr_assert_null(streamed_t.ids);
+		cr_assert_eq(streamed.n, t.n);
+		cr_assert_eq(streamed_t.n, t.n);
+		cr_assert_eq(streamed.distinct, held.distinct);
+		cr_assert(streamed.has_sizes);
+		static const char *const designs[] = { "lru/global", "lru/clock" };
+		for (size_t d = 0; d < 2; d++) {
+			struct sim_policy p = policy(designs[d]);
+			struct sim_result a = run(&held, &p, 1, 0);
+			struct sim_result b = run(&streamed, &p, 1, 0);
+			cr_assert_gt(a.evictions, 0);
+			expect_same(&a, &b, paths[k]);
+		}
+		sim_input_free(&held);
+		sim_input_free(&streamed);
+		sim_file_close(&held_f);
+		sim_file_close(&streamed_f);
+		sim_trace_free(&held_t);
+		sim_trace_free(&streamed_t);
+	}
+	if (paths[1])
+		unlink(paths[1]);
+	unlink(plain);
+	sim_trace_free(&t);
+}
+
+/* A pipe's path (/proc/self/fd/N) holding the first n requests of t as
+ * txt, its writing end closed: its bytes come once. */
+static const char *pipe_of(const struct sim_trace *t, size_t n, int *read_fd)
+{
+	static char path[64];
+	int fds[2];
+	cr_assert_eq(pipe(fds), 0);
+	FILE *w = fdopen(fds[1], "w");
+	cr_assert_not_null(w);
+	for (size_t i = 0; i < n; i++)
+		fprintf(w, "%llu\n", (unsigned long long)t->ids[i]);
+	cr_assert_eq(fclose(w), 0); /* n lines fit the pipe's 64 KB */
+	*read_fd = fds[0];
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fds[0]);
+	return path;
+}
+
+/*
+ * A pipe is read once: a short trace is held from that one read (it had
+ * been read twice, the second time empty: "no requests in the trace"); one
+ * that would have to be streamed (too long to hold, or streaming asked) is
+ * refused in one line that says it needs a file that can be read twice.
+ */
+Test(sim_stream, a_pipe_is_held_or_refused)
+{
+	struct sim_trace t = make_trace();
+	struct sim_file_opts o = { .format = SIM_TRACE_TXT, .key_size = 8 };
+	struct sim_file f;
+	struct sim_trace got;
+	struct sim_input in;
+	char err[512] = "";
+	int fd;
+	const char *path = pipe_of(&t, 5000, &fd);
+	cr_assert_eq(sim_file_load(&f, path, &o, &got, &in, err, sizeof(err)), 0,
+		     "%s", err);
+	cr_assert(!sim_file_streamed(&f));
+	cr_assert_eq(in.n, 5000);
+	for (size_t i = 0; i < 5000; i++)
+		cr_assert_eq(got.ids[i], t.ids[i]);
+	sim_input_free(&in);
+	sim_file_close(&f);
+	sim_trace_free(&got);
+	close(fd);
+
+	o.hold_requests = 4999;
+	path = pipe_of(&t, 5000, &fd);
+	cr_assert_eq(sim_file_load(&f, path, &o, &got, &in, err, sizeof(err)),
+		     -ESPIPE);
+	cr_expect(strstr(err, " is a pipe or FIFO, which can be read only once: "
+			 "it has more than 4999 requests, too many to hold, and "
+			 "a streamed trace is read again on each pass, so it "
+			 "needs a file that can be read twice"), "%s", err);
+	cr_expect_null(strchr(err, '\n'));
+	cr_expect_null(got.ids);
+	close(fd);
+
+	o.hold_requests = 0;
+	o.stream = true;
+	path = pipe_of(&t, 10, &fd);
+	cr_assert_eq(sim_file_load(&f, path, &o, &got, &in, err, sizeof(err)),
+		     -ESPIPE);
+	cr_expect(strstr(err, "which can be read only once: streaming was asked "
+			 "for"), "%s", err);
+	close(fd);
+	sim_trace_free(&t);
+}
+
+/* No request: an error naming the file, held or streamed. */
+Test(sim_stream, a_file_of_no_request_is_an_error)
+{
+	struct sim_trace t = { .n = 0 }, got;
+	struct sim_csv_params cp;
+	struct sim_file_opts o = csv_opts(&cp);
+	const char *p = csv_of(&t, "empty.csv");
+	for (int stream = 0; stream < 2; stream++) {
+		struct sim_file f;
+		struct sim_input in;
+		char err[512] = "";
+		o.stream = stream;
+		cr_assert_eq(sim_file_load(&f, p, &o, &got, &in, err,
+					   sizeof(err)), -EINVAL);
+		cr_expect(strstr(err, "empty.csv: no requests in the trace"),
+			  "%s", err);
+	}
+	unlink(p);
 }

@@ -362,3 +362,76 @@ Test(sim_reader, cachesim_params)
 		cr_assert(strstr(err, bad[i].want), "%s: %s", bad[i].text, err);
 	}
 }
+
+/* A file of `lines` lines, each of `len` bytes before its newline:
+ * line i is "i," then x's (the last without a newline where `last_nl` is
+ * false). */
+static const char *long_lines(const char *name, size_t len, int lines,
+			      bool last_nl)
+{
+	const char *p = temp_path(name);
+	FILE *f = fopen(p, "w");
+	cr_assert_not_null(f);
+	for (int i = 0; i < lines; i++) {
+		int head = fprintf(f, "%d,", i + 1);
+		for (size_t k = (size_t)head; k < len; k++)
+			fputc('x', f);
+		if (i + 1 < lines || last_nl)
+			fputc('\n', f);
+	}
+	cr_assert_eq(fclose(f), 0);
+	return p;
+}
+
+/*
+ * A txt or csv line holds at most SIM_TRACE_MAX_LINE bytes (1 MiB): a line
+ * of exactly that is read (the last one without its newline too); one byte
+ * more is refused at its line, with the bound named (the buffer had doubled
+ * for a longer line: /dev/zero, with no newline, grew it until memory ran
+ * out).
+ */
+Test(sim_reader, a_line_holds_at_most_a_megabyte)
+{
+	struct sim_csv_params p;
+	struct sim_trace t;
+	char err[512] = "";
+	sim_csv_params_init(&p);
+	p.has_header = 0;
+	for (int nl = 0; nl < 2; nl++) {
+		const char *ok = long_lines("max.csv", SIM_TRACE_MAX_LINE, 3, nl);
+		cr_assert_eq(sim_trace_read(ok, SIM_TRACE_CSV, &p, &t, err,
+					    sizeof(err)), 0, "%s", err);
+		cr_expect_eq(t.n, 3);
+		cr_expect(t.n == 3 && t.ids[0] == 1 && t.ids[2] == 3);
+		sim_trace_free(&t);
+		unlink(ok);
+	}
+	const char *p1 = temp_path("over.csv");
+	const char *over = long_lines("over.csv", SIM_TRACE_MAX_LINE + 1, 3,
+				      true);
+	cr_assert_eq(sim_trace_read(over, SIM_TRACE_CSV, &p, &t, err,
+				    sizeof(err)), -E2BIG);
+	char want[512];
+	snprintf(want, sizeof(want), "%s:1: the line is longer than 1 MiB, the "
+		 "most a txt or csv trace line may hold (is it a text trace?)",
+		 p1);
+	cr_expect_str_eq(err, want);
+	unlink(over);
+}
+
+/* /dev/zero as txt and as csv: refused at line 1 within a few megabytes of
+ * address space, not read until memory runs out. */
+Test(sim_reader, dev_zero_is_refused_at_once)
+{
+	static const enum sim_trace_format formats[] = { SIM_TRACE_TXT,
+							 SIM_TRACE_CSV };
+	struct sim_trace t;
+	char err[512] = "";
+	limit_address_space(24u << 20);
+	for (int i = 0; i < 2; i++) {
+		cr_assert_eq(sim_trace_read("/dev/zero", formats[i], NULL, &t,
+					    err, sizeof(err)), -E2BIG, "%s", err);
+		cr_expect(strstr(err, "/dev/zero:1: the line is longer than "
+				 "1 MiB"), "%s", err);
+	}
+}
