@@ -3,27 +3,32 @@
  * maplab sim: hit ratios of the LRU designs, Belady's optimum and the
  * kernel's LRU hash on a cache trace, through the designs' own map code
  * (harness/sim/sim.h; docs/sim.md).  This file reads the command line
- * (cachesim's form rewritten first: sim_cachesim.h), the trace (held
- * whole, or streamed when long: "a trace file read as it is replayed"),
- * the policies and sizes (sim_plan.h), runs every (policy, size, threads
- * or serial cpus) point, --repeat times in turn, and writes its records
- * (sim_report.h): in --format to --out, as jsonl to --save, and for
- * --plot into the folder, where the one plotter
- * (harness/results/report.py) draws them.
+ * (cachesim's form rewritten first: sim_cachesim.h), opens every output
+ * before any work (so a bad path fails at once, not after the run), loads
+ * the trace (a generator's, or a file read once, held whole or streamed
+ * when long: harness/sim/simfile.h), the policies and sizes (sim_plan.h),
+ * runs every (policy, size, threads or serial cpus) point, --repeat times
+ * in turn, and writes its records (sim_report.h): in --format to --out
+ * (or stdout), as jsonl appended to --save, and for --plot into the
+ * folder, where the one plotter (harness/results/report.py) draws them.
+ * Every file is written whole or not at all (harness/common/outfile.h): a
+ * run that fails leaves none of its outputs behind.
  */
 #include "cli/cli.h"
 #include "cli/options.h"
 #include "cli/progress.h"
 #include "cli/sim_cachesim.h"
 #include "cli/sim_plan.h"
+#include "harness/common/outfile.h"
 #include "harness/common/parse.h"
-#include "harness/sim/sim.h"
+#include "harness/sim/simfile.h"
 #include "harness/results/sim_report.h"
 #include "maps/base/cpu.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define SIM_MAX_THREAD_COUNTS 16
 
@@ -346,74 +351,6 @@ static void say_notes(const struct sim_cli *c, const struct sim_trace *t)
 		fprintf(stderr, "maplab sim: note: %s: %s\n", t->name, t->note);
 }
 
-static int load_trace(const struct sim_cli *c, struct sim_trace *t,
-		      const char **format_name)
-{
-	enum sim_trace_format f = SIM_TRACE_AUTO;
-	char err[512], shown[80];
-	int rc;
-	if (c->trace_format && sim_trace_parse_format(c->trace_format, &f))
-		return cli_error("sim", "--trace-format wants txt, csv or "
-				 "oracleGeneral, got '%s'", parse_printable(
-				 c->trace_format, shown, sizeof(shown)));
-	if (sim_trace_is_generator(c->trace)) {
-		rc = sim_trace_generate(c->trace, t, err, sizeof(err));
-		*format_name = "generated";
-	} else {
-		if (f == SIM_TRACE_AUTO)
-			f = sim_trace_guess_format(c->trace);
-		rc = sim_trace_read(c->trace, f, &c->csv, t, err,
-				    sizeof(err));
-		if (rc == -ENOENT && strchr(c->trace, ':'))
-			return cli_error("sim", "%s (nor is it a generator: zipf:, "
-					 "loop:, scan:, hotset:, mix:)", err);
-		*format_name = sim_trace_format_name(f == SIM_TRACE_AUTO
-						     ? SIM_TRACE_TXT : f);
-	}
-	return rc ? cli_error("sim", "%s", err) : 0;
-}
-
-/* --- a trace file read as it is replayed ------------------------------------------- */
-
-/*
- * A file of more requests than this is streamed (sim.h, struct
- * sim_source), not held: held, a request takes some 48 bytes (its id,
- * size, key bytes and number, and its share of the key table), so 16
- * million take about 800 MB; streamed, memory is one chunk and the table
- * of distinct keys, however long the trace.  Opt and the kernel need the
- * trace held.
- */
-#define SIM_HOLD_MILLIONS 16
-#define SIM_HOLD_REQUESTS ((size_t)SIM_HOLD_MILLIONS << 20)
-
-struct file_source {
-	const char *path;
-	enum sim_trace_format format;
-	const struct sim_csv_params *csv;
-	struct sim_trace_reader *r;
-	struct sim_trace *t; /* its key facts, at each pass's end */
-};
-
-static int file_rewind(void *ctx, char *err, size_t errlen)
-{
-	struct file_source *fs = ctx;
-	if (fs->r)
-		sim_trace_close(fs->r);
-	fs->r = NULL;
-	return sim_trace_open(fs->path, fs->format, fs->csv, &fs->r, err,
-			      errlen);
-}
-
-static long file_next(void *ctx, uint64_t *ids, uint32_t *sizes, size_t max,
-		      char *err, size_t errlen)
-{
-	struct file_source *fs = ctx;
-	ssize_t got = sim_trace_next(fs->r, ids, sizes, max, err, errlen);
-	if (got == 0)
-		sim_trace_reader_keys(fs->r, fs->t);
-	return (long)got;
-}
-
 /* The trace file's format: --trace-format's, or the name's.  0, or
  * EXIT_USAGE after one line. */
 static int trace_file_format(const struct sim_cli *c, enum sim_trace_format *f)
@@ -429,7 +366,8 @@ static int trace_file_format(const struct sim_cli *c, enum sim_trace_format *f)
 	return 0;
 }
 
-/* An error opening or reading the file, as load_trace words it. */
+/* An error opening or reading the file, with the generators named where
+ * the path may have meant one. */
 static int trace_file_error(const struct sim_cli *c, int rc, const char *err)
 {
 	if (rc == -ENOENT && strchr(c->trace, ':'))
@@ -438,66 +376,168 @@ static int trace_file_error(const struct sim_cli *c, int rc, const char *err)
 	return cli_error("sim", "%s", err);
 }
 
-/*
- * The input of a trace file: one streamed pass counts its requests and
- * numbers its keys; a trace of SIM_HOLD_REQUESTS or fewer (and no
- * --stream) is then read again whole into t and held.  0, or EXIT_USAGE
- * after one line.  fs stays open while in is streamed (sim_trace_close).
- */
-static int prepare_file(const struct sim_cli *c, struct sim_trace *t,
-			struct file_source *fs, struct sim_source *src,
-			struct sim_input *in, const char **format_name)
+/* The whole trace into t, for --write-trace: a generator's, or a file's
+ * (read once).  0, or EXIT_USAGE after one line. */
+static int load_trace(const struct sim_cli *c, struct sim_trace *t)
 {
+	enum sim_trace_format f;
 	char err[512];
-	int rc = trace_file_format(c, &fs->format);
-	if (rc)
-		return rc;
-	fs->path = c->trace;
-	fs->csv = &c->csv;
-	fs->t = t;
-	*format_name = sim_trace_format_name(fs->format == SIM_TRACE_AUTO
-					     ? SIM_TRACE_TXT : fs->format);
-	const char *slash = strrchr(c->trace, '/');
-	parse_printable(slash ? slash + 1 : c->trace, t->name, sizeof(t->name));
-	*src = (struct sim_source){ .rewind = file_rewind, .next = file_next,
-				    .ctx = fs };
-	if ((rc = file_rewind(fs, err, sizeof(err))))
-		return trace_file_error(c, rc, err);
-	src->has_sizes = sim_trace_reader_has_sizes(fs->r);
-	rc = sim_input_stream(in, t, src, c->key_size, c->warmup, 0, err,
-			      sizeof(err));
-	if (rc) {
-		sim_trace_close(fs->r);
-		fs->r = NULL;
-		return trace_file_error(c, rc, err);
+	int rc;
+	if (sim_trace_is_generator(c->trace)) {
+		rc = sim_trace_generate(c->trace, t, err, sizeof(err));
+		return rc ? cli_error("sim", "%s", err) : 0;
 	}
-	t->n = in->n;
-	if (c->stream || in->n > SIM_HOLD_REQUESTS)
-		return 0;
-	sim_input_free(in);
-	sim_trace_close(fs->r);
-	fs->r = NULL;
-	rc = sim_trace_read(c->trace, fs->format, &c->csv, t, err, sizeof(err));
-	if (rc)
-		return trace_file_error(c, rc, err);
-	rc = sim_input_prepare(in, t, c->key_size, c->warmup, err, sizeof(err));
-	return rc ? cli_error("sim", "%s", err) : 0;
+	if ((rc = trace_file_format(c, &f)))
+		return rc;
+	rc = sim_trace_read(c->trace, f, &c->csv, t, err, sizeof(err));
+	return rc ? trace_file_error(c, rc, err) : 0;
 }
 
-static int write_trace(const struct sim_cli *c, const struct sim_trace *t)
+/*
+ * The input the runs replay: a generator's trace, held; or the file's,
+ * read once and held where it is short, else streamed through fs
+ * (simfile.h).  0, or EXIT_USAGE after one line.
+ */
+static int prepare_input(const struct sim_cli *c, struct sim_trace *t,
+			 struct sim_file *fs, struct sim_input *in,
+			 const char **format_name)
+{
+	char err[512];
+	int rc;
+	if (sim_trace_is_generator(c->trace)) {
+		*format_name = "generated";
+		if (sim_trace_generate(c->trace, t, err, sizeof(err)) ||
+		    sim_input_prepare(in, t, c->key_size, c->warmup, err,
+				      sizeof(err)))
+			return cli_error("sim", "%s", err);
+		return 0;
+	}
+	struct sim_file_opts o = { .csv = &c->csv, .key_size = c->key_size,
+				   .warmup = c->warmup, .stream = c->stream };
+	if ((rc = trace_file_format(c, &o.format)))
+		return rc;
+	*format_name = sim_trace_format_name(o.format == SIM_TRACE_AUTO
+					     ? SIM_TRACE_TXT : o.format);
+	rc = sim_file_load(fs, c->trace, &o, t, in, err, sizeof(err));
+	return rc ? trace_file_error(c, rc, err) : 0;
+}
+
+/* --- the outputs, opened before any work ------------------------------------------- */
+
+/*
+ * Every file sim writes, open from the start: --out (else stdout), --save,
+ * --plot's folder, --write-trace.  A path that cannot be written is one
+ * line and exit 2 before the trace is read; a write that fails at the end
+ * names its file and the errno's text, and removes (or, for --save, cuts
+ * back) what it wrote; a run that fails discards them all.
+ */
+struct sim_outputs {
+	struct outfile out;   /* --out, or stdout */
+	struct outfile save;  /* --save: appended */
+	struct outfile trace; /* --write-trace */
+	struct sim_plot plot; /* --plot */
+	/* Open, and so to be closed or discarded (stdout: never closed). */
+	bool open_out, open_save, open_trace, open_plot;
+};
+
+/* "cannot write PATH: strerror" for a failed out_open. */
+static int open_failed(const char *path, int rc)
+{
+	char shown[256];
+	return cli_error("sim", "cannot write %s: %s",
+			 parse_printable(path, shown, sizeof(shown)),
+			 map_errno_text(-rc));
+}
+
+/* Every output still open, undone: a run that failed leaves none. */
+static void outputs_discard(struct sim_outputs *o)
+{
+	if (o->open_out)
+		out_discard(&o->out);
+	if (o->open_save)
+		out_discard(&o->save);
+	if (o->open_trace)
+		out_discard(&o->trace);
+	if (o->open_plot)
+		sim_plot_discard(&o->plot);
+	o->open_out = o->open_save = o->open_trace = o->open_plot = false;
+}
+
+/* Whether path is the trace file itself: opened to be written before the
+ * trace is read, it would be cut short or lost. */
+static bool is_the_trace(const struct sim_cli *c, const char *path)
+{
+	struct stat a, b;
+	return path && !sim_trace_is_generator(c->trace) &&
+	       stat(c->trace, &a) == 0 && S_ISREG(a.st_mode) &&
+	       stat(path, &b) == 0 && a.st_dev == b.st_dev &&
+	       a.st_ino == b.st_ino;
+}
+
+/* 0, or EXIT_USAGE after one line (nothing left open). */
+static int outputs_open(const struct sim_cli *c, struct sim_outputs *o)
+{
+	const char *paths[] = { c->out, c->save, c->write_trace };
+	char err[1024], shown[256];
+	int rc;
+	memset(o, 0, sizeof(*o));
+	for (size_t i = 0; i < sizeof(paths) / sizeof(*paths); i++)
+		if (is_the_trace(c, paths[i]))
+			return cli_error("sim", "cannot write %s: it is the trace "
+					 "itself, which sim reads after opening "
+					 "its outputs", parse_printable(
+					 paths[i], shown, sizeof(shown)));
+	if (c->write_trace) {
+		if ((rc = out_open(&o->trace, c->write_trace, OUT_TRUNCATE)))
+			return open_failed(c->write_trace, rc);
+		o->open_trace = true;
+		return 0;
+	}
+	if (!c->out)
+		out_stdout(&o->out);
+	else if ((rc = out_open(&o->out, c->out, OUT_TRUNCATE)))
+		return open_failed(c->out, rc);
+	o->open_out = true;
+	if (c->save && (rc = out_open(&o->save, c->save, OUT_APPEND))) {
+		outputs_discard(o);
+		return open_failed(c->save, rc);
+	}
+	o->open_save = c->save != NULL;
+	if (c->plot && sim_plot_open(&o->plot, c->plot, err, sizeof(err))) {
+		outputs_discard(o);
+		return cli_error("sim", "--plot: %s", err);
+	}
+	o->open_plot = c->plot != NULL;
+	return 0;
+}
+
+/* f closed whole (*open cleared): 0, or EXIT_USAGE after one line naming
+ * it, the file undone. */
+static int close_one(struct outfile *f, bool *open)
+{
+	char why[600];
+	int rc = out_close(f);
+	*open = false;
+	return rc ? cli_error("sim", "cannot write %s",
+			      out_error(f, rc, why, sizeof(why))) : 0;
+}
+
+/* The trace into --write-trace's file (txt, or oracleGeneral by its
+ * name).  0, or EXIT_USAGE after one line. */
+static int write_trace(const struct sim_cli *c, struct sim_outputs *o,
+		       const struct sim_trace *t)
 {
 	enum sim_trace_format f = sim_trace_guess_format(c->write_trace);
 	char shown[256];
-	parse_printable(c->write_trace, shown, sizeof(shown));
-	FILE *o = fopen(c->write_trace, "wb");
-	if (!o) /* shown was made before: errno is fopen's */
-		return cli_error("sim", "cannot write %s: %s", shown,
-				 map_errno_text(errno));
-	int rc = sim_trace_write(o, t, f == SIM_TRACE_ORACLE ? f
-							    : SIM_TRACE_TXT);
-	if (fclose(o) || rc)
-		return cli_error("sim", "writing %s failed", shown);
-	return 0;
+	int rc = sim_trace_write(o->trace.f, t, f == SIM_TRACE_ORACLE
+					       ? f : SIM_TRACE_TXT);
+	if (rc == 0)
+		return close_one(&o->trace, &o->open_trace);
+	/* The write's own errno (ENOSPC), kept before the close. */
+	outputs_discard(o);
+	return cli_error("sim", "cannot write %s: %s", parse_printable(
+			 c->write_trace, shown, sizeof(shown)),
+			 map_errno_text(-rc));
 }
 
 /* --- the runs ------------------------------------------------------------------------ */
@@ -570,46 +610,34 @@ static int run_points(const struct sim_cli *c, struct sim_input *in,
 	return rc;
 }
 
-static int write_outputs(const struct sim_cli *c, const struct sim_report *rep)
+/* The records into every output, each closed whole; stopped at the first
+ * that fails, the rest discarded.  0, or EXIT_USAGE after one line. */
+static int write_outputs(const struct sim_cli *c, struct sim_outputs *o,
+			 const struct sim_report *rep)
 {
 	struct host_record host;
-	FILE *out = stdout;
-	int rc = 0;
+	char note[1536];
+	int rc;
 	host_record_read(&host);
-	char shown[256];
-	if (c->out && !(out = fopen(c->out, "w"))) {
-		int e = errno;
-		return cli_error("sim", "cannot write %s: %s",
-				 parse_printable(c->out, shown, sizeof(shown)),
-				 map_errno_text(e));
+	sim_report_write(o->out.f, c->format, &host, rep);
+	if ((rc = close_one(&o->out, &o->open_out)))
+		goto fail;
+	if (o->open_save) {
+		sim_report_log(o->save.f, &host, rep);
+		if ((rc = close_one(&o->save, &o->open_save)))
+			goto fail;
 	}
-	sim_report_write(out, c->format, &host, rep);
-	if (out != stdout && fclose(out))
-		rc = cli_error("sim", "writing %s failed",
-			       parse_printable(c->out, shown, sizeof(shown)));
-	if (c->save) {
-		FILE *s = fopen(c->save, "a");
-		if (!s) {
-			int e = errno;
-			return cli_error("sim", "cannot append to %s: %s",
-					 parse_printable(c->save, shown,
-							 sizeof(shown)),
-					 map_errno_text(e));
-		}
-		sim_report_log(s, &host, rep);
-		if (fclose(s))
-			rc = cli_error("sim", "writing %s failed",
-				       parse_printable(c->save, shown,
-						       sizeof(shown)));
-	}
-	if (c->plot) {
-		char note[1024];
-		int p = sim_plot(c->plot, &host, rep, note, sizeof(note));
+	if (o->open_plot) {
+		o->open_plot = false;
+		int p = sim_plot_draw(&o->plot, &host, rep, note, sizeof(note));
 		if (p < 0)
-			rc = cli_error("sim", "--plot: %s", note);
-		else if (p > 0)
+			return cli_error("sim", "--plot: %s", note);
+		if (p > 0)
 			fprintf(stderr, "maplab sim: note: %s\n", note);
 	}
+	return 0;
+fail:
+	outputs_discard(o);
 	return rc;
 }
 
@@ -658,8 +686,9 @@ static int refuse_streamed(const struct sim_plan *p, const struct sim_input *in)
 	return 0;
 }
 
-static int simulate(const struct sim_cli *c, struct sim_trace *t,
-		    struct sim_input *in, const char *format_name)
+static int simulate(const struct sim_cli *c, struct sim_outputs *o,
+		    struct sim_trace *t, struct sim_input *in,
+		    const char *format_name)
 {
 	struct sim_plan plan = { 0 };
 	char notes[1024] = "";
@@ -706,7 +735,7 @@ static int simulate(const struct sim_cli *c, struct sim_trace *t,
 			.rows = rows, .n = n_rows, .repeats = c->repeat,
 			.notes = notes[0] ? notes : NULL,
 		};
-		rc = write_outputs(c, &rep);
+		rc = write_outputs(c, o, &rep);
 	}
 	free(rows);
 	return rc;
@@ -733,6 +762,9 @@ static int run_sim(int argc, char **argv, const char *cachesim_notes)
 			     .n_threads = 1 };
 	struct sim_trace t = { 0 };
 	const char *format_name = "txt";
+	struct sim_outputs o;
+	struct sim_file fs = { 0 };
+	struct sim_input in;
 	int rc;
 	c.cachesim_notes = cachesim_notes;
 	sim_csv_params_init(&c.csv);
@@ -740,32 +772,19 @@ static int run_sim(int argc, char **argv, const char *cachesim_notes)
 			apply_sim, &c, usage_sim, after_sim);
 	if (rc)
 		return rc == 1 ? EXIT_OK : rc;
-	if ((rc = check_required(&c)))
+	if ((rc = check_required(&c)) || (rc = outputs_open(&c, &o)))
 		return rc;
-	if (c.write_trace || sim_trace_is_generator(c.trace))
-		rc = load_trace(&c, &t, &format_name);
-	if (!rc && c.write_trace) {
-		say_notes(&c, &t);
-		rc = write_trace(&c, &t);
-		sim_trace_free(&t);
-		return rc;
-	}
-	struct file_source fs = { 0 };
-	struct sim_source src;
-	struct sim_input in;
-	char err[512];
-	if (!rc && sim_trace_is_generator(c.trace) &&
-	    (rc = sim_input_prepare(&in, &t, c.key_size, c.warmup, err,
-				    sizeof(err))))
-		rc = cli_error("sim", "%s", err);
-	else if (!rc && !sim_trace_is_generator(c.trace))
-		rc = prepare_file(&c, &t, &fs, &src, &in, &format_name);
-	if (!rc) {
-		rc = simulate(&c, &t, &in, format_name);
+	if (c.write_trace) {
+		if (!(rc = load_trace(&c, &t))) {
+			say_notes(&c, &t);
+			rc = write_trace(&c, &o, &t);
+		}
+	} else if (!(rc = prepare_input(&c, &t, &fs, &in, &format_name))) {
+		rc = simulate(&c, &o, &t, &in, format_name);
 		sim_input_free(&in);
 	}
-	if (fs.r)
-		sim_trace_close(fs.r);
+	outputs_discard(&o); /* what a failed run left open */
+	sim_file_close(&fs);
 	sim_trace_free(&t);
 	return rc;
 }

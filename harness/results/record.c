@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * record.c: records built, and written as jsonl, csv or a table
- * (record.h has the rules); and the one plotter run on a folder of them.
+ * (record.h has the rules); the Python scripts that came with maplab found
+ * (beside its executable, then in its source tree); and the one plotter
+ * run on a folder of records, what it says read through a pipe so that
+ * its failure is one line.
  */
 #include "harness/results/record.h"
 #include "harness/common/parse.h"
@@ -10,6 +13,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <math.h>
 #include <spawn.h>
 #include <stddef.h>
@@ -19,8 +23,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#ifndef MAPLAB_PLOTTER
-#define MAPLAB_PLOTTER "harness/results/report.py"
+/* Where the build put the scripts (harness/results/meson.build): the
+ * source tree's folder of them, and the path from the installed
+ * executable's folder to their installed one. */
+#ifndef MAPLAB_RESULTS_SOURCE
+#define MAPLAB_RESULTS_SOURCE "harness/results"
+#endif
+#ifndef MAPLAB_BIN_TO_DATA
+#define MAPLAB_BIN_TO_DATA "../share/maplab"
 #endif
 
 extern char **environ;
@@ -636,6 +646,72 @@ void record_write(FILE *f, enum record_format format,
 
 /* --- the plotter --------------------------------------------------------------------- */
 
+/* path = dir/rel/name, where it fits: true. */
+static bool join_path(char *path, size_t len, const char *dir, const char *rel,
+		      const char *name)
+{
+	int n = rel[0] == '/' ? snprintf(path, len, "%s/%s", rel, name)
+		: rel[0] ? snprintf(path, len, "%s/%s/%s", dir, rel, name)
+			 : snprintf(path, len, "%s/%s", dir, name);
+	return n >= 0 && (size_t)n < len;
+}
+
+int record_find_script_from(const char *exe, const char *bin_to_data,
+			    const char *source_dir, const char *name,
+			    char *path, size_t len, char *err, size_t errlen)
+{
+	char exe_dir[PATH_MAX], looked[3][PATH_MAX], shown[3][PATH_MAX];
+	const char *slash = exe ? strrchr(exe, '/') : NULL;
+	/* Beside the executable: its build tree's copies, then where
+	 * `meson install` put them for it (bindir -> datadir/maplab); then
+	 * the source tree it was built from. */
+	const char *places[3][2] = { { exe_dir, "../harness/results" },
+				     { exe_dir, bin_to_data },
+				     { source_dir, "" } };
+	unsigned n = 0;
+
+	snprintf(exe_dir, sizeof(exe_dir), "%.*s", slash ? (int)(slash - exe)
+		 : 1, slash ? exe : ".");
+	for (unsigned i = exe ? 0 : 2; i < 3; i++) {
+		if (!join_path(looked[n], sizeof(looked[n]), places[i][0],
+			       places[i][1], name))
+			continue;
+		if (access(looked[n], R_OK) == 0) {
+			/* Shown in notes: the path without its "..". */
+			char real[PATH_MAX];
+			snprintf(path, len, "%s", realpath(looked[n], real)
+				 ? real : looked[n]);
+			return 0;
+		}
+		/* The folder, for the message. */
+		parse_printable(looked[n], shown[n], sizeof(shown[n]));
+		*strrchr(shown[n], '/') = '\0';
+		n++;
+	}
+	/* "A, B nor C" */
+	int used = snprintf(err, errlen, "%s is not in ", name);
+	for (unsigned i = 0; i < n && used >= 0 && (size_t)used < errlen; i++)
+		used += snprintf(err + used, errlen - (size_t)used, "%s%s",
+				 i == 0 ? "" : i + 1 == n ? " nor " : ", ",
+				 shown[i]);
+	if (used >= 0 && (size_t)used < errlen)
+		snprintf(err + used, errlen - (size_t)used, ": run maplab from "
+			 "its build tree, or install it with meson install");
+	return -ENOENT;
+}
+
+int record_find_script(const char *name, char *path, size_t len, char *err,
+		       size_t errlen)
+{
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n >= 0)
+		exe[n] = '\0';
+	return record_find_script_from(n > 0 ? exe : NULL, MAPLAB_BIN_TO_DATA,
+				       MAPLAB_RESULTS_SOURCE, name, path, len,
+				       err, errlen);
+}
+
 /*
  * The python that runs the plotter: $MAPLAB_PYTHON where set (a venv's,
  * one with matplotlib); else Debian's /usr/bin/python3, where the distro's
@@ -653,63 +729,170 @@ static const char *plot_python(void)
 	return "python3";
 }
 
-/* `python` running script on dir, its stdout to ours or (to_stderr) to our
- * stderr.  0, or 1 with a note that starts with `what` ("no plots"). */
+/*
+ * What a script wrote on a pipe, kept to be said after it ends: all of it
+ * where it succeeds, its last line (its one-line error) where it fails.
+ * The first half goes on to stderr when the buffer fills, so the end is
+ * always kept.
+ */
+struct captured {
+	char buf[65536];
+	size_t len;
+};
+
+static void capture_from(int fd, struct captured *c)
+{
+	for (;;) {
+		if (c->len == sizeof(c->buf)) {
+			size_t half = sizeof(c->buf) / 2;
+			fwrite(c->buf, 1, half, stderr);
+			memmove(c->buf, c->buf + half, c->len - half);
+			c->len -= half;
+		}
+		ssize_t got = read(fd, c->buf + c->len, sizeof(c->buf) - c->len);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			return;
+		c->len += (size_t)got;
+	}
+}
+
+/* The last line that is not blank, without its newline, into out. */
+static void last_line(const struct captured *c, char *out, size_t len)
+{
+	size_t end = c->len, start;
+	while (end > 0 && (c->buf[end - 1] == '\n' || c->buf[end - 1] == ' '))
+		end--;
+	for (start = end; start > 0 && c->buf[start - 1] != '\n'; start--)
+		;
+	snprintf(out, len, "%.*s", (int)(end - start), c->buf + start);
+}
+
+/* Why the script at `script` failed, in one line: its own line where it
+ * wrote one as "NAME: ..." (fail_on_write's, report.py's), else the last
+ * line it wrote (a traceback's exception), else its exit status. */
+static void failure_note(const char *script, const struct captured *c,
+			 int status, char *note, size_t notelen)
+{
+	const char *name = strrchr(script, '/') ? strrchr(script, '/') + 1
+						 : script;
+	char line[1024], shown[1024];
+	last_line(c, line, sizeof(line));
+	parse_printable(line, shown, sizeof(shown));
+	if (strncmp(line, name, strlen(name)) == 0 &&
+	    line[strlen(name)] == ':')
+		snprintf(note, notelen, "%s", shown);
+	else if (line[0])
+		snprintf(note, notelen, "%s failed: %s", name, shown);
+	else if (WIFEXITED(status))
+		snprintf(note, notelen, "%s failed (exit status %d)", name,
+			 WEXITSTATUS(status));
+	else
+		snprintf(note, notelen, "%s was killed (signal %d)", name,
+			 WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+}
+
+/*
+ * `python` running script on dir.  Its stdout goes to ours, or (to_stderr)
+ * to our stderr.  capture: its stdout and stderr are read through a pipe,
+ * said on our stderr when it succeeds, and its failure made one line.
+ * 0; 1 with a note that starts with `what` ("no plots") where python
+ * cannot be run; -1 with a note where the script failed (captured: its
+ * own line).
+ */
 static int run_results_script(const char *script, const char *dir,
-			      bool to_stderr, const char *what, char *note,
-			      size_t notelen)
+			      bool to_stderr, bool capture, const char *what,
+			      char *note, size_t notelen)
 {
 	const char *python = plot_python();
 	char *argv[] = { (char *)python, (char *)script, (char *)dir, NULL };
 	posix_spawn_file_actions_t actions;
+	struct captured *c = NULL;
+	int pipe_fd[2] = { -1, -1 };
 	pid_t pid;
 	int status, rc;
 	char shown[512];
 
 	parse_printable(dir, shown, sizeof(shown));
 	note[0] = '\0';
-	if (access(script, R_OK)) {
-		snprintf(note, notelen, "%s: %s is missing (this maplab was built "
-			 "from a source tree that has moved); the records are in "
-			 "%s/results.jsonl", what, script, shown);
+	if (capture && (!(c = calloc(1, sizeof(*c))) ||
+			pipe2(pipe_fd, O_CLOEXEC))) {
+		snprintf(note, notelen, "%s: %s", what, map_errno_text(errno));
+		free(c);
 		return 1;
 	}
-	if (posix_spawn_file_actions_init(&actions)) {
-		snprintf(note, notelen, "%s: out of memory", what);
+	if ((rc = posix_spawn_file_actions_init(&actions))) {
+		snprintf(note, notelen, "%s: %s", what, map_errno_text(rc));
+		if (capture) {
+			close(pipe_fd[0]);
+			close(pipe_fd[1]);
+		}
+		free(c);
 		return 1;
 	}
-	if (to_stderr)
+	if (capture) {
+		posix_spawn_file_actions_adddup2(&actions, pipe_fd[1],
+						 STDOUT_FILENO);
+		posix_spawn_file_actions_adddup2(&actions, pipe_fd[1],
+						 STDERR_FILENO);
+	} else if (to_stderr) {
 		posix_spawn_file_actions_adddup2(&actions, STDERR_FILENO,
 						 STDOUT_FILENO);
+	}
 	rc = posix_spawnp(&pid, python, &actions, NULL, argv, environ);
 	posix_spawn_file_actions_destroy(&actions);
+	if (capture) {
+		close(pipe_fd[1]);
+		if (rc == 0)
+			capture_from(pipe_fd[0], c);
+		close(pipe_fd[0]);
+	}
 	if (rc) {
 		snprintf(note, notelen, "%s: %s is %s (%s); the records are in "
 			 "%s/results.jsonl: run python3 %s %s", what, python,
 			 rc == ENOENT ? "not installed" : "not runnable",
 			 map_errno_text(rc), shown, script, shown);
+		free(c);
 		return 1;
 	}
-	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) ||
-	    WEXITSTATUS(status) != 0) {
-		snprintf(note, notelen, "%s: %s failed (above); the records are "
-			 "in %s/results.jsonl", what, script, shown);
-		return 1;
+	while ((rc = waitpid(pid, &status, 0)) < 0 && errno == EINTR)
+		;
+	if (rc < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		if (c)
+			failure_note(script, c, rc < 0 ? 0 : status, note,
+				     notelen);
+		else
+			snprintf(note, notelen, "%s: %s failed (above); the "
+				 "records are in %s/results.jsonl", what, script,
+				 shown);
+		free(c);
+		return -1;
 	}
+	if (c)
+		fwrite(c->buf, 1, c->len, stderr);
+	free(c);
 	return 0;
 }
 
-int record_plot(const char *dir, char *note, size_t notelen)
+int record_plot(const char *plotter, const char *dir, char *note,
+		size_t notelen)
 {
 	/* Its line of what it wrote (the plots' paths) goes to stderr, with
 	 * maplab's other notes: maplab's stdout may be jsonl. */
-	return run_results_script(MAPLAB_PLOTTER, dir, true, "no plots", note,
+	return run_results_script(plotter, dir, true, true, "no plots", note,
 				  notelen);
 }
 
 int record_findings(const char *dir, char *note, size_t notelen)
 {
+	char script[PATH_MAX], err[1024];
+	if (record_find_script("findings.py", script, sizeof(script), err,
+			       sizeof(err))) {
+		snprintf(note, notelen, "no findings: %s", err);
+		return 1;
+	}
 	/* Its answers are the command's output: stdout. */
-	return run_results_script(MAPLAB_FINDINGS, dir, false, "no findings",
-				  note, notelen);
+	return run_results_script(script, dir, false, false, "no findings",
+				  note, notelen) ? 1 : 0;
 }

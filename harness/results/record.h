@@ -171,23 +171,55 @@ void record_write(FILE *f, enum record_format format,
 void record_write_csv_header(FILE *f, const struct record *r);
 
 /*
- * The one plotter (harness/results/report.py) run on dir, which holds a
- * results.jsonl: it draws every plot those records make (report.py's
- * top).  The python that runs it: $MAPLAB_PYTHON where set, else
- * /usr/bin/python3 where it exists (Debian's, with python3-matplotlib),
- * else python3 from PATH.  Its line of what it wrote (the plots' paths)
- * and its complaints go to stderr.  0; or 1 with one line in note where
- * no plot could be drawn: python missing, the plotter not where the build
- * put it, or the plotter failing (matplotlib missing: report.py says so
- * itself, and exits 0).
+ * Where maplab's script `name` is (report.py, findings.py; plotting.py,
+ * which both import, lies beside each copy), so that a maplab run from
+ * anywhere finds the scripts that came with it.  In order:
+ *   1. its build tree's copies, beside the executable:
+ *      EXE_DIR/../harness/results/NAME (harness/results/meson.build
+ *      copies them there);
+ *   2. its install: EXE_DIR/BINDIR_TO_DATADIR/maplab/NAME, where
+ *      `meson install` (with or without --destdir) puts them
+ *      (bin/ -> ../share/maplab/ with the default directories);
+ *   3. the source tree it was built from.
+ * EXE_DIR is the folder of /proc/self/exe.  0 with the path (without
+ * "..") in path; or -ENOENT with one line in err that names the folders
+ * it looked in.
  */
-int record_plot(const char *dir, char *note, size_t notelen);
+int record_find_script(const char *name, char *path, size_t len, char *err,
+		       size_t errlen);
+
+/* The same from exe (an executable's path; NULL: none, only source_dir),
+ * bin_to_data (the installed scripts' folder from the executable's:
+ * relative, or absolute) and source_dir (a source tree's
+ * harness/results): for tests. */
+int record_find_script_from(const char *exe, const char *bin_to_data,
+			    const char *source_dir, const char *name,
+			    char *path, size_t len, char *err, size_t errlen);
 
 /*
- * The findings writer (harness/results/findings.py) run on dir, which
- * holds reproduce's results.jsonl: it writes findings.md and the
- * findings' plots, and prints each finding's answer on stdout.  0, or 1
- * with one line in note (python3 missing, the writer failing).
+ * The one plotter, at `plotter` (record_find_script's report.py), run on
+ * dir, which holds a results.jsonl: it draws every plot those records make
+ * (report.py's top).  The python that runs it: $MAPLAB_PYTHON where set,
+ * else /usr/bin/python3 where it exists (Debian's, with
+ * python3-matplotlib), else python3 from PATH.  What it prints (the
+ * plots' paths, its notes: matplotlib missing) is read through a pipe and
+ * said on stderr once it has succeeded.  0 (matplotlib missing included:
+ * report.py says so itself, and exits 0); 1 with one line in note where
+ * no plot could be drawn and the records stand (python missing: the note
+ * says how to draw them later); or -1 with one line in note where the
+ * plotter failed: its own one line where it wrote one (a plot it could
+ * not write whole: "report.py: PATH: No space left on device"; it left no
+ * partial file), else its last line (a traceback's exception).
+ */
+int record_plot(const char *plotter, const char *dir, char *note,
+		size_t notelen);
+
+/*
+ * The findings writer (findings.py, found as record_find_script finds it)
+ * run on dir, which holds reproduce's results.jsonl: it writes findings.md
+ * and the findings' plots, and prints each finding's answer on stdout.
+ * 0, or 1 with one line in note (findings.py not found: where it looked;
+ * python3 missing; the writer failing).
  */
 int record_findings(const char *dir, char *note, size_t notelen);
 

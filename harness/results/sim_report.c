@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 static double ratio(uint64_t a, uint64_t b)
 {
@@ -309,42 +310,71 @@ void sim_report_log(FILE *f, const struct host_record *host,
 	free_records(records, n);
 }
 
-int sim_plot(const char *dir, const struct host_record *host,
-	     const struct sim_report *rep, char *note, size_t notelen)
+int sim_plot_open(struct sim_plot *p, const char *dir, char *err,
+		  size_t errlen)
 {
-	char path[4096], shown[512];
-	FILE *f;
-	int err;
+	char path[sizeof(p->dir) + 16];
+	struct stat st;
+	int rc;
 
-	note[0] = '\0';
-	if (mkdir(dir, 0777) && errno != EEXIST) {
-		err = errno;
-		snprintf(note, notelen, "cannot create %s: %s",
-			 parse_printable(dir, shown, sizeof(shown)),
-			 map_errno_text(err));
-		return -err;
-	}
-	if ((size_t)snprintf(path, sizeof(path), "%s/results.jsonl", dir) >=
-	    sizeof(path)) {
-		snprintf(note, notelen, "%s: %s",
-			 parse_printable(dir, shown, sizeof(shown)),
+	memset(p, 0, sizeof(*p));
+	parse_printable(dir, p->shown, sizeof(p->shown));
+	if (strlen(dir) >= sizeof(p->dir)) {
+		snprintf(err, errlen, "%s: %s", p->shown,
 			 map_errno_text(ENAMETOOLONG));
 		return -ENAMETOOLONG;
 	}
-	if (!(f = fopen(path, "w"))) {
-		err = errno;
-		snprintf(note, notelen, "cannot write %s: %s",
-			 parse_printable(path, shown, sizeof(shown)),
-			 map_errno_text(err));
-		return -err;
+	strcpy(p->dir, dir);
+	if ((rc = record_find_script("report.py", p->plotter,
+				     sizeof(p->plotter), err, errlen)))
+		return rc;
+	if (mkdir(dir, 0777) == 0) {
+		p->made_dir = true;
+	} else if (errno != EEXIST || stat(dir, &st) || !S_ISDIR(st.st_mode)) {
+		rc = errno == EEXIST ? ENOTDIR : errno;
+		snprintf(err, errlen, "cannot create %s: %s", p->shown,
+			 map_errno_text(rc));
+		return -rc;
 	}
-	sim_report_log(f, host, rep);
-	if (fclose(f)) {
-		err = errno;
-		snprintf(note, notelen, "writing %s failed: %s",
+	snprintf(path, sizeof(path), "%s/results.jsonl", dir);
+	if ((rc = out_open(&p->records, path, OUT_TRUNCATE))) {
+		char shown[600];
+		snprintf(err, errlen, "cannot write %s: %s",
 			 parse_printable(path, shown, sizeof(shown)),
-			 map_errno_text(err));
-		return -err;
+			 map_errno_text(-rc));
+		if (p->made_dir)
+			rmdir(dir);
+		return rc;
 	}
-	return record_plot(dir, note, notelen);
+	return 0;
+}
+
+void sim_plot_discard(struct sim_plot *p)
+{
+	out_discard(&p->records);
+	if (p->made_dir)
+		rmdir(p->dir); /* only where empty: nothing else is lost */
+}
+
+int sim_plot_draw(struct sim_plot *p, const struct host_record *host,
+		  const struct sim_report *rep, char *note, size_t notelen)
+{
+	char why[600];
+	int rc;
+
+	sim_report_log(p->records.f, host, rep);
+	if ((rc = out_close(&p->records))) {
+		snprintf(note, notelen, "cannot write %s",
+			 out_error(&p->records, rc, why, sizeof(why)));
+		if (p->made_dir)
+			rmdir(p->dir);
+		return rc;
+	}
+	rc = record_plot(p->plotter, p->dir, note, notelen);
+	if (rc < 0) {
+		size_t used = strlen(note);
+		snprintf(note + used, notelen - used, " (the records are in "
+			 "%s/results.jsonl)", p->shown);
+	}
+	return rc;
 }

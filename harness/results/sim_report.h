@@ -28,10 +28,12 @@
 #ifndef MAPLAB_SIM_REPORT_H
 #define MAPLAB_SIM_REPORT_H
 
+#include "harness/common/outfile.h"
 #include "harness/sim/sim.h"
 #include "harness/results/host.h"
 #include "harness/results/record.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 
 /* --repeat's range: a point's repeats are summed up on the stack. */
@@ -72,13 +74,37 @@ void sim_report_log(FILE *f, const struct host_record *host,
 		    const struct sim_report *rep);
 
 /*
- * The plots of docs/sim.md ("Plots"): dir (created if need be) gets the
- * records as results.jsonl, and the one plotter (record_plot) draws them
- * there.  0; -errno with one line in note (dir or its results.jsonl
- * cannot be written); or 1 with a note when no plot could be drawn (the
- * records stay).
+ * The plots of docs/sim.md ("Plots"): a folder that gets the records as
+ * results.jsonl, and the one plotter (record_plot) draws them there.
+ * Opened before any work, so that a folder that cannot be written, or a
+ * maplab that cannot find its plotter, fails at once, not after the run:
+ *
+ *   sim_plot_open     the folder made if need be (and remembered as made),
+ *                     DIR/results.jsonl opened (outfile.h), the plotter
+ *                     found (record_find_script).  0, or -errno with one
+ *                     line in err; nothing is left behind on error.
+ *   sim_plot_draw     the records written whole, then drawn.  0; 1 with a
+ *                     note where no plot could be drawn and the records
+ *                     stand (python missing); -errno (the records could
+ *                     not be written: none left) or -1 (the plotter
+ *                     failed; its one line, and where the records are) with
+ *                     one line in note.
+ *   sim_plot_discard  a run that failed: the records' file removed, and
+ *                     the folder where sim_plot_open made it and it is
+ *                     empty.
  */
-int sim_plot(const char *dir, const struct host_record *host,
-	     const struct sim_report *rep, char *note, size_t notelen);
+struct sim_plot {
+	char dir[1024];         /* as given; its printable form in shown */
+	char shown[512];
+	bool made_dir;
+	struct outfile records; /* DIR/results.jsonl */
+	char plotter[4096];     /* report.py's path */
+};
+
+int sim_plot_open(struct sim_plot *p, const char *dir, char *err,
+		  size_t errlen);
+int sim_plot_draw(struct sim_plot *p, const struct host_record *host,
+		  const struct sim_report *rep, char *note, size_t notelen);
+void sim_plot_discard(struct sim_plot *p);
 
 #endif /* MAPLAB_SIM_REPORT_H */

@@ -291,6 +291,155 @@ check "records kept without python3" grep -q '"record":"sim"' "$tmp/plots3/resul
 expect 2 'cannot create /nonexistent/plots' "$maplab" sim --trace "$traces/loop.txt" --policy opt \
     --sizes 50 --plot /nonexistent/plots
 
+# Every file sim writes is whole or an error (harness/common/outfile.h):
+# one line that names the file and the errno's own text, exit 2, and no
+# partial file (a new file removed, an append cut back).  A full disk
+# without root: /dev/full, or a symlink to it; a regular file that fails:
+# ulimit -f with SIGXFSZ ignored (EFBIG).
+check "--out /dev/full: the errno named" one_line_error \
+    '^maplab sim: cannot write /dev/full: No space left on device$' \
+    "$maplab" sim --trace "$traces/loop.txt" --policy opt --sizes 10 --out /dev/full
+check "stdout full: an error, not exit 0" one_line_error \
+    '^maplab sim: cannot write standard output: No space left on device$' \
+    bash -c '"$1" sim --trace "$2" --policy opt --sizes 10 >/dev/full' _ "$maplab" "$traces/loop.txt"
+ln -s /dev/full "$tmp/full.jsonl"
+check "--save onto a full disk" one_line_error \
+    "^maplab sim: cannot write $tmp/full.jsonl: No space left on device\$" \
+    "$maplab" sim --trace "$traces/loop.txt" --policy opt --sizes 10 --save "$tmp/full.jsonl"
+check "--write-trace /dev/full: the errno's own text, not EIO" one_line_error \
+    '^maplab sim: cannot write /dev/full: No space left on device$' \
+    "$maplab" sim --trace zipf:keys=100,requests=1000 --write-trace /dev/full
+# 2048 bytes at most per file (bash's ulimit -f counts KiB).
+small_files=(bash -c 'trap "" XFSZ; ulimit -f 2; exec "$@"' _)
+check "--out past the file size limit" one_line_error \
+    "^maplab sim: cannot write $tmp/big.jsonl: File too large\$" \
+    "${small_files[@]}" "$maplab" sim --trace "$traces/zipf.txt" --policy lru/global,lru/clock,opt \
+    --sizes 100,200 --format jsonl --out "$tmp/big.jsonl"
+check "--out: no partial file left" test ! -e "$tmp/big.jsonl"
+"$maplab" sim --trace "$traces/loop.txt" --policy opt --sizes 10 --save "$tmp/log.jsonl" >/dev/null
+cp "$tmp/log.jsonl" "$tmp/log.before"
+check "--save past the file size limit" one_line_error \
+    "^maplab sim: cannot write $tmp/log.jsonl: File too large\$" \
+    "${small_files[@]}" "$maplab" sim --trace "$traces/loop.txt" --policy opt --sizes 10 --save "$tmp/log.jsonl"
+check "--save: the append cut back, the earlier run kept" cmp -s "$tmp/log.jsonl" "$tmp/log.before"
+check "--write-trace past the file size limit" one_line_error \
+    "^maplab sim: cannot write $tmp/w.txt: File too large\$" \
+    "${small_files[@]}" "$maplab" sim --trace zipf:keys=100,requests=1000 --write-trace "$tmp/w.txt"
+check "--write-trace: no partial file left" test ! -e "$tmp/w.txt"
+# An output that is the trace itself is refused: opened first, it would
+# cut the trace short before it is read.
+cp "$traces/loop.txt" "$tmp/self.txt"
+for opt in --out --save --write-trace; do
+    check "$opt the trace itself: refused" one_line_error \
+        "^maplab sim: cannot write $tmp/self.txt: it is the trace itself, which sim reads after opening its outputs\$" \
+        "$maplab" sim --trace "$tmp/self.txt" --policy opt --sizes 10 $opt "$tmp/self.txt"
+done
+check "the trace untouched" cmp -s "$tmp/self.txt" "$traces/loop.txt"
+# A run that fails leaves none of its outputs (they are opened first).
+check "a bad trace: one line" one_line_error "bad.txt:3: key 'x7' is not a number" \
+    "$maplab" sim --trace "$tmp/bad.txt" --policy opt --sizes 2 --out "$tmp/gone.txt" --plot "$tmp/gone"
+check "a bad trace: no --out file, no --plot folder left" test ! -e "$tmp/gone.txt" -a ! -e "$tmp/gone"
+
+# Every output path is checked before any work, as bench's and compare's
+# (they were checked after the whole run, whose results were lost).  The
+# trace here is a FIFO whose writer never writes: a sim that read it
+# first would wait for ever (timeout: exit 124).
+mkfifo "$tmp/never"
+exec 3<>"$tmp/never"
+echo 'x' >"$tmp/a-file"
+for bad in "--out /nonexistent/o|cannot write /nonexistent/o: No such file or directory" \
+    "--save /nonexistent/s|cannot write /nonexistent/s: No such file or directory" \
+    "--plot /nonexistent/p|--plot: cannot create /nonexistent/p: No such file or directory" \
+    "--plot $tmp/a-file|--plot: cannot create $tmp/a-file: Not a directory" \
+    "--write-trace /nonexistent/t|cannot write /nonexistent/t: No such file or directory"; do
+    check "${bad%%|*}: refused before the trace is read" one_line_error "^maplab sim: ${bad#*|}\$" \
+        timeout 10 "$maplab" sim --trace "$tmp/never" --policy opt --sizes 10 ${bad%%|*}
+done
+exec 3>&-
+
+# A trace is read once: a pipe (/dev/stdin, <(...)) or a FIFO held whole
+# from that one read, as the same file (it was opened twice: the second
+# read of a pipe found nothing, "no requests in the trace (an empty
+# file?)", and a FIFO's second open waited for ever).  Streaming one,
+# which reads it again on each pass, is refused in one line.
+counts() { python3 -c 'import csv,sys; print(" ".join(r["policy"] + ":" + r["requests_total"] + ":" + r["misses"] for r in csv.DictReader(sys.stdin)))'; }
+seq 1 100 | sed 'p' >"$tmp/h100.txt"
+want=$("$maplab" sim --trace "$tmp/h100.txt" --policy lru,opt --sizes 10 --format csv 2>/dev/null | counts)
+check "the file: 200 requests ($want)" test "${want%% *}" = "lru/global:200:100"
+got=$(seq 1 100 | sed 'p' | "$maplab" sim --trace /dev/stdin --policy lru,opt --sizes 10 --format csv 2>/dev/null | counts)
+check "/dev/stdin from a pipe reads as the file ($got)" test "$got" = "$want"
+got=$("$maplab" sim --trace <(cat "$tmp/h100.txt") --policy lru,opt --sizes 10 --format csv 2>/dev/null | counts)
+check "<(cat FILE) reads as the file ($got)" test "$got" = "$want"
+mkfifo "$tmp/fifo"
+cat "$tmp/h100.txt" >"$tmp/fifo" &
+got=$(timeout 10 "$maplab" sim --trace "$tmp/fifo" --policy lru,opt --sizes 10 --format csv 2>/dev/null | counts)
+wait
+check "a FIFO reads as the file, no hang ($got)" test "$got" = "$want"
+check "--stream from a pipe: refused, one line" one_line_error \
+    '^maplab sim: /dev/stdin is a pipe or FIFO, which can be read only once: streaming was asked for, and a streamed trace is read again on each pass, so it needs a file that can be read twice \(save the trace to a file\)$' \
+    bash -c 'seq 1 100 | "$1" sim --trace /dev/stdin --policy lru --sizes 10 --stream' _ "$maplab"
+
+# A txt or csv line holds at most 1 MiB (docs/sim.md): /dev/zero, which has
+# no newline, is refused at its line 1, at once, in bounded memory (it was
+# read until the machine ran out, some 200 MB a second).
+as_limit=; under_asan || as_limit='ulimit -v 262144;'
+for fmt in txt csv; do
+    check "/dev/zero as $fmt: the line bound, at once" one_line_error \
+        '^maplab sim: /dev/zero:1: the line is longer than 1 MiB, the most a txt or csv trace line may hold \(is it a text trace\?\)$' \
+        bash -c "$as_limit"' exec timeout 10 "$1" sim --trace /dev/zero --trace-format "$2" --policy opt --sizes 10' \
+        _ "$maplab" "$fmt"
+done
+
+# --plot into a folder it cannot write: one line, exit 2, no partial file
+# (it was a 40-60 line traceback, a 0-byte PNG and exit 0).  A PNG path
+# that is a symlink to /dev/full (root ignores a folder's permissions); a
+# read-only folder where not root, refused before the run.
+if "$plot_python" -c 'import matplotlib' 2>/dev/null; then
+    mkdir "$tmp/fullplot"
+    ln -s /dev/full "$tmp/fullplot/mrc.png"
+    check "--plot onto a full disk: one line, exit 2" one_line_error \
+        "^maplab sim: --plot: report.py: $tmp/fullplot/mrc.png: No space left on device \\(the records are in $tmp/fullplot/results.jsonl\\)\$" \
+        "$maplab" sim --trace "$traces/loop.txt" --policy opt --sizes 50 --plot "$tmp/fullplot"
+    check "--plot: no partial file, the records whole" test -z "$(find "$tmp/fullplot" -type f -empty)" \
+        -a ! -e "$tmp/fullplot/mrc.svg" -a "$(grep -c '"record":"sim"' "$tmp/fullplot/results.jsonl")" -eq 1
+fi
+if ! is_root; then
+    mkdir "$tmp/roplot" && chmod 555 "$tmp/roplot"
+    check "--plot into a read-only folder: one line, before the run" one_line_error \
+        "^maplab sim: --plot: cannot write $tmp/roplot/results.jsonl: Permission denied\$" \
+        "$maplab" sim --trace "$traces/loop.txt" --policy opt --sizes 50 --plot "$tmp/roplot"
+    check "--plot: nothing written in it" test -z "$(ls -A "$tmp/roplot")"
+fi
+
+# The plotter that came with maplab: beside its executable first (the
+# build tree's copy, then its install: bin/../share/maplab), the source
+# tree last (it was always the source tree's, by a path built in).
+mkdir -p "$tmp/inst/bin" "$tmp/inst/share/maplab"
+cp "$maplab" "$tmp/inst/bin/maplab"
+printf 'import sys\nprint("the plotter beside maplab, on " + sys.argv[1])\n' \
+    >"$tmp/inst/share/maplab/report.py"
+expect 0 "^the plotter beside maplab, on $tmp/instplot\$" "$tmp/inst/bin/maplab" sim \
+    --trace "$traces/loop.txt" --policy opt --sizes 50 --plot "$tmp/instplot"
+# meson install (into a folder: --destdir) installs the three scripts
+# where the installed maplab finds them.
+build=$(dirname "$(dirname "$maplab")")
+if command -v meson >/dev/null && [ -f "$build/build.ninja" ] &&
+    meson install -C "$build" --destdir "$tmp/dest" --no-rebuild --quiet >"$tmp/install.out" 2>&1; then
+    installed=$(find "$tmp/dest" -path '*/bin/maplab' -type f | head -1)
+    data=$(find "$tmp/dest" -path '*/share/maplab' -type d | head -1)
+    check "installed: report.py, plotting.py, findings.py in $data" \
+        test -n "$installed" -a -f "$data/report.py" -a -f "$data/plotting.py" -a -f "$data/findings.py"
+    sed -i '1i import sys; print("the installed report.py", file=sys.stderr)' "$data/report.py"
+    "$installed" sim --trace "$traces/loop.txt" --policy opt --sizes 50 --plot "$tmp/destplot" \
+        >/dev/null 2>"$tmp/destplot.err"
+    check "the installed maplab runs the installed plotter" grep -q '^the installed report.py$' "$tmp/destplot.err"
+    if "$plot_python" -c 'import matplotlib' 2>/dev/null; then
+        check "the installed plotter draws, with the installed plotting.py" test -s "$tmp/destplot/mrc.png"
+    fi
+else
+    echo "skip: meson install --destdir ($(head -c 200 "$tmp/install.out" 2>/dev/null))"
+fi
+
 # The kernel's LRU hash (root on a BPF kernel, as kbench's tests): on one
 # thread it misses exactly as the faithful designs, in both modes.
 if has_kernel; then
