@@ -54,19 +54,19 @@ struct local_list {
 	unsigned next_steal; /* the cpu a steal tries first */
 } __attribute__((aligned(64)));
 
-struct common_lru {
+struct linux_common_lru {
 	struct bpf_lru_list global;
 	unsigned target_free;
 	unsigned ncpus;
 	struct local_list local[]; /* [ncpus] */
 };
 
-static struct common_lru *state(struct lru_htab *h)
+static struct linux_common_lru *linux_common_state(struct lru_htab *h)
 {
 	return h->policy_state;
 }
 
-static unsigned clamp_target(uint32_t per_cpu_half)
+static unsigned linux_common_clamp_target(uint32_t per_cpu_half)
 {
 	if (per_cpu_half < 1)
 		return 1;
@@ -76,16 +76,16 @@ static unsigned clamp_target(uint32_t per_cpu_half)
 
 /* Every element on the global free list, in index order, each added at
  * the head (the kernel's bpf_common_lru_populate). */
-static int common_init(struct lru_htab *h)
+static int linux_common_init(struct lru_htab *h)
 {
 	unsigned ncpus = h->map.attr.ncpus;
-	struct common_lru *c = map_area_alloc(sizeof(*c) + ncpus *
-					      sizeof(c->local[0]), 64);
+	struct linux_common_lru *c = map_area_alloc(sizeof(*c) + ncpus *
+						    sizeof(c->local[0]), 64);
 	if (!c)
 		return -ENOMEM;
 	bpf_lru_list_init(&c->global, LOCAL_NR_SCANS);
 	c->ncpus = ncpus;
-	c->target_free = clamp_target(h->n_elems / ncpus / 2);
+	c->target_free = linux_common_clamp_target(h->n_elems / ncpus / 2);
 	for (unsigned cpu = 0; cpu < ncpus; cpu++) {
 		struct local_list *loc = &c->local[cpu];
 		map_spin_init(&loc->lock);
@@ -99,14 +99,14 @@ static int common_init(struct lru_htab *h)
 	return 0;
 }
 
-static void common_fini(struct lru_htab *h)
+static void linux_common_fini(struct lru_htab *h)
 {
-	free(state(h));
+	free(linux_common_state(h));
 }
 
 /* --- the local lists (their lock held) ------------------------------------ */
 
-static struct lru_node *local_pop_free(struct local_list *loc)
+static struct lru_node *linux_common_local_pop_free(struct local_list *loc)
 {
 	struct dlist *p = dlist_first(&loc->free);
 	if (!p)
@@ -115,8 +115,8 @@ static struct lru_node *local_pop_free(struct local_list *loc)
 	return lru_node_of(p);
 }
 
-static void local_add_pending(struct local_list *loc, unsigned cpu,
-			      struct lru_node *n, uint32_t hash)
+static void linux_common_local_add_pending(struct local_list *loc, unsigned cpu,
+					   struct lru_node *n, uint32_t hash)
 {
 	lru_node_set_hash(n, hash);
 	n->cpu = (uint16_t)cpu;
@@ -130,8 +130,9 @@ static void local_add_pending(struct local_list *loc, unsigned cpu,
  * can be evicted, unreferenced ones first, then any (the kernel's
  * __local_list_pop_pending).
  */
-static struct lru_node *local_pop_pending(struct lru_htab *h, unsigned cpu,
-					  struct local_list *victim)
+static struct lru_node *
+linux_common_local_pop_pending(struct lru_htab *h, unsigned cpu,
+			       struct local_list *victim)
 {
 	for (int ignore_ref = 0; ignore_ref < 2; ignore_ref++)
 		for (struct dlist *p = victim->pending.prev;
@@ -150,8 +151,9 @@ static struct lru_node *local_pop_pending(struct lru_htab *h, unsigned cpu,
 /* --- refill: c's local lock held ------------------------------------------ */
 
 /* c's pending nodes onto the global list, oldest first. */
-static void flush_pending(struct lru_htab *h, unsigned cpu,
-			  struct bpf_lru_list *l, struct local_list *loc)
+static void linux_common_flush_pending(struct lru_htab *h, unsigned cpu,
+				       struct bpf_lru_list *l,
+				       struct local_list *loc)
 {
 	struct dlist *p, *newer;
 	for (p = loc->pending.prev; p != &loc->pending; p = newer) {
@@ -164,17 +166,17 @@ static void flush_pending(struct lru_htab *h, unsigned cpu,
 }
 
 /* The kernel's bpf_lru_list_pop_free_to_local. */
-static void refill_local(struct lru_htab *h, unsigned cpu,
-			 struct local_list *loc)
+static void linux_common_refill_local(struct lru_htab *h, unsigned cpu,
+				      struct local_list *loc)
 {
-	struct common_lru *c = state(h);
+	struct linux_common_lru *c = linux_common_state(h);
 	struct bpf_lru_list *l = &c->global;
 	struct dlist *global_free = &l->lists[BPF_LRU_FREE], *p, *older;
 	unsigned nfree = 0;
 
 	lru_lock(h, cpu, &l->lock);
 	map_work_count(&lru_work(h, cpu)->refills, 1);
-	flush_pending(h, cpu, l, loc);
+	linux_common_flush_pending(h, cpu, l, loc);
 	bpf_lru_list_rotate(h, cpu, l);
 	for (p = global_free->next; p != global_free; p = older) {
 		older = p->next;
@@ -193,19 +195,19 @@ static void refill_local(struct lru_htab *h, unsigned cpu,
 
 /* Round-robin over every cpu's local lists from next_steal, which then
  * names the cpu after the last one tried. */
-static struct lru_node *steal(struct lru_htab *h, unsigned cpu,
-			      struct local_list *loc)
+static struct lru_node *linux_common_steal(struct lru_htab *h, unsigned cpu,
+					   struct local_list *loc)
 {
-	struct common_lru *c = state(h);
+	struct linux_common_lru *c = linux_common_state(h);
 	unsigned first = loc->next_steal, victim = first;
 	struct lru_node *n;
 
 	do {
 		struct local_list *v = &c->local[victim];
 		lru_lock(h, cpu, &v->lock);
-		n = local_pop_free(v);
+		n = linux_common_local_pop_free(v);
 		if (!n)
-			n = local_pop_pending(h, cpu, v);
+			n = linux_common_local_pop_pending(h, cpu, v);
 		map_spin_unlock(&v->lock);
 		victim = victim + 1 == c->ncpus ? 0 : victim + 1;
 	} while (!n && victim != first);
@@ -215,37 +217,37 @@ static struct lru_node *steal(struct lru_htab *h, unsigned cpu,
 	return n;
 }
 
-static struct lru_node *common_pop_free(struct lru_htab *h, unsigned cpu,
-					uint32_t hash)
+static struct lru_node *linux_common_pop_free(struct lru_htab *h, unsigned cpu,
+					      uint32_t hash)
 {
-	struct local_list *loc = &state(h)->local[cpu];
+	struct local_list *loc = &linux_common_state(h)->local[cpu];
 	struct lru_node *n;
 
 	lru_lock(h, cpu, &loc->lock);
-	n = local_pop_free(loc);
+	n = linux_common_local_pop_free(loc);
 	if (!n) {
-		refill_local(h, cpu, loc);
-		n = local_pop_free(loc);
+		linux_common_refill_local(h, cpu, loc);
+		n = linux_common_local_pop_free(loc);
 	}
 	if (n)
-		local_add_pending(loc, cpu, n, hash);
+		linux_common_local_add_pending(loc, cpu, n, hash);
 	map_spin_unlock(&loc->lock);
 	if (n)
 		return n;
 
-	n = steal(h, cpu, loc);
+	n = linux_common_steal(h, cpu, loc);
 	if (n) {
 		lru_lock(h, cpu, &loc->lock);
-		local_add_pending(loc, cpu, n, hash);
+		linux_common_local_add_pending(loc, cpu, n, hash);
 		map_spin_unlock(&loc->lock);
 	}
 	return n;
 }
 
-static void common_push_free(struct lru_htab *h, unsigned cpu,
-			     struct lru_node *n)
+static void linux_common_push_free(struct lru_htab *h, unsigned cpu,
+				   struct lru_node *n)
 {
-	struct common_lru *c = state(h);
+	struct linux_common_lru *c = linux_common_state(h);
 
 	if (bpf_lru_type_of(n) == BPF_LRU_LOCAL_PENDING) {
 		struct local_list *owner = &c->local[n->cpu];
@@ -265,9 +267,10 @@ static void common_push_free(struct lru_htab *h, unsigned cpu,
 	map_spin_unlock(&c->global.lock);
 }
 
-static int common_dump(struct lru_htab *h, FILE *f, enum map_dump_format fmt)
+static int linux_common_dump(struct lru_htab *h, FILE *f,
+			     enum map_dump_format fmt)
 {
-	struct common_lru *c = state(h);
+	struct linux_common_lru *c = linux_common_state(h);
 	char prefix[32];
 	bpf_lru_dump_begin(f, fmt, "lru/linux_common: target_free %u, scan "
 			   "limit %u, newest first", c->target_free,
@@ -288,17 +291,17 @@ static int common_dump(struct lru_htab *h, FILE *f, enum map_dump_format fmt)
 	return 0;
 }
 
-static const struct lru_policy common_policy = {
-	.init = common_init,
-	.fini = common_fini,
-	.pop_free = common_pop_free,
-	.push_free = common_push_free,
-	.dump = common_dump,
+static const struct lru_policy linux_common_policy = {
+	.init = linux_common_init,
+	.fini = linux_common_fini,
+	.pop_free = linux_common_pop_free,
+	.push_free = linux_common_push_free,
+	.dump = linux_common_dump,
 };
 
-static int common_create(const struct map_attr *attr, struct map **out)
+static int linux_common_create(const struct map_attr *attr, struct map **out)
 {
-	return lru_htab_create(&common_policy, attr, out);
+	return lru_htab_create(&linux_common_policy, attr, out);
 }
 
 const struct map_ops lru_linux_common_ops = {
@@ -310,5 +313,5 @@ const struct map_ops lru_linux_common_ops = {
 	.faithful = 1,
 	.evicts_early = 1,
 	.models = "6.18",
-	.create = common_create,
+	.create = linux_common_create,
 };
