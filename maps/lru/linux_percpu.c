@@ -32,19 +32,19 @@
 #define PERCPU_FREE_TARGET 4 /* the kernel's PERCPU_FREE_TARGET */
 #define PERCPU_NR_SCANS 4    /* the kernel's PERCPU_NR_SCANS */
 
-struct percpu_lru {
+struct linux_percpu_lru {
 	unsigned ncpus;
 	struct bpf_lru_list lists[]; /* [ncpus] */
 };
 
-static struct percpu_lru *state(struct lru_htab *h)
+static struct linux_percpu_lru *linux_percpu_state(struct lru_htab *h)
 {
 	return h->policy_state;
 }
 
 /* The kernel's htab_map_alloc for BPF_F_NO_COMMON_LRU, in its 32-bit
  * arithmetic. */
-static uint32_t percpu_capacity(const struct map_attr *a)
+static uint32_t linux_percpu_capacity(const struct map_attr *a)
 {
 	uint32_t up = (a->max_entries + (a->ncpus - 1)) / a->ncpus * a->ncpus;
 	if (up < a->max_entries)
@@ -53,11 +53,11 @@ static uint32_t percpu_capacity(const struct map_attr *a)
 }
 
 /* The kernel's bpf_percpu_lru_populate. */
-static int percpu_init(struct lru_htab *h)
+static int linux_percpu_init(struct lru_htab *h)
 {
 	unsigned ncpus = h->map.attr.ncpus;
-	struct percpu_lru *p = map_area_alloc(sizeof(*p) + ncpus *
-					      sizeof(p->lists[0]), 64);
+	struct linux_percpu_lru *p = map_area_alloc(sizeof(*p) + ncpus *
+						    sizeof(p->lists[0]), 64);
 	if (!p)
 		return -ENOMEM;
 	p->ncpus = ncpus;
@@ -75,16 +75,16 @@ static int percpu_init(struct lru_htab *h)
 	return 0;
 }
 
-static void percpu_fini(struct lru_htab *h)
+static void linux_percpu_fini(struct lru_htab *h)
 {
-	free(state(h));
+	free(linux_percpu_state(h));
 }
 
 /* The kernel's bpf_percpu_lru_pop_free. */
-static struct lru_node *percpu_pop_free(struct lru_htab *h, unsigned cpu,
-					uint32_t hash)
+static struct lru_node *linux_percpu_pop_free(struct lru_htab *h, unsigned cpu,
+					      uint32_t hash)
 {
-	struct bpf_lru_list *l = &state(h)->lists[cpu];
+	struct bpf_lru_list *l = &linux_percpu_state(h)->lists[cpu];
 	struct dlist *free_list = &l->lists[BPF_LRU_FREE];
 	struct lru_node *n = NULL;
 
@@ -104,18 +104,19 @@ static struct lru_node *percpu_pop_free(struct lru_htab *h, unsigned cpu,
 	return n;
 }
 
-static void percpu_push_free(struct lru_htab *h, unsigned cpu,
-			     struct lru_node *n)
+static void linux_percpu_push_free(struct lru_htab *h, unsigned cpu,
+				   struct lru_node *n)
 {
-	struct bpf_lru_list *owner = &state(h)->lists[n->cpu];
+	struct bpf_lru_list *owner = &linux_percpu_state(h)->lists[n->cpu];
 	lru_lock(h, cpu, &owner->lock);
 	bpf_lru_list_move(owner, n, BPF_LRU_FREE);
 	map_spin_unlock(&owner->lock);
 }
 
-static int percpu_dump(struct lru_htab *h, FILE *f, enum map_dump_format fmt)
+static int linux_percpu_dump(struct lru_htab *h, FILE *f,
+			     enum map_dump_format fmt)
 {
-	struct percpu_lru *p = state(h);
+	struct linux_percpu_lru *p = linux_percpu_state(h);
 	char prefix[32];
 	bpf_lru_dump_begin(f, fmt, "lru/linux_percpu: %u cpus x %u elements, "
 			   "scan limit %u, newest first", p->ncpus,
@@ -128,19 +129,19 @@ static int percpu_dump(struct lru_htab *h, FILE *f, enum map_dump_format fmt)
 	return 0;
 }
 
-static const struct lru_policy percpu_policy = {
-	.init = percpu_init,
-	.fini = percpu_fini,
-	.pop_free = percpu_pop_free,
-	.push_free = percpu_push_free,
-	.capacity = percpu_capacity,
-	.dump = percpu_dump,
+static const struct lru_policy linux_percpu_policy = {
+	.init = linux_percpu_init,
+	.fini = linux_percpu_fini,
+	.pop_free = linux_percpu_pop_free,
+	.push_free = linux_percpu_push_free,
+	.capacity = linux_percpu_capacity,
+	.dump = linux_percpu_dump,
 	.per_cpu_mode = true,
 };
 
-static int percpu_create(const struct map_attr *attr, struct map **out)
+static int linux_percpu_create(const struct map_attr *attr, struct map **out)
 {
-	return lru_htab_create(&percpu_policy, attr, out);
+	return lru_htab_create(&linux_percpu_policy, attr, out);
 }
 
 const struct map_ops lru_linux_percpu_ops = {
@@ -153,5 +154,5 @@ const struct map_ops lru_linux_percpu_ops = {
 	.evicts_early = 1,
 	.models = "6.18",
 	.mode_flags = MAP_F_NO_COMMON_LRU,
-	.create = percpu_create,
+	.create = linux_percpu_create,
 };
