@@ -33,7 +33,7 @@ struct global_lru {
 	struct dlist used, free;
 };
 
-static struct global_lru *state(struct lru_htab *h)
+static struct global_lru *global_state(struct lru_htab *h)
 {
 	return h->policy_state;
 }
@@ -62,9 +62,9 @@ static void global_fini(struct lru_htab *h)
 
 /* Lock held: the least recently used element the table still holds,
  * unlinked from it; NULL if every element is mid-update elsewhere. */
-static struct lru_node *evict_oldest(struct lru_htab *h, unsigned cpu)
+static struct lru_node *global_evict_oldest(struct lru_htab *h, unsigned cpu)
 {
-	struct global_lru *g = state(h);
+	struct global_lru *g = global_state(h);
 	struct map_work_slot *w = lru_work(h, cpu);
 	map_work_count(&w->refills, 1);
 	for (struct dlist *p = g->used.prev; p != &g->used; p = p->prev) {
@@ -78,10 +78,10 @@ static struct lru_node *evict_oldest(struct lru_htab *h, unsigned cpu)
 static struct lru_node *global_pop_free(struct lru_htab *h, unsigned cpu,
 					uint32_t hash)
 {
-	struct global_lru *g = state(h);
+	struct global_lru *g = global_state(h);
 	lru_lock(h, cpu, &g->lock);
 	struct dlist *p = dlist_first(&g->free);
-	struct lru_node *n = p ? lru_node_of(p) : evict_oldest(h, cpu);
+	struct lru_node *n = p ? lru_node_of(p) : global_evict_oldest(h, cpu);
 	if (n) {
 		lru_node_set_hash(n, hash);
 		n->type = ON_USED;
@@ -94,7 +94,7 @@ static struct lru_node *global_pop_free(struct lru_htab *h, unsigned cpu,
 static void global_push_free(struct lru_htab *h, unsigned cpu,
 			     struct lru_node *n)
 {
-	struct global_lru *g = state(h);
+	struct global_lru *g = global_state(h);
 	lru_lock(h, cpu, &g->lock);
 	n->type = ON_FREE;
 	dlist_move(&n->link, &g->free);
@@ -106,7 +106,7 @@ static void global_push_free(struct lru_htab *h, unsigned cpu,
 static void global_referenced(struct lru_htab *h, unsigned cpu,
 			      struct lru_node *n)
 {
-	struct global_lru *g = state(h);
+	struct global_lru *g = global_state(h);
 	lru_lock(h, cpu, &g->lock);
 	if (n->type == ON_USED)
 		dlist_move(&n->link, &g->used);
@@ -122,7 +122,7 @@ static void global_replaced(struct lru_htab *h, unsigned cpu,
 
 static int global_dump(struct lru_htab *h, FILE *f, enum map_dump_format fmt)
 {
-	struct global_lru *g = state(h);
+	struct global_lru *g = global_state(h);
 	lru_dump_begin(f, fmt, "lru/global: most recently used first");
 	lru_dump_list(h, f, fmt, "used", "used, MRU first", &g->used, NULL);
 	if (fmt == MAP_DUMP_TEXT)
