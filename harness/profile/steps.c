@@ -150,7 +150,7 @@ static const struct rule op_rules[] = {
 	{ "*_replaced", PROF_STEP_LRU },
 	{ "*rotate*", PROF_STEP_LRU },
 	{ "*shrink*", PROF_STEP_LRU },
-	{ "sweep", PROF_STEP_LRU },
+	{ "*_sweep", PROF_STEP_LRU },
 	{ "step_hand*", PROF_STEP_LRU },
 	{ "*unlink_node*", PROF_STEP_LRU },
 	{ "*_ring*", PROF_STEP_LRU },

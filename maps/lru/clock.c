@@ -68,7 +68,7 @@ struct clock_lru {
 	uint32_t on_ring;
 };
 
-static struct clock_lru *state(struct lru_htab *h)
+static struct clock_lru *clock_state(struct lru_htab *h)
 {
 	return h->policy_state;
 }
@@ -98,13 +98,13 @@ static void clock_fini(struct lru_htab *h)
 
 /* Where the hand goes from p: the next key towards ->prev, skipping the
  * sentinel.  p itself when it is the only key. */
-static struct dlist *step(struct clock_lru *c, struct dlist *p)
+static struct dlist *clock_step(struct clock_lru *c, struct dlist *p)
 {
 	return lru_step_wrapping(&c->ring, p);
 }
 
 /* Lock held: n onto the ring just behind the hand. */
-static void link_behind_hand(struct clock_lru *c, struct lru_node *n)
+static void clock_link_behind_hand(struct clock_lru *c, struct lru_node *n)
 {
 	dlist_add(&n->link, c->hand);
 	if (c->hand == &c->ring)
@@ -113,10 +113,10 @@ static void link_behind_hand(struct clock_lru *c, struct lru_node *n)
 }
 
 /* Lock held: n off the ring; a hand on n steps on first. */
-static void unlink_from_ring(struct clock_lru *c, struct lru_node *n)
+static void clock_unlink_from_ring(struct clock_lru *c, struct lru_node *n)
 {
 	if (c->hand == &n->link) {
-		struct dlist *next = step(c, &n->link);
+		struct dlist *next = clock_step(c, &n->link);
 		c->hand = next == &n->link ? &c->ring : next;
 	}
 	dlist_del(&n->link);
@@ -129,29 +129,29 @@ static void unlink_from_ring(struct clock_lru *c, struct lru_node *n)
  * the key after it.  The element stays where it is (just behind the hand
  * now) for the new key.  NULL when every element is mid-update elsewhere.
  */
-static struct lru_node *sweep(struct lru_htab *h, unsigned cpu)
+static struct lru_node *clock_sweep(struct lru_htab *h, unsigned cpu)
 {
-	struct clock_lru *c = state(h);
+	struct clock_lru *c = clock_state(h);
 	struct dlist *at;
 	struct lru_node *n = lru_hand_sweep(h, cpu, &c->ring, c->hand,
 					    c->on_ring, &at);
-	c->hand = n ? step(c, at) : at;
+	c->hand = n ? clock_step(c, at) : at;
 	return n;
 }
 
 static struct lru_node *clock_pop_free(struct lru_htab *h, unsigned cpu,
 				       uint32_t hash)
 {
-	struct clock_lru *c = state(h);
+	struct clock_lru *c = clock_state(h);
 	lru_lock(h, cpu, &c->lock);
 	struct dlist *f = dlist_first(&c->free);
 	struct lru_node *n = NULL;
 	if (f) {
 		n = lru_node_of(f);
 		dlist_del(f);
-		link_behind_hand(c, n);
+		clock_link_behind_hand(c, n);
 	} else {
-		n = sweep(h, cpu);
+		n = clock_sweep(h, cpu);
 	}
 	if (n) {
 		lru_node_clear_ref(n);
@@ -165,9 +165,9 @@ static struct lru_node *clock_pop_free(struct lru_htab *h, unsigned cpu,
 static void clock_push_free(struct lru_htab *h, unsigned cpu,
 			    struct lru_node *n)
 {
-	struct clock_lru *c = state(h);
+	struct clock_lru *c = clock_state(h);
 	lru_lock(h, cpu, &c->lock);
-	unlink_from_ring(c, n);
+	clock_unlink_from_ring(c, n);
 	n->type = ON_FREE;
 	dlist_add(&n->link, &c->free);
 	map_spin_unlock(&c->lock);
@@ -184,10 +184,10 @@ static void clock_push_free(struct lru_htab *h, unsigned cpu,
 static void clock_replaced(struct lru_htab *h, unsigned cpu,
 			   struct lru_node *n, struct lru_node *old)
 {
-	struct clock_lru *c = state(h);
+	struct clock_lru *c = clock_state(h);
 	lru_lock(h, cpu, &c->lock);
 	if (n->type == ON_RING) {
-		unlink_from_ring(c, n);
+		clock_unlink_from_ring(c, n);
 		dlist_add_before(&n->link, &old->link);
 		c->on_ring++;
 		lru_node_set_ref(n);
@@ -199,7 +199,7 @@ static void clock_replaced(struct lru_htab *h, unsigned cpu,
  * parked just behind the hand; that moves no key. */
 static int clock_dump(struct lru_htab *h, FILE *f, enum map_dump_format fmt)
 {
-	struct clock_lru *c = state(h);
+	struct clock_lru *c = clock_state(h);
 	map_spin_lock(&c->lock);
 	if (c->hand != &c->ring) {
 		dlist_del(&c->ring);
