@@ -49,7 +49,7 @@ struct fifo_lru {
 	struct dlist free;
 };
 
-static struct fifo_lru *state(struct lru_htab *h)
+static struct fifo_lru *fifo_state(struct lru_htab *h)
 {
 	return h->policy_state;
 }
@@ -81,9 +81,9 @@ static void fifo_fini(struct lru_htab *h)
  * its element back, moved to the head for the new key.  NULL when every
  * element is mid-update elsewhere.
  */
-static struct lru_node *evict_oldest(struct lru_htab *h, unsigned cpu)
+static struct lru_node *fifo_evict_oldest(struct lru_htab *h, unsigned cpu)
 {
-	struct fifo_lru *q = state(h);
+	struct fifo_lru *q = fifo_state(h);
 	struct map_work_slot *w = lru_work(h, cpu);
 	map_work_count(&w->refills, 1);
 	for (uint32_t tried = 0; tried < q->queue.len; tried++) {
@@ -99,7 +99,7 @@ static struct lru_node *evict_oldest(struct lru_htab *h, unsigned cpu)
 static struct lru_node *fifo_pop_free(struct lru_htab *h, unsigned cpu,
 				      uint32_t hash)
 {
-	struct fifo_lru *q = state(h);
+	struct fifo_lru *q = fifo_state(h);
 	lru_lock(h, cpu, &q->lock);
 	struct dlist *f = dlist_first(&q->free);
 	struct lru_node *n = NULL;
@@ -109,7 +109,7 @@ static struct lru_node *fifo_pop_free(struct lru_htab *h, unsigned cpu,
 		lru_queue_push(&q->queue, n);
 		n->type = ON_QUEUE;
 	} else {
-		n = evict_oldest(h, cpu);
+		n = fifo_evict_oldest(h, cpu);
 	}
 	if (n)
 		lru_node_set_hash(n, hash);
@@ -120,7 +120,7 @@ static struct lru_node *fifo_pop_free(struct lru_htab *h, unsigned cpu,
 static void fifo_push_free(struct lru_htab *h, unsigned cpu,
 			   struct lru_node *n)
 {
-	struct fifo_lru *q = state(h);
+	struct fifo_lru *q = fifo_state(h);
 	lru_lock(h, cpu, &q->lock);
 	lru_queue_del(&q->queue, n);
 	n->type = ON_FREE;
@@ -143,7 +143,7 @@ static void fifo_referenced(struct lru_htab *h, unsigned cpu,
 static void fifo_replaced(struct lru_htab *h, unsigned cpu, struct lru_node *n,
 			  struct lru_node *old)
 {
-	struct fifo_lru *q = state(h);
+	struct fifo_lru *q = fifo_state(h);
 	lru_lock(h, cpu, &q->lock);
 	if (n->type == ON_QUEUE && old->type == ON_QUEUE) {
 		lru_queue_del(&q->queue, n);
@@ -154,7 +154,7 @@ static void fifo_replaced(struct lru_htab *h, unsigned cpu, struct lru_node *n,
 
 static int fifo_dump(struct lru_htab *h, FILE *f, enum map_dump_format fmt)
 {
-	struct fifo_lru *q = state(h);
+	struct fifo_lru *q = fifo_state(h);
 	map_spin_lock(&q->lock);
 	lru_dump_begin(f, fmt, "lru/fifo: newest first; the last key leaves "
 			       "next");
