@@ -45,7 +45,7 @@ static const char after_dump[] =
 	"dot -Tsvg >lru.svg\n";
 
 static const struct cmd_option dump_options[] = {
-	{ &opt_map, "the design to dump (maplab list)" },
+	{ &opt_map_one, "the design to dump (maplab list)" },
 	{ &opt_trace, NULL },
 	{ &opt_format, "text, or dot: Graphviz digraphs (text)" },
 };

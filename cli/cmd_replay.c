@@ -21,7 +21,7 @@ static const char usage_replay[] =
 	"could not run.\n";
 
 static const struct cmd_option replay_options[] = {
-	{ &opt_map, "a design, or kernel: the running kernel's own map" },
+	{ &opt_map_one, "a design, or kernel: the running kernel's own map" },
 	{ &opt_trace, NULL },
 	{ &opt_random, NULL },
 	{ &opt_echo, NULL },

@@ -24,6 +24,9 @@
  * only meet the map's own E2BIG. */
 const struct opt_spec opt_map = { OPT_MAP, "map", TAKES_TEXT, 0, 0, 0, 0,
 	"D[,D...]", "designs (maplab list)" };
+/* --map where a command runs one design (replay, dump): its help says so. */
+const struct opt_spec opt_map_one = { OPT_MAP, "map", TAKES_TEXT, 0, 0, 0, 0,
+	"D", "a design (maplab list)" };
 const struct opt_spec opt_type = { OPT_TYPE, "type", TAKES_TEXT, 0, 0, 0, 0,
 	"T", "map type: hash, lru_hash or lpm_trie" };
 const struct opt_spec opt_key_size = { OPT_KEY_SIZE, "key-size", TAKES_NUMBER,

@@ -80,7 +80,7 @@ struct cmd_option {
 #define N_OPTIONS(a) (sizeof(a) / sizeof((a)[0]))
 
 /* The options several commands share (defined in options.c). */
-extern const struct opt_spec opt_map, opt_type, opt_key_size, opt_value_size,
+extern const struct opt_spec opt_map, opt_map_one, opt_type, opt_key_size, opt_value_size,
 	opt_entries, opt_prefill, opt_key_range, opt_flags, opt_threads,
 	opt_duration, opt_ops, opt_seed, opt_rcu, opt_format, opt_out,
 	opt_save, opt_quiet, opt_verbose, opt_trace;

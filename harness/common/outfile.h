@@ -18,6 +18,11 @@
  * stdout itself can be an outfile (out_stdout), so a command writes one
  * way whatever --out says.
  *
+ * Why not fopen: stdio keeps only a flag for a failed write, and after a
+ * flush whose failure was not looked at, the errno is gone and fclose may
+ * answer 0.  f is stdio's over our own write(2), which keeps the errno in
+ * the outfile before stdio hears of the failure.
+ *
  * Usage:
  *   struct outfile o;
  *   if ((rc = out_open(&o, path, OUT_TRUNCATE)))   -> one line, exit 2
@@ -26,7 +31,9 @@
  *                                                     o's path, exit 2
  * out_error() formats that line's cause: "PATH: strerror".
  *
- * Not thread-safe: one writer per outfile, as stdio's FILE.
+ * Not thread-safe: one writer per outfile, as stdio's FILE.  An open
+ * outfile must stay where it is (f's writes reach it by its address):
+ * never copy one.
  */
 #ifndef MAPLAB_OUTFILE_H
 #define MAPLAB_OUTFILE_H
@@ -43,6 +50,7 @@ enum out_mode {
 
 struct outfile {
 	FILE *f;		/* write here */
+	int fd;			/* under f: its writes keep their errno */
 	char path[4096];	/* as the caller named it; kept after close,
 				 * for the error message */
 	enum out_mode mode;

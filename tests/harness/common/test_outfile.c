@@ -84,6 +84,18 @@ Test(outfile, a_full_disk_at_a_flush_is_kept_to_the_close)
 			 "/dev/full: No space left on device");
 }
 
+/* A writer that flushes through stdio and does not look (a library, a
+ * fprintf that fills the buffer): stdio drops the buffer and keeps only
+ * its flag, so the errno must have been kept at the write itself. */
+Test(outfile, a_flush_nobody_looked_at_keeps_its_errno)
+{
+	struct outfile o;
+	cr_assert_eq(out_open(&o, "/dev/full", OUT_TRUNCATE), 0);
+	fputs("a line\n", o.f);
+	fflush(o.f);
+	cr_assert_eq(out_close(&o), -ENOSPC, "not EIO, not 0");
+}
+
 Test(outfile, a_full_disk_found_only_at_the_close)
 {
 	struct outfile o;
