@@ -111,7 +111,7 @@ struct ghost {
 	struct dlist free;
 };
 
-static int ghost_init(struct ghost *g, uint32_t cap)
+static int s3fifo_ghost_init(struct ghost *g, uint32_t cap)
 {
 	uint32_t buckets = 1;
 	while (buckets < cap)
@@ -129,19 +129,20 @@ static int ghost_init(struct ghost *g, uint32_t cap)
 	return 0;
 }
 
-static void ghost_fini(struct ghost *g)
+static void s3fifo_ghost_fini(struct ghost *g)
 {
 	free(g->bucket);
 	free(g->entry);
 }
 
-static uint32_t ghost_index(const struct ghost *g, const struct ghost_entry *e)
+static uint32_t s3fifo_ghost_index(const struct ghost *g,
+				   const struct ghost_entry *e)
 {
 	return (uint32_t)(e - g->entry);
 }
 
 /* The chain link that points at the entry for hash (*link == 0: none). */
-static uint32_t *ghost_find(struct ghost *g, uint32_t hash)
+static uint32_t *s3fifo_ghost_find(struct ghost *g, uint32_t hash)
 {
 	uint32_t *link = &g->bucket[hash & g->mask];
 	while (*link && g->entry[*link - 1].hash != hash)
@@ -150,7 +151,7 @@ static uint32_t *ghost_find(struct ghost *g, uint32_t hash)
 }
 
 /* The entry *link points at leaves the chain and the fifo. */
-static void ghost_drop(struct ghost *g, uint32_t *link)
+static void s3fifo_ghost_drop(struct ghost *g, uint32_t *link)
 {
 	struct ghost_entry *e = &g->entry[*link - 1];
 	*link = e->next;
@@ -160,34 +161,34 @@ static void ghost_drop(struct ghost *g, uint32_t *link)
 
 /* Whether hash was in the ghost; it is not any more.  S3FIFO_find's
  * ghost_fifo->remove. */
-static bool ghost_take(struct ghost *g, uint32_t hash)
+static bool s3fifo_ghost_take(struct ghost *g, uint32_t hash)
 {
 	if (!g->cap)
 		return false;
-	uint32_t *link = ghost_find(g, hash);
+	uint32_t *link = s3fifo_ghost_find(g, hash);
 	if (!*link)
 		return false;
-	ghost_drop(g, link);
+	s3fifo_ghost_drop(g, link);
 	return true;
 }
 
 /* hash enters the ghost, its oldest hash leaving when it is full.  A hash
  * already there stays where it is (a hit in libCacheSim's ghost FIFO). */
-static void ghost_add(struct ghost *g, uint32_t hash)
+static void s3fifo_ghost_add(struct ghost *g, uint32_t hash)
 {
-	if (!g->cap || *ghost_find(g, hash))
+	if (!g->cap || *s3fifo_ghost_find(g, hash))
 		return;
 	if (g->len == g->cap) {
 		struct ghost_entry *old = dlist_entry(dlist_last(&g->fifo),
 						      struct ghost_entry, link);
-		ghost_drop(g, ghost_find(g, old->hash));
+		s3fifo_ghost_drop(g, s3fifo_ghost_find(g, old->hash));
 	}
 	struct ghost_entry *e = dlist_entry(dlist_first(&g->free),
 					    struct ghost_entry, link);
 	uint32_t *head = &g->bucket[hash & g->mask];
 	e->hash = hash;
 	e->next = *head;
-	*head = ghost_index(g, e) + 1;
+	*head = s3fifo_ghost_index(g, e) + 1;
 	dlist_move(&e->link, &g->fifo);
 	g->len++;
 }
@@ -203,22 +204,22 @@ struct s3fifo_lru {
 	struct ghost ghost;
 };
 
-static struct s3fifo_lru *state(struct lru_htab *h)
+static struct s3fifo_lru *s3fifo_state(struct lru_htab *h)
 {
 	return h->policy_state;
 }
 
-static uint8_t freq_of(const struct lru_node *n)
+static uint8_t s3fifo_freq_of(const struct lru_node *n)
 {
 	return atomic_load_explicit(&n->ref, memory_order_relaxed);
 }
 
-static void set_freq(struct lru_node *n, uint8_t f)
+static void s3fifo_set_freq(struct lru_node *n, uint8_t f)
 {
 	atomic_store_explicit(&n->ref, f, memory_order_relaxed);
 }
 
-static uint32_t hash_of(struct lru_node *n)
+static uint32_t s3fifo_hash_of(struct lru_node *n)
 {
 	return lru_htab_hnode(n)->hash;
 }
@@ -234,8 +235,8 @@ static int s3fifo_init(struct lru_htab *h)
 	s->small_cap = small ? small : 1;
 	s->main_cap = c - s->small_cap;
 	h->policy_state = s; /* fini frees what init made, on failure too */
-	int err = ghost_init(&s->ghost,
-			     (uint32_t)(int64_t)((double)c * GHOST_RATIO));
+	uint32_t ghost_cap = (uint32_t)(int64_t)((double)c * GHOST_RATIO);
+	int err = s3fifo_ghost_init(&s->ghost, ghost_cap);
 	if (err)
 		return err;
 	map_spin_init(&s->lock);
@@ -252,19 +253,20 @@ static int s3fifo_init(struct lru_htab *h)
 
 static void s3fifo_fini(struct lru_htab *h)
 {
-	struct s3fifo_lru *s = state(h);
-	ghost_fini(&s->ghost);
+	struct s3fifo_lru *s = s3fifo_state(h);
+	s3fifo_ghost_fini(&s->ghost);
 	free(s);
 }
 
-static struct lru_queue *queue_of(struct s3fifo_lru *s, const struct lru_node *n)
+static struct lru_queue *s3fifo_queue_of(struct s3fifo_lru *s,
+					 const struct lru_node *n)
 {
 	return n->type == ON_MAIN ? &s->main : &s->small;
 }
 
 /* S3FIFO_evict's choice: main when it holds more than its share, or when
  * small is empty. */
-static bool evict_from_main(const struct s3fifo_lru *s)
+static bool s3fifo_evict_from_main(const struct s3fifo_lru *s)
 {
 	return s->main.len > s->main_cap || s->small.len == 0;
 }
@@ -274,25 +276,25 @@ static bool evict_from_main(const struct s3fifo_lru *s)
  * left the table (then it is off its queue, ours); otherwise it moved
  * (a reinsertion, a promotion, or a skip of a key mid-update elsewhere).
  */
-static bool step_at_tail(struct lru_htab *h, unsigned cpu, bool in_main,
-			 bool honour_freq, struct lru_node **victim)
+static bool s3fifo_step_at_tail(struct lru_htab *h, unsigned cpu, bool in_main,
+				bool honour_freq, struct lru_node **victim)
 {
-	struct s3fifo_lru *s = state(h);
+	struct s3fifo_lru *s = s3fifo_state(h);
 	struct lru_queue *q = in_main ? &s->main : &s->small;
 	struct lru_node *t = lru_queue_oldest(q);
-	uint8_t f = freq_of(t);
+	uint8_t f = s3fifo_freq_of(t);
 	map_work_count(&lru_work(h, cpu)->nodes_scanned, 1);
 
 	if (honour_freq && in_main && f >= 1) {
 		lru_queue_requeue(q, t);          /* CLOCK: one more turn */
-		set_freq(t, (f < FREQ_MAX ? f : FREQ_MAX) - 1);
+		s3fifo_set_freq(t, (f < FREQ_MAX ? f : FREQ_MAX) - 1);
 		return false;
 	}
 	if (honour_freq && !in_main && f >= PROMOTE_AT) {
 		lru_queue_del(q, t);              /* used again: to main */
 		lru_queue_push(&s->main, t);
 		t->type = ON_MAIN;
-		set_freq(t, 0);
+		s3fifo_set_freq(t, 0);
 		return false;
 	}
 	if (!lru_htab_evict(h, cpu, t)) {
@@ -300,7 +302,7 @@ static bool step_at_tail(struct lru_htab *h, unsigned cpu, bool in_main,
 		return false;
 	}
 	if (!in_main)
-		ghost_add(&s->ghost, hash_of(t));
+		s3fifo_ghost_add(&s->ghost, s3fifo_hash_of(t));
 	lru_queue_del(q, t);
 	*victim = t;
 	return true;
@@ -312,54 +314,56 @@ static bool step_at_tail(struct lru_htab *h, unsigned cpu, bool in_main,
  * S3FIFO_evict_small; then the choice is made again, as the next
  * S3FIFO_evict call would.  NULL when every element is mid-update.
  */
-static struct lru_node *evict(struct lru_htab *h, unsigned cpu)
+static struct lru_node *s3fifo_evict(struct lru_htab *h, unsigned cpu)
 {
-	struct s3fifo_lru *s = state(h);
+	struct s3fifo_lru *s = s3fifo_state(h);
 	uint64_t honour = 4 * (uint64_t)h->n_elems;
 	uint64_t limit = honour + h->n_elems;
 	struct lru_node *victim = NULL;
 
 	map_work_count(&lru_work(h, cpu)->refills, 1);
 	s->has_evicted = true;
-	bool in_main = evict_from_main(s);
+	bool in_main = s3fifo_evict_from_main(s);
 	for (uint64_t steps = 0; steps < limit; steps++) {
 		if (!in_main && s->small.len == 0)
-			in_main = evict_from_main(s);
+			in_main = s3fifo_evict_from_main(s);
 		if ((in_main ? s->main.len : s->small.len) == 0)
 			break; /* every element free: not on one thread */
-		if (step_at_tail(h, cpu, in_main, steps < honour, &victim))
+		if (s3fifo_step_at_tail(h, cpu, in_main, steps < honour,
+					&victim))
 			return victim;
 	}
 	return NULL;
 }
 
 /* Lock held: n, off every list, enters the queue S3FIFO_insert picks. */
-static void insert(struct s3fifo_lru *s, struct lru_node *n, bool ghost_hit)
+static void s3fifo_insert(struct s3fifo_lru *s, struct lru_node *n,
+			  bool ghost_hit)
 {
 	bool to_main = ghost_hit ||
 		       (!s->has_evicted && s->small.len >= s->small_cap);
 	lru_queue_push(to_main ? &s->main : &s->small, n);
 	n->type = to_main ? ON_MAIN : ON_SMALL;
-	set_freq(n, 0);
+	s3fifo_set_freq(n, 0);
 }
 
 static struct lru_node *s3fifo_pop_free(struct lru_htab *h, unsigned cpu,
 					uint32_t hash)
 {
-	struct s3fifo_lru *s = state(h);
+	struct s3fifo_lru *s = s3fifo_state(h);
 	lru_lock(h, cpu, &s->lock);
 	/* Before evicting: an eviction may push this hash out of the ghost. */
-	bool ghost_hit = ghost_take(&s->ghost, hash);
+	bool ghost_hit = s3fifo_ghost_take(&s->ghost, hash);
 	struct dlist *f = dlist_first(&s->free);
 	struct lru_node *n;
 	if (f) {
 		n = lru_node_of(f);
 		dlist_del(f);
 	} else {
-		n = evict(h, cpu);
+		n = s3fifo_evict(h, cpu);
 	}
 	if (n) {
-		insert(s, n, ghost_hit);
+		s3fifo_insert(s, n, ghost_hit);
 		lru_node_set_hash(n, hash);
 	}
 	map_spin_unlock(&s->lock);
@@ -369,9 +373,9 @@ static struct lru_node *s3fifo_pop_free(struct lru_htab *h, unsigned cpu,
 static void s3fifo_push_free(struct lru_htab *h, unsigned cpu,
 			     struct lru_node *n)
 {
-	struct s3fifo_lru *s = state(h);
+	struct s3fifo_lru *s = s3fifo_state(h);
 	lru_lock(h, cpu, &s->lock);
-	lru_queue_del(queue_of(s, n), n);
+	lru_queue_del(s3fifo_queue_of(s, n), n);
 	n->type = ON_FREE;
 	dlist_add(&n->link, &s->free);
 	map_spin_unlock(&s->lock);
@@ -382,9 +386,9 @@ static void s3fifo_referenced(struct lru_htab *h, unsigned cpu,
 			      struct lru_node *n)
 {
 	(void)h, (void)cpu;
-	uint8_t f = freq_of(n);
+	uint8_t f = s3fifo_freq_of(n);
 	if (f < FREQ_MAX)
-		set_freq(n, f + 1);
+		s3fifo_set_freq(n, f + 1);
 }
 
 /*
@@ -395,14 +399,14 @@ static void s3fifo_referenced(struct lru_htab *h, unsigned cpu,
 static void s3fifo_replaced(struct lru_htab *h, unsigned cpu,
 			    struct lru_node *n, struct lru_node *old)
 {
-	struct s3fifo_lru *s = state(h);
+	struct s3fifo_lru *s = s3fifo_state(h);
 	lru_lock(h, cpu, &s->lock);
 	if (n->type != ON_FREE && old->type != ON_FREE) {
-		uint8_t f = freq_of(old);
-		lru_queue_del(queue_of(s, n), n);
-		lru_queue_add_beside(queue_of(s, old), n, old);
+		uint8_t f = s3fifo_freq_of(old);
+		lru_queue_del(s3fifo_queue_of(s, n), n);
+		lru_queue_add_beside(s3fifo_queue_of(s, old), n, old);
 		n->type = old->type;
-		set_freq(n, f < FREQ_MAX ? f + 1 : FREQ_MAX);
+		s3fifo_set_freq(n, f < FREQ_MAX ? f + 1 : FREQ_MAX);
 	}
 	map_spin_unlock(&s->lock);
 }
@@ -410,20 +414,21 @@ static void s3fifo_replaced(struct lru_htab *h, unsigned cpu,
 /* --- dump -------------------------------------------------------------------------- */
 
 /* "name (len of cap): key:freq ...", newest first. */
-static void dump_queue_text(struct lru_htab *h, FILE *f, const char *name,
-			    const struct lru_queue *q, uint32_t cap)
+static void s3fifo_dump_queue_text(struct lru_htab *h, FILE *f,
+				   const char *name,
+				   const struct lru_queue *q, uint32_t cap)
 {
 	fprintf(f, "%s (%u of %u):", name, q->len, cap);
 	for (const struct dlist *p = q->head.next; p != &q->head; p = p->next) {
 		const struct lru_node *n = dlist_entry(p, struct lru_node, link);
 		fputc(' ', f);
 		lru_dump_key(f, h, n);
-		fprintf(f, ":%u", freq_of(n));
+		fprintf(f, ":%u", s3fifo_freq_of(n));
 	}
 	fputc('\n', f);
 }
 
-static void dump_ghost_text(FILE *f, const struct ghost *g)
+static void s3fifo_dump_ghost_text(FILE *f, const struct ghost *g)
 {
 	fprintf(f, "ghost (%u of %u):", g->len, g->cap);
 	for (const struct dlist *p = g->fifo.next; p != &g->fifo; p = p->next)
@@ -434,14 +439,14 @@ static void dump_ghost_text(FILE *f, const struct ghost *g)
 
 static int s3fifo_dump(struct lru_htab *h, FILE *f, enum map_dump_format fmt)
 {
-	struct s3fifo_lru *s = state(h);
+	struct s3fifo_lru *s = s3fifo_state(h);
 	map_spin_lock(&s->lock);
 	lru_dump_begin(f, fmt, "lru/s3fifo: each queue newest first, the last "
 			       "key is looked at next; ref: freq > 0");
 	if (fmt == MAP_DUMP_TEXT) {
-		dump_queue_text(h, f, "small", &s->small, s->small_cap);
-		dump_queue_text(h, f, "main", &s->main, s->main_cap);
-		dump_ghost_text(f, &s->ghost);
+		s3fifo_dump_queue_text(h, f, "small", &s->small, s->small_cap);
+		s3fifo_dump_queue_text(h, f, "main", &s->main, s->main_cap);
+		s3fifo_dump_ghost_text(f, &s->ghost);
 		fprintf(f, "free: %zu elements; evicted yet: %s\n",
 			lru_dump_list_length(&s->free), s->has_evicted ? "yes" : "no");
 	} else {
