@@ -79,13 +79,13 @@ struct sampled_lru {
 	_Atomic uint64_t *stamp;    /* [n_elems]: the tick of the last use */
 };
 
-static struct sampled_lru *state(struct lru_htab *h)
+static struct sampled_lru *sampled_state(struct lru_htab *h)
 {
 	return h->policy_state;
 }
 
 /* splitmix64 (Steele, Lea, Flood 2014): one step of slot cpu's stream. */
-static uint64_t next_random(struct sampled_lru *s, unsigned cpu)
+static uint64_t sampled_next_random(struct sampled_lru *s, unsigned cpu)
 {
 	uint64_t z = (s->rng[cpu] += 0x9e3779b97f4a7c15ULL);
 	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
@@ -93,14 +93,14 @@ static uint64_t next_random(struct sampled_lru *s, unsigned cpu)
 	return z ^ (z >> 31);
 }
 
-static void stamp_use(struct sampled_lru *s, const struct lru_node *n)
+static void sampled_stamp_use(struct sampled_lru *s, const struct lru_node *n)
 {
 	uint64_t now = atomic_fetch_add_explicit(&s->clock, 1,
 						 memory_order_relaxed) + 1;
 	atomic_store_explicit(&s->stamp[n->index], now, memory_order_relaxed);
 }
 
-static uint64_t last_use(struct sampled_lru *s, uint32_t index)
+static uint64_t sampled_last_use(struct sampled_lru *s, uint32_t index)
 {
 	return atomic_load_explicit(&s->stamp[index], memory_order_relaxed);
 }
@@ -132,7 +132,7 @@ static int sampled_init(struct lru_htab *h)
 
 static void sampled_fini(struct lru_htab *h)
 {
-	struct sampled_lru *s = state(h);
+	struct sampled_lru *s = sampled_state(h);
 	free(s->live);
 	free(s->pos);
 	free(s->stamp);
@@ -141,7 +141,7 @@ static void sampled_fini(struct lru_htab *h)
 }
 
 /* Lock held: live[i] and live[j] trade places. */
-static void swap_live(struct sampled_lru *s, uint32_t i, uint32_t j)
+static void sampled_swap_live(struct sampled_lru *s, uint32_t i, uint32_t j)
 {
 	uint32_t a = s->live[i], b = s->live[j];
 	s->live[i] = b;
@@ -150,15 +150,15 @@ static void swap_live(struct sampled_lru *s, uint32_t i, uint32_t j)
 	s->pos[a] = j;
 }
 
-static void join_live(struct sampled_lru *s, const struct lru_node *n)
+static void sampled_join_live(struct sampled_lru *s, const struct lru_node *n)
 {
 	s->live[s->n_live] = n->index;
 	s->pos[n->index] = s->n_live++;
 }
 
-static void leave_live(struct sampled_lru *s, const struct lru_node *n)
+static void sampled_leave_live(struct sampled_lru *s, const struct lru_node *n)
 {
-	swap_live(s, s->pos[n->index], s->n_live - 1);
+	sampled_swap_live(s, s->pos[n->index], s->n_live - 1);
 	s->n_live--;
 }
 
@@ -166,29 +166,31 @@ static void leave_live(struct sampled_lru *s, const struct lru_node *n)
  * Lock held: draw k distinct live elements uniformly into live[0..k)
  * (the first k steps of a Fisher-Yates shuffle).
  */
-static uint32_t draw_sample(struct lru_htab *h, unsigned cpu)
+static uint32_t sampled_draw_sample(struct lru_htab *h, unsigned cpu)
 {
-	struct sampled_lru *s = state(h);
+	struct sampled_lru *s = sampled_state(h);
 	uint32_t k = s->n_live < SAMPLES ? s->n_live : SAMPLES;
-	for (uint32_t i = 0; i < k; i++)
-		swap_live(s, i, i + (uint32_t)(next_random(s, cpu) %
-						(s->n_live - i)));
+	for (uint32_t i = 0; i < k; i++) {
+		uint64_t r = sampled_next_random(s, cpu);
+		sampled_swap_live(s, i, i + (uint32_t)(r % (s->n_live - i)));
+	}
 	map_work_count(&lru_work(h, cpu)->nodes_scanned, k);
 	return k;
 }
 
 /* Lock held: the sample's oldest key that leaves the table, or NULL. */
-static struct lru_node *evict_oldest_of_sample(struct lru_htab *h,
-					       unsigned cpu, uint32_t k)
+static struct lru_node *sampled_evict_oldest_of_sample(struct lru_htab *h,
+						       unsigned cpu, uint32_t k)
 {
-	struct sampled_lru *s = state(h);
+	struct sampled_lru *s = sampled_state(h);
 	bool passed[SAMPLES] = { false };
 	for (uint32_t tries = 0; tries < k; tries++) {
 		uint32_t best = k;
 		for (uint32_t i = 0; i < k; i++)
-			if (!passed[i] && (best == k ||
-					   last_use(s, s->live[i]) <
-						   last_use(s, s->live[best])))
+			if (!passed[i] &&
+			    (best == k ||
+			     sampled_last_use(s, s->live[i]) <
+				     sampled_last_use(s, s->live[best])))
 				best = i;
 		struct lru_node *n = lru_htab_node(h, s->live[best]);
 		if (lru_htab_evict(h, cpu, n))
@@ -199,13 +201,13 @@ static struct lru_node *evict_oldest_of_sample(struct lru_htab *h,
 }
 
 /* Lock held: evict a key; its element stays live, for the new key. */
-static struct lru_node *evict(struct lru_htab *h, unsigned cpu)
+static struct lru_node *sampled_evict(struct lru_htab *h, unsigned cpu)
 {
-	struct sampled_lru *s = state(h);
+	struct sampled_lru *s = sampled_state(h);
 	map_work_count(&lru_work(h, cpu)->refills, 1);
 	for (int t = 0; t < SAMPLE_TRIES; t++) {
-		struct lru_node *n =
-			evict_oldest_of_sample(h, cpu, draw_sample(h, cpu));
+		uint32_t k = sampled_draw_sample(h, cpu);
+		struct lru_node *n = sampled_evict_oldest_of_sample(h, cpu, k);
 		if (n)
 			return n;
 	}
@@ -221,7 +223,7 @@ static struct lru_node *evict(struct lru_htab *h, unsigned cpu)
 static struct lru_node *sampled_pop_free(struct lru_htab *h, unsigned cpu,
 					 uint32_t hash)
 {
-	struct sampled_lru *s = state(h);
+	struct sampled_lru *s = sampled_state(h);
 	lru_lock(h, cpu, &s->lock);
 	struct dlist *f = dlist_first(&s->free);
 	struct lru_node *n;
@@ -229,12 +231,12 @@ static struct lru_node *sampled_pop_free(struct lru_htab *h, unsigned cpu,
 		n = lru_node_of(f);
 		dlist_del(f);
 		n->type = ON_LIVE;
-		join_live(s, n);
+		sampled_join_live(s, n);
 	} else {
-		n = evict(h, cpu);
+		n = sampled_evict(h, cpu);
 	}
 	if (n) {
-		stamp_use(s, n);
+		sampled_stamp_use(s, n);
 		lru_node_set_hash(n, hash);
 	}
 	map_spin_unlock(&s->lock);
@@ -244,9 +246,9 @@ static struct lru_node *sampled_pop_free(struct lru_htab *h, unsigned cpu,
 static void sampled_push_free(struct lru_htab *h, unsigned cpu,
 			      struct lru_node *n)
 {
-	struct sampled_lru *s = state(h);
+	struct sampled_lru *s = sampled_state(h);
 	lru_lock(h, cpu, &s->lock);
-	leave_live(s, n);
+	sampled_leave_live(s, n);
 	n->type = ON_FREE;
 	dlist_add(&n->link, &s->free);
 	map_spin_unlock(&s->lock);
@@ -257,7 +259,7 @@ static void sampled_referenced(struct lru_htab *h, unsigned cpu,
 			       struct lru_node *n)
 {
 	(void)cpu;
-	stamp_use(state(h), n);
+	sampled_stamp_use(sampled_state(h), n);
 }
 
 /* A replace is a use of the new element (no ref bit: stamps decide). */
@@ -265,7 +267,7 @@ static void sampled_replaced(struct lru_htab *h, unsigned cpu,
 			     struct lru_node *n, struct lru_node *old)
 {
 	(void)cpu, (void)old;
-	stamp_use(state(h), n);
+	sampled_stamp_use(sampled_state(h), n);
 }
 
 /* --- dump -------------------------------------------------------------------------- */
@@ -275,15 +277,16 @@ struct by_use {
 	uint32_t index;
 };
 
-static int newest_first(const void *a, const void *b)
+static int sampled_newest_first(const void *a, const void *b)
 {
 	uint64_t x = ((const struct by_use *)a)->stamp;
 	uint64_t y = ((const struct by_use *)b)->stamp;
 	return x < y ? 1 : x > y ? -1 : 0;
 }
 
-static void dump_entry(struct lru_htab *h, FILE *f, enum map_dump_format fmt,
-		       const struct by_use *u, size_t i)
+static void sampled_dump_entry(struct lru_htab *h, FILE *f,
+			       enum map_dump_format fmt, const struct by_use *u,
+			       size_t i)
 {
 	struct lru_node *n = lru_htab_node(h, u->index);
 	if (fmt == MAP_DUMP_TEXT) {
@@ -301,7 +304,7 @@ static void dump_entry(struct lru_htab *h, FILE *f, enum map_dump_format fmt,
 
 static int sampled_dump(struct lru_htab *h, FILE *f, enum map_dump_format fmt)
 {
-	struct sampled_lru *s = state(h);
+	struct sampled_lru *s = sampled_state(h);
 	map_spin_lock(&s->lock);
 	struct by_use *u = calloc(s->n_live ? s->n_live : 1, sizeof(*u));
 	if (!u) {
@@ -309,8 +312,9 @@ static int sampled_dump(struct lru_htab *h, FILE *f, enum map_dump_format fmt)
 		return -ENOMEM;
 	}
 	for (uint32_t i = 0; i < s->n_live; i++)
-		u[i] = (struct by_use){ last_use(s, s->live[i]), s->live[i] };
-	qsort(u, s->n_live, sizeof(*u), newest_first);
+		u[i] = (struct by_use){ sampled_last_use(s, s->live[i]),
+					s->live[i] };
+	qsort(u, s->n_live, sizeof(*u), sampled_newest_first);
 	lru_dump_begin(f, fmt, "lru/sampled: keys by last use (@tick), newest "
 			       "first; an eviction takes the oldest of 5 "
 			       "picked at random");
@@ -321,7 +325,7 @@ static int sampled_dump(struct lru_htab *h, FILE *f, enum map_dump_format fmt)
 			"clock %llu\";\n", s->n_live,
 			(unsigned long long)atomic_load(&s->clock));
 	for (uint32_t i = 0; i < s->n_live; i++)
-		dump_entry(h, f, fmt, &u[i], i);
+		sampled_dump_entry(h, f, fmt, &u[i], i);
 	if (fmt == MAP_DUMP_TEXT)
 		fprintf(f, "\nclock: %llu\nfree: %zu elements\n",
 			(unsigned long long)atomic_load(&s->clock),
