@@ -20,7 +20,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-static struct lru_ring *ring(struct lru_htab *h)
+static struct lru_ring *sieve_ring(struct lru_htab *h)
 {
 	return h->policy_state;
 }
@@ -45,26 +45,26 @@ static void sieve_fini(struct lru_htab *h)
 static struct lru_node *sieve_pop_free(struct lru_htab *h, unsigned cpu,
 				       uint32_t hash)
 {
-	return lru_ring_pop(h, ring(h), cpu, hash, 0);
+	return lru_ring_pop(h, sieve_ring(h), cpu, hash, 0);
 }
 
 static void sieve_push_free(struct lru_htab *h, unsigned cpu,
 			    struct lru_node *n)
 {
-	lru_ring_push_free(h, ring(h), cpu, n, false);
+	lru_ring_push_free(h, sieve_ring(h), cpu, n, false);
 }
 
 static void sieve_replaced(struct lru_htab *h, unsigned cpu,
 			   struct lru_node *n, struct lru_node *old)
 {
-	lru_ring_replaced(h, ring(h), cpu, n, old);
+	lru_ring_replaced(h, sieve_ring(h), cpu, n, old);
 }
 
 static int sieve_dump(struct lru_htab *h, FILE *f, enum map_dump_format fmt)
 {
 	lru_dump_begin(f, fmt, "lru/sieve: newest first; the hand sweeps from "
 			       "the oldest key towards the newest");
-	lru_ring_dump(h, ring(h), f, fmt, "queue", "queue");
+	lru_ring_dump(h, sieve_ring(h), f, fmt, "queue", "queue");
 	lru_dump_end(f, fmt);
 	return 0;
 }
