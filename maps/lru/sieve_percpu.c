@@ -65,7 +65,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-struct percpu_sieve {
+struct sieve_percpu {
 	/* read-only after create */
 	uint32_t n_rings;  /* one per cpu slot */
 	uint32_t min_keys; /* a ring this small takes victims elsewhere */
@@ -74,14 +74,15 @@ struct percpu_sieve {
 	_Alignas(128) _Atomic uint64_t free_total;
 };
 
-static struct percpu_sieve *state(struct lru_htab *h)
+static struct sieve_percpu *sieve_percpu_state(struct lru_htab *h)
 {
 	return h->policy_state;
 }
 
-static int percpu_sieve_init(struct lru_htab *h)
+static int sieve_percpu_init(struct lru_htab *h)
 {
-	struct percpu_sieve *f = map_area_alloc(sizeof(*f), _Alignof(struct percpu_sieve));
+	struct sieve_percpu *f = map_area_alloc(sizeof(*f),
+						 _Alignof(struct sieve_percpu));
 	if (!f)
 		return -ENOMEM;
 	atomic_init(&f->free_total, 0);
@@ -102,23 +103,25 @@ static int percpu_sieve_init(struct lru_htab *h)
 	return 0;
 }
 
-static void percpu_sieve_fini(struct lru_htab *h)
+static void sieve_percpu_fini(struct lru_htab *h)
 {
-	struct percpu_sieve *f = state(h);
+	struct sieve_percpu *f = sieve_percpu_state(h);
 	free(f->rings);
 	free(f);
 }
 
-static bool free_anywhere(struct percpu_sieve *f)
+static bool sieve_percpu_free_anywhere(struct sieve_percpu *f)
 {
 	return atomic_load_explicit(&f->free_total, memory_order_relaxed) > 0;
 }
 
 /* Step 2: a free element from another ring, now `mine`'s. */
-static struct lru_node *adopt_free(struct lru_htab *h, struct percpu_sieve *f,
-				   unsigned cpu, uint32_t hash)
+static struct lru_node *sieve_percpu_adopt_free(struct lru_htab *h,
+						struct sieve_percpu *f,
+						unsigned cpu, uint32_t hash)
 {
-	for (uint32_t i = 1; i < f->n_rings && free_anywhere(f); i++) {
+	for (uint32_t i = 1;
+	     i < f->n_rings && sieve_percpu_free_anywhere(f); i++) {
 		struct lru_ring *r = &f->rings[(cpu + i) % f->n_rings];
 		struct lru_node *n = lru_ring_take(h, r, cpu, false);
 		if (n) {
@@ -129,7 +132,8 @@ static struct lru_node *adopt_free(struct lru_htab *h, struct percpu_sieve *f,
 	return NULL;
 }
 
-static struct lru_ring *ring_with_most_keys(struct percpu_sieve *f, unsigned cpu)
+static struct lru_ring *sieve_percpu_ring_with_most_keys(struct sieve_percpu *f,
+							 unsigned cpu)
 {
 	struct lru_ring *best = &f->rings[cpu];
 	for (uint32_t r = 0; r < f->n_rings; r++)
@@ -138,20 +142,21 @@ static struct lru_ring *ring_with_most_keys(struct percpu_sieve *f, unsigned cpu
 	return best;
 }
 
-static struct lru_node *percpu_sieve_pop_free(struct lru_htab *h, unsigned cpu,
-				      uint32_t hash)
+static struct lru_node *sieve_percpu_pop_free(struct lru_htab *h, unsigned cpu,
+					      uint32_t hash)
 {
-	struct percpu_sieve *f = state(h);
+	struct sieve_percpu *f = sieve_percpu_state(h);
 	struct lru_ring *mine = &f->rings[cpu];
-	uint32_t min_keys = free_anywhere(f) ? UINT32_MAX : f->min_keys;
+	uint32_t min_keys =
+		sieve_percpu_free_anywhere(f) ? UINT32_MAX : f->min_keys;
 
 	struct lru_node *n = lru_ring_pop(h, mine, cpu, hash, min_keys);
 	if (n)
 		return n;
-	n = adopt_free(h, f, cpu, hash);
+	n = sieve_percpu_adopt_free(h, f, cpu, hash);
 	if (n)
 		return n;
-	struct lru_ring *victims = ring_with_most_keys(f, cpu);
+	struct lru_ring *victims = sieve_percpu_ring_with_most_keys(f, cpu);
 	if (victims != mine) {
 		n = lru_ring_take(h, victims, cpu, true);
 		if (n) {
@@ -163,17 +168,19 @@ static struct lru_node *percpu_sieve_pop_free(struct lru_htab *h, unsigned cpu,
 	return lru_ring_pop(h, mine, cpu, hash, 0);
 }
 
-static void percpu_sieve_push_free(struct lru_htab *h, unsigned cpu,
-			   struct lru_node *n)
+static void sieve_percpu_push_free(struct lru_htab *h, unsigned cpu,
+				   struct lru_node *n)
 {
 	/* The owner's own free (a failed insert, a delete, a replace of its
 	 * key) is its spare: it pops it next, with no shared write. */
-	lru_ring_push_free(h, &state(h)->rings[n->cpu], cpu, n, n->cpu == cpu);
+	struct lru_ring *owner = &sieve_percpu_state(h)->rings[n->cpu];
+	lru_ring_push_free(h, owner, cpu, n, n->cpu == cpu);
 }
 
-static int percpu_sieve_dump(struct lru_htab *h, FILE *f, enum map_dump_format fmt)
+static int sieve_percpu_dump(struct lru_htab *h, FILE *f,
+			     enum map_dump_format fmt)
 {
-	struct percpu_sieve *s = state(h);
+	struct sieve_percpu *s = sieve_percpu_state(h);
 	lru_dump_begin(f, fmt, "lru/sieve_percpu: one SIEVE queue per cpu slot, "
 			       "newest first");
 	if (fmt == MAP_DUMP_TEXT)
@@ -191,28 +198,28 @@ static int percpu_sieve_dump(struct lru_htab *h, FILE *f, enum map_dump_format f
 	return 0;
 }
 
-static size_t percpu_sieve_state_bytes(const struct lru_htab *h)
+static size_t sieve_percpu_state_bytes(const struct lru_htab *h)
 {
-	const struct percpu_sieve *f = h->policy_state;
+	const struct sieve_percpu *f = h->policy_state;
 	return sizeof(*f) + (size_t)f->n_rings * sizeof(*f->rings);
 }
 
-static const struct lru_policy percpu_sieve_policy = {
-	.init = percpu_sieve_init,
-	.fini = percpu_sieve_fini,
-	.pop_free = percpu_sieve_pop_free,
-	.push_free = percpu_sieve_push_free,
+static const struct lru_policy sieve_percpu_policy = {
+	.init = sieve_percpu_init,
+	.fini = sieve_percpu_fini,
+	.pop_free = sieve_percpu_pop_free,
+	.push_free = sieve_percpu_push_free,
 	/* .referenced: the core's default, which sets the bit if unset;
 	 * .replaced: the core's default, which marks the new element */
-	.dump = percpu_sieve_dump,
-	.state_bytes = percpu_sieve_state_bytes,
+	.dump = sieve_percpu_dump,
+	.state_bytes = sieve_percpu_state_bytes,
 	.tagged_table = true,
 	.flags_before_pop = true,
 };
 
-static int percpu_sieve_create(const struct map_attr *attr, struct map **out)
+static int sieve_percpu_create(const struct map_attr *attr, struct map **out)
 {
-	return lru_htab_create(&percpu_sieve_policy, attr, out);
+	return lru_htab_create(&sieve_percpu_policy, attr, out);
 }
 
 const struct map_ops lru_sieve_percpu_ops = {
@@ -222,5 +229,5 @@ const struct map_ops lru_sieve_percpu_ops = {
 	LRU_HTAB_MAP_OPS,
 	/* several slots inserting may evict with a spare left in each ring */
 	.evicts_early = 1,
-	.create = percpu_sieve_create,
+	.create = sieve_percpu_create,
 };
