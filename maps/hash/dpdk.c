@@ -513,6 +513,11 @@ const struct map_ops hash_dpdk_ops = {
 	.description = "baseline: BPF hash semantics over DPDK's rte_hash "
 		       "(cuckoo, lock-free readers, several writers)",
 	.type = MAP_TYPE_HASH,
+	/* writers need an lcore id (the top of the file) */
+	.max_threads = RTE_MAX_LCORE - 1,
+	.max_threads_why = "DPDK gives each writer thread one of its "
+			   "RTE_MAX_LCORE lcore ids, and the thread that "
+			   "started DPDK holds one",
 	.create = hash_dpdk_create,
 	.destroy = hash_dpdk_destroy,
 	.lookup = hash_dpdk_lookup,
