@@ -294,31 +294,23 @@ struct explain_files {
 	struct outfile report;   /* DIR/explain.txt, or stdout */
 	struct outfile chains;   /* --chains FILE */
 	struct outfile save;     /* --save FILE, appended */
+	bool made_dir;           /* --out DIR did not exist: removed on failure
+				    when nothing else is in it */
 };
-
-/* Each file explain writes gets a buffer that holds what explain writes
- * between two of its flushes (a size's report, its records; a chain),
- * so that stdio never writes on its own in between: a write that fails
- * does so in out_flush, which keeps its errno ("No space left on
- * device"), where a flush stdio made by itself leaves only EIO. */
-#define EXPLAIN_FILE_BUFFER (1 << 20)
-
-static void buffer_whole(struct outfile *o)
-{
-	/* before the first write; a buffer it cannot get leaves stdio's */
-	setvbuf(o->f, NULL, _IOFBF, EXPLAIN_FILE_BUFFER);
-}
 
 /* The report's file: DIR/explain.txt (DIR made where it is not there), or
  * stdout.  0, or EXIT_USAGE after one line. */
-static int open_report(const struct explain_cli *c, struct outfile *o)
+static int open_report(const struct explain_cli *c, struct outfile *o,
+		       bool *made_dir)
 {
 	char path[4096], shown[256];
 	if (!c->dir) {
 		out_stdout(o);
 		return 0;
 	}
-	if (mkdir(c->dir, 0777) && errno != EEXIST)
+	if (mkdir(c->dir, 0777) == 0)
+		*made_dir = true;
+	else if (errno != EEXIST)
 		return cli_error("explain", "--out %s: %s",
 				 parse_printable(c->dir, shown, sizeof(shown)),
 				 strerror(errno));
@@ -349,7 +341,7 @@ static int flush_files(struct explain_files *files, const struct explain_cli *c)
 	for (int i = 0; i < 3; i++) {
 		int rc = out[i] ? out_flush(out[i]) : 0;
 		if (rc)
-			return explain_write_failed(out[i], rc);
+			return opts_write_failed("explain", out[i], rc);
 	}
 	return 0;
 }
@@ -410,7 +402,7 @@ static int open_files(struct explain_cli *c, struct explain_files *files)
 	int rc;
 	if (c->svg && check_svg_folder(c->svg))
 		return EXIT_USAGE;
-	if ((rc = open_report(c, &files->report)))
+	if ((rc = open_report(c, &files->report, &files->made_dir)))
 		return rc;
 	if (c->chains_path &&
 	    (rc = out_open(&files->chains, c->chains_path, OUT_TRUNCATE))) {
@@ -427,11 +419,6 @@ static int open_files(struct explain_cli *c, struct explain_files *files)
 				 c->b.save, shown, sizeof(shown)), strerror(-rc));
 	}
 	c->save = c->b.save ? &files->save : NULL;
-	struct outfile *out[3];
-	all_files(files, c, out);
-	for (int i = 0; i < 3; i++)
-		if (out[i])
-			buffer_whole(out[i]);
 	return 0;
 }
 
@@ -454,8 +441,10 @@ static int close_files(struct explain_cli *c, struct explain_files *files, int r
 		}
 		int err = out_close(out[i]);
 		if (err)
-			rc = explain_write_failed(out[i], err);
+			rc = opts_write_failed("explain", out[i], err);
 	}
+	if (rc && files->made_dir)
+		rmdir(c->dir); /* only where it is empty: a flame graph stays */
 	c->chains = c->save = NULL;
 	return rc;
 }

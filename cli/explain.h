@@ -89,7 +89,7 @@ struct explain_cli {
 	unsigned overhead_pairs;  /* --overhead N: measure sampling's cost */
 	/* Open for the whole command (cmd_explain.c); NULL: not asked.  Every
 	 * write to them is checked where explain flushes: a failed one stops
-	 * the command (explain_write_failed) and none is left half written. */
+	 * the command (opts_write_failed) and none is left half written. */
 	struct outfile *chains;   /* --chains FILE, flushed a line at a time */
 	struct outfile *save;     /* --save FILE: the records, appended */
 };
@@ -122,10 +122,6 @@ void explain_print_header(FILE *f, const struct explain_cli *c,
 /* p's figures as jsonl records to f (explain_records.c says which). */
 void explain_write_records(FILE *f, const struct explain_cli *c,
 			   const struct explain_point *p);
-
-/* The one line for a failed write to o (rc: out_flush's or out_close's
- * -errno): "maplab explain: PATH: strerror".  EXIT_USAGE. */
-int explain_write_failed(const struct outfile *o, int rc);
 
 /* The side-by-side flame graph of p to path, a whole file or none (a
  * write that failed removes it).  0, or EXIT_USAGE after one line. */

@@ -10,6 +10,7 @@
 #include "cli/cli.h"
 #include "cli/explain.h"
 #include "cli/measure.h"
+#include "cli/options.h"
 #include "harness/common/parse.h"
 #include "harness/common/wrap.h"
 #include "harness/profile/flamegraph.h"
@@ -678,16 +679,8 @@ int explain_write_svg(const struct explain_cli *c, const struct explain_point *p
 				 sizeof(shown)), strerror(-rc));
 	if ((rc = fg_write_svg(o.f, title, panels, n, 0))) {
 		out_discard(&o);
-		return explain_write_failed(&o, rc);
+		return opts_write_failed("explain", &o, rc);
 	}
 	rc = out_close(&o);
-	return rc ? explain_write_failed(&o, rc) : 0;
-}
-
-int explain_write_failed(const struct outfile *o, int rc)
-{
-	char shown[256];
-	return cli_error("explain", "%s: %s", o->is_stdout ? "standard output"
-			 : parse_printable(o->path, shown, sizeof(shown)),
-			 strerror(rc < 0 ? -rc : rc));
+	return rc ? opts_write_failed("explain", &o, rc) : 0;
 }

@@ -8,6 +8,7 @@
 #include "cli/cli.h"
 #include "cli/explain.h"
 #include "cli/measure.h"
+#include "cli/options.h"
 #include "harness/common/clock.h"
 #include "kernel-compare/kbench.h"
 
@@ -198,7 +199,7 @@ static int sample_side(const struct explain_cli *c, const struct bench_cli *b,
 		return cli_error("explain", "%s: the sampled run failed: %s", s->label, err);
 	s->sampled_ok = true;
 	if (c->chains && (rc = out_flush(c->chains)))
-		return explain_write_failed(c->chains, rc);
+		return opts_write_failed("explain", c->chains, rc);
 	return 0;
 }
 
