@@ -55,10 +55,10 @@
  *    limit, EBPF_HASH_TABLE_NO_LIMIT; the LRU map's table has one), then
  *    tries again.  The failed first try has put the new key on the hot
  *    list and taken it off again, which may have spliced the hot list:
- *    note_failed_insert does that.  maplab's core pops before it looks (the
- *    kernel's order), so a replace, or a BPF_NOEXIST of a present key, in a
- *    full map reaps a key here; in Windows a replace needs no room and a
- *    refused insert reaps nothing.
+ *    partitioned_note_failed_insert does that.  maplab's core pops before
+ *    it looks (the kernel's order), so a replace, or a BPF_NOEXIST of a
+ *    present key, in a full map reaps a key here; in Windows a replace
+ *    needs no room and a refused insert reaps nothing.
  *  - Eviction of the element.  Windows deletes the reaped entry's key from
  *    the table with no partition lock held: a key deleted and inserted
  *    again meanwhile loses its new entry.  Here the reaper checks, under
@@ -113,7 +113,7 @@ enum { ON_FREE, IN_USE }; /* lru_node.type */
 struct part_link {
 	struct dlist link;           /* on the partition's hot or cold list */
 	_Atomic uint64_t generation; /* the partition's, when last used there */
-	_Atomic uint64_t last_used;  /* approximate_now() then; 0: never */
+	_Atomic uint64_t last_used;  /* the approximate time then; 0: never */
 };
 
 struct partition {
@@ -129,80 +129,86 @@ struct partition {
 struct partitioned_lru {
 	struct partition parts[MAX_PARTITIONS];
 	unsigned nparts;
-	uint64_t born;           /* approximate_now() at create, for dumps */
+	uint64_t born;           /* the approximate time at create (dumps) */
 	struct part_link *links; /* element i's link in q: links[i * nparts + q] */
 };
 
-static struct partitioned_lru *state(struct lru_htab *h)
+static struct partitioned_lru *partitioned_state(struct lru_htab *h)
 {
 	return h->policy_state;
 }
 
-static unsigned part_of_cpu(const struct partitioned_lru *s, unsigned cpu)
+static unsigned partitioned_part_of_cpu(const struct partitioned_lru *s,
+					unsigned cpu)
 {
 	return cpu % s->nparts;
 }
 
 /* n's links, one per partition, side by side. */
-static struct part_link *links_of(struct lru_htab *h, const struct lru_node *n)
+static struct part_link *partitioned_links_of(struct lru_htab *h,
+					      const struct lru_node *n)
 {
-	return &state(h)->links[(size_t)n->index * state(h)->nparts];
+	struct partitioned_lru *s = partitioned_state(h);
+	return &s->links[(size_t)n->index * s->nparts];
 }
 
-static struct lru_node *node_of_link(struct lru_htab *h, struct dlist *p)
+static struct lru_node *partitioned_node_of_link(struct lru_htab *h,
+						 struct dlist *p)
 {
-	struct partitioned_lru *s = state(h);
+	struct partitioned_lru *s = partitioned_state(h);
 	size_t i = (size_t)(dlist_entry(p, struct part_link, link) - s->links);
 	return lru_htab_node(h, (uint32_t)(i / s->nparts));
 }
 
 /* Nanoseconds, advancing once a tick; a read of the vDSO's clock page,
  * which only the kernel's timekeeping writes. */
-static uint64_t approximate_now(void)
+static uint64_t partitioned_approximate_now(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-static uint64_t load(_Atomic uint64_t *v)
+static uint64_t partitioned_load(_Atomic uint64_t *v)
 {
 	return atomic_load_explicit(v, memory_order_relaxed);
 }
 
-static void store(_Atomic uint64_t *v, uint64_t x)
+static void partitioned_store(_Atomic uint64_t *v, uint64_t x)
 {
 	atomic_store_explicit(v, x, memory_order_relaxed);
 }
 
 /* Only the holder of the partition's lock writes these sizes. */
-static void add_size(_Atomic uint32_t *v, int32_t d)
+static void partitioned_add_size(_Atomic uint32_t *v, int32_t d)
 {
 	atomic_store_explicit(v, atomic_load_explicit(v, memory_order_relaxed) +
 			      (uint32_t)d, memory_order_relaxed);
 }
 
-static enum key_state key_state(struct partition *p, struct part_link *l)
+static enum key_state partitioned_key_state(struct partition *p,
+					    struct part_link *l)
 {
-	/* Acquire: pairs with start_life's release, so a partition that takes
-	 * the element into its lists also sees its hash (a reaper there
-	 * unlinks it by that hash). */
+	/* Acquire: pairs with partitioned_start_life's release, so a
+	 * partition that takes the element into its lists also sees its hash
+	 * (a reaper there unlinks it by that hash). */
 	uint64_t g = atomic_load_explicit(&l->generation, memory_order_acquire);
 	if (g == GEN_ABSENT)
 		return KEY_ABSENT;
 	if (g == GEN_DELETED)
 		return KEY_DELETED;
-	return g == load(&p->generation) ? KEY_HOT : KEY_COLD;
+	return g == partitioned_load(&p->generation) ? KEY_HOT : KEY_COLD;
 }
 
-static void lock_part(struct lru_htab *h, unsigned cpu, struct partition *p)
+static void partitioned_lock_part(struct lru_htab *h, unsigned cpu,
+				  struct partition *p)
 {
 	lru_lock(h, cpu, &p->lock);
 }
 
 /* --- create -------------------------------------------------------------------- */
 
-static void init_partition(struct partition *p, uint32_t hot_limit)
+static void partitioned_init_partition(struct partition *p, uint32_t hot_limit)
 {
 	map_spin_init(&p->lock);
 	dlist_init(&p->hot);
@@ -218,7 +224,7 @@ static int partitioned_init(struct lru_htab *h)
 	if (!s)
 		return -ENOMEM;
 	memset(s, 0, sizeof(*s));
-	s->born = approximate_now();
+	s->born = partitioned_approximate_now();
 	s->nparts = h->map.attr.ncpus < MAX_PARTITIONS ? h->map.attr.ncpus
 						      : MAX_PARTITIONS;
 	s->links = map_area_alloc_array((size_t)h->n_elems * s->nparts,
@@ -229,8 +235,10 @@ static int partitioned_init(struct lru_htab *h)
 	}
 	uint32_t per_part = h->n_elems / s->nparts;
 	uint32_t hot_limit = per_part / GENERATION_COUNT;
+	if (!hot_limit)
+		hot_limit = 1;
 	for (unsigned q = 0; q < s->nparts; q++)
-		init_partition(&s->parts[q], hot_limit ? hot_limit : 1);
+		partitioned_init_partition(&s->parts[q], hot_limit);
 	for (uint32_t i = 0; i < h->n_elems; i++) {
 		struct lru_node *n = lru_htab_node(h, i);
 		struct partition *p = &s->parts[i % s->nparts];
@@ -242,7 +250,7 @@ static int partitioned_init(struct lru_htab *h)
 		}
 		n->type = ON_FREE;
 		dlist_add_tail(&n->link, &p->free);
-		add_size(&p->free_size, 1);
+		partitioned_add_size(&p->free_size, 1);
 	}
 	h->policy_state = s;
 	return 0;
@@ -250,14 +258,14 @@ static int partitioned_init(struct lru_htab *h)
 
 static void partitioned_fini(struct lru_htab *h)
 {
-	free(state(h)->links);
+	free(partitioned_state(h)->links);
 	free(h->policy_state);
 }
 
 /* --- one partition's lists (its lock held) ------------------------------------- */
 
 /* The hot list onto the cold list's tail, and a new generation. */
-static void start_generation(struct partition *p)
+static void partitioned_start_generation(struct partition *p)
 {
 	if (!dlist_empty(&p->hot)) {
 		struct dlist *first = p->hot.next, *last = p->hot.prev;
@@ -267,97 +275,97 @@ static void start_generation(struct partition *p)
 		p->cold.prev = last;
 		dlist_init(&p->hot);
 	}
-	add_size(&p->cold_size, (int32_t)p->hot_size);
+	partitioned_add_size(&p->cold_size, (int32_t)p->hot_size);
 	p->hot_size = 0;
-	store(&p->generation, load(&p->generation) + 1);
+	partitioned_store(&p->generation, partitioned_load(&p->generation) + 1);
 }
 
 /* l (absent or cold here) to the hot tail, used now. */
-static void make_hot(struct partition *p, struct part_link *l,
-		     enum key_state st)
+static void partitioned_make_hot(struct partition *p, struct part_link *l,
+				 enum key_state st)
 {
 	if (st == KEY_COLD) {
 		dlist_del(&l->link);
-		add_size(&p->cold_size, -1);
+		partitioned_add_size(&p->cold_size, -1);
 	}
-	store(&l->generation, load(&p->generation));
-	store(&l->last_used, approximate_now());
+	partitioned_store(&l->generation, partitioned_load(&p->generation));
+	partitioned_store(&l->last_used, partitioned_approximate_now());
 	dlist_add_tail(&l->link, &p->hot);
 	if (++p->hot_size > p->hot_limit)
-		start_generation(p);
+		partitioned_start_generation(p);
 }
 
 /* l off this partition's lists; its generation here becomes `gen`. */
-static void leave_partition(struct partition *p, struct part_link *l,
-			    uint64_t gen)
+static void partitioned_leave_partition(struct partition *p,
+					struct part_link *l, uint64_t gen)
 {
-	enum key_state st = key_state(p, l);
+	enum key_state st = partitioned_key_state(p, l);
 	if (st == KEY_HOT || st == KEY_COLD)
 		dlist_del(&l->link);
 	if (st == KEY_HOT)
 		p->hot_size--;
 	else if (st == KEY_COLD)
-		add_size(&p->cold_size, -1);
-	store(&l->generation, gen);
+		partitioned_add_size(&p->cold_size, -1);
+	partitioned_store(&l->generation, gen);
 }
 
 /* --- an element's life ------------------------------------------------------------- */
 
 /* n, deleted everywhere, begins a key's life: absent in every partition
  * but the cpu's own, where it is used now. */
-static void start_life(struct lru_htab *h, unsigned cpu, struct lru_node *n,
-		       uint32_t hash)
+static void partitioned_start_life(struct lru_htab *h, unsigned cpu,
+				   struct lru_node *n, uint32_t hash)
 {
-	struct partitioned_lru *s = state(h);
-	struct part_link *links = links_of(h, n);
-	unsigned own = part_of_cpu(s, cpu);
+	struct partitioned_lru *s = partitioned_state(h);
+	struct part_link *links = partitioned_links_of(h, n);
+	unsigned own = partitioned_part_of_cpu(s, cpu);
 	lru_node_set_hash(n, hash);
 	for (unsigned q = 0; q < s->nparts; q++)
 		if (q != own) /* release: the hash before the key's new life */
 			atomic_store_explicit(&links[q].generation, GEN_ABSENT,
 					      memory_order_release);
-	lock_part(h, cpu, &s->parts[own]);
+	partitioned_lock_part(h, cpu, &s->parts[own]);
 	n->type = IN_USE;
-	make_hot(&s->parts[own], &links[own], KEY_ABSENT);
+	partitioned_make_hot(&s->parts[own], &links[own], KEY_ABSENT);
 	map_spin_unlock(&s->parts[own].lock);
 }
 
 /* n out of every partition, one lock at a time, the cpu's own last; then
  * onto its free list if to_free. */
-static void end_life(struct lru_htab *h, unsigned cpu, struct lru_node *n,
-		     bool to_free)
+static void partitioned_end_life(struct lru_htab *h, unsigned cpu,
+				 struct lru_node *n, bool to_free)
 {
-	struct partitioned_lru *s = state(h);
-	struct part_link *links = links_of(h, n);
-	unsigned own = part_of_cpu(s, cpu);
+	struct partitioned_lru *s = partitioned_state(h);
+	struct part_link *links = partitioned_links_of(h, n);
+	unsigned own = partitioned_part_of_cpu(s, cpu);
 	for (unsigned i = 1; i <= s->nparts; i++) {
 		unsigned q = (own + i) % s->nparts;
 		struct partition *p = &s->parts[q];
-		lock_part(h, cpu, p);
-		leave_partition(p, &links[q], GEN_DELETED);
+		partitioned_lock_part(h, cpu, p);
+		partitioned_leave_partition(p, &links[q], GEN_DELETED);
 		if (q == own && to_free) {
 			n->type = ON_FREE;
 			dlist_add(&n->link, &p->free);
-			add_size(&p->free_size, 1);
+			partitioned_add_size(&p->free_size, 1);
 		}
 		map_spin_unlock(&p->lock);
 	}
 }
 
 /* A free element: the cpu's own partition's first, then the others'. */
-static struct lru_node *take_free(struct lru_htab *h, unsigned cpu)
+static struct lru_node *partitioned_take_free(struct lru_htab *h, unsigned cpu)
 {
-	struct partitioned_lru *s = state(h);
+	struct partitioned_lru *s = partitioned_state(h);
+	unsigned own = partitioned_part_of_cpu(s, cpu);
 	for (unsigned i = 0; i < s->nparts; i++) {
-		struct partition *p = &s->parts[(part_of_cpu(s, cpu) + i) %
-						s->nparts];
+		struct partition *p = &s->parts[(own + i) % s->nparts];
 		if (!atomic_load_explicit(&p->free_size, memory_order_relaxed))
 			continue;
-		lock_part(h, cpu, p);
+		partitioned_lock_part(h, cpu, p);
 		struct dlist *f = dlist_first(&p->free);
 		if (f) {
 			dlist_del(f);
-			add_size(&p->free_size, -1);
+			partitioned_add_size(&p->free_size, -1);
 		}
 		map_spin_unlock(&p->lock);
 		if (f)
@@ -370,32 +378,33 @@ static struct lru_node *take_free(struct lru_htab *h, unsigned cpu)
 
 /* Windows's failed first try at an insert into a full table: the new key
  * joined the hot list, which may have spliced it, and left again. */
-static void note_failed_insert(struct lru_htab *h, unsigned cpu)
+static void partitioned_note_failed_insert(struct lru_htab *h, unsigned cpu)
 {
-	struct partition *p = &state(h)->parts[part_of_cpu(state(h), cpu)];
-	lock_part(h, cpu, p);
+	struct partitioned_lru *s = partitioned_state(h);
+	struct partition *p = &s->parts[partitioned_part_of_cpu(s, cpu)];
+	partitioned_lock_part(h, cpu, p);
 	if (p->hot_size + 1 > p->hot_limit)
-		start_generation(p);
+		partitioned_start_generation(p);
 	map_spin_unlock(&p->lock);
 }
 
-static void splice_every_partition(struct lru_htab *h, unsigned cpu)
+static void partitioned_splice_every_partition(struct lru_htab *h, unsigned cpu)
 {
-	struct partitioned_lru *s = state(h);
+	struct partitioned_lru *s = partitioned_state(h);
 	for (unsigned q = 0; q < s->nparts; q++) {
-		lock_part(h, cpu, &s->parts[q]);
+		partitioned_lock_part(h, cpu, &s->parts[q]);
 		if (s->parts[q].hot_size)
-			start_generation(&s->parts[q]);
+			partitioned_start_generation(&s->parts[q]);
 		map_spin_unlock(&s->parts[q].lock);
 	}
 }
 
-static uint64_t newest_use(struct part_link *links, unsigned nparts)
+static uint64_t partitioned_newest_use(struct part_link *links, unsigned nparts)
 {
 	uint64_t newest = 0;
 	for (unsigned q = 0; q < nparts; q++)
-		if (load(&links[q].last_used) > newest)
-			newest = load(&links[q].last_used);
+		if (partitioned_load(&links[q].last_used) > newest)
+			newest = partitioned_load(&links[q].last_used);
 	return newest;
 }
 
@@ -404,10 +413,10 @@ static uint64_t newest_use(struct part_link *links, unsigned nparts)
  * stale, dropping stale heads on the way; *part is its partition.  NULL
  * when every cold list is empty.
  */
-static struct lru_node *oldest_cold(struct lru_htab *h, unsigned cpu,
-				    unsigned *part)
+static struct lru_node *partitioned_oldest_cold(struct lru_htab *h,
+						unsigned cpu, unsigned *part)
 {
-	struct partitioned_lru *s = state(h);
+	struct partitioned_lru *s = partitioned_state(h);
 	struct map_work_slot *w = lru_work(h, cpu);
 	struct lru_node *oldest = NULL;
 	uint64_t oldest_use = UINT64_MAX;
@@ -419,16 +428,19 @@ static struct lru_node *oldest_cold(struct lru_htab *h, unsigned cpu,
 						  memory_order_relaxed))
 				continue;
 			any = true;
-			lock_part(h, cpu, p);
+			partitioned_lock_part(h, cpu, p);
 			struct dlist *head = dlist_first(&p->cold);
 			if (head) {
 				struct part_link *l =
 					dlist_entry(head, struct part_link, link);
-				struct lru_node *n = node_of_link(h, head);
-				uint64_t used = newest_use(links_of(h, n), s->nparts);
+				struct lru_node *n =
+					partitioned_node_of_link(h, head);
+				uint64_t used = partitioned_newest_use(
+					partitioned_links_of(h, n), s->nparts);
 				map_work_count(&w->nodes_scanned, 1);
-				if (used != load(&l->last_used)) {
-					leave_partition(p, l, GEN_ABSENT);
+				if (used != partitioned_load(&l->last_used)) {
+					partitioned_leave_partition(p, l,
+								    GEN_ABSENT);
 				} else if (used < oldest_use) {
 					oldest = n;
 					oldest_use = used;
@@ -444,23 +456,24 @@ static struct lru_node *oldest_cold(struct lru_htab *h, unsigned cpu,
 enum reap_result { REAPED, TRY_AGAIN, NO_CANDIDATE };
 
 /* One try: the oldest cold key out of the table and off every list. */
-static enum reap_result reap_one(struct lru_htab *h, unsigned cpu,
-				 struct lru_node **out)
+static enum reap_result partitioned_reap_one(struct lru_htab *h, unsigned cpu,
+					     struct lru_node **out)
 {
-	struct partitioned_lru *s = state(h);
+	struct partitioned_lru *s = partitioned_state(h);
 	unsigned q = 0;
 	map_work_count(&lru_work(h, cpu)->refills, 1);
-	struct lru_node *n = oldest_cold(h, cpu, &q);
+	struct lru_node *n = partitioned_oldest_cold(h, cpu, &q);
 	if (!n)
 		return NO_CANDIDATE;
 	struct partition *p = &s->parts[q];
-	lock_part(h, cpu, p);
-	bool gone = key_state(p, &links_of(h, n)[q]) == KEY_COLD &&
+	partitioned_lock_part(h, cpu, p);
+	struct part_link *l = &partitioned_links_of(h, n)[q];
+	bool gone = partitioned_key_state(p, l) == KEY_COLD &&
 		    lru_htab_evict(h, cpu, n);
 	map_spin_unlock(&p->lock);
 	if (!gone)
 		return TRY_AGAIN;
-	end_life(h, cpu, n, false);
+	partitioned_end_life(h, cpu, n, false);
 	*out = n;
 	return REAPED;
 }
@@ -472,44 +485,45 @@ static struct lru_node *partitioned_pop_free(struct lru_htab *h, unsigned cpu,
 {
 	bool spliced_all = false;
 	struct lru_node *n;
-	while (!(n = take_free(h, cpu))) {
-		note_failed_insert(h, cpu);
-		enum reap_result r = reap_one(h, cpu, &n);
+	while (!(n = partitioned_take_free(h, cpu))) {
+		partitioned_note_failed_insert(h, cpu);
+		enum reap_result r = partitioned_reap_one(h, cpu, &n);
 		if (r == REAPED)
 			break;
 		if (r == TRY_AGAIN) {
 			sched_yield(); /* the candidate is mid-update elsewhere */
 		} else if (!spliced_all) {
-			splice_every_partition(h, cpu);
+			partitioned_splice_every_partition(h, cpu);
 			spliced_all = true;
 		} else {
 			return NULL;
 		}
 	}
-	start_life(h, cpu, n, hash);
+	partitioned_start_life(h, cpu, n, hash);
 	return n;
 }
 
 static void partitioned_push_free(struct lru_htab *h, unsigned cpu,
 				  struct lru_node *n)
 {
-	end_life(h, cpu, n, true);
+	partitioned_end_life(h, cpu, n, true);
 }
 
 /* Windows's _insert_into_hot_list. */
 static void partitioned_referenced(struct lru_htab *h, unsigned cpu,
 				   struct lru_node *n)
 {
-	struct partitioned_lru *s = state(h);
-	struct partition *p = &s->parts[part_of_cpu(s, cpu)];
-	struct part_link *l = &links_of(h, n)[part_of_cpu(s, cpu)];
-	enum key_state st = key_state(p, l);
+	struct partitioned_lru *s = partitioned_state(h);
+	unsigned q = partitioned_part_of_cpu(s, cpu);
+	struct partition *p = &s->parts[q];
+	struct part_link *l = &partitioned_links_of(h, n)[q];
+	enum key_state st = partitioned_key_state(p, l);
 	if (st == KEY_HOT || st == KEY_DELETED)
 		return;
-	lock_part(h, cpu, p);
-	st = key_state(p, l);
+	partitioned_lock_part(h, cpu, p);
+	st = partitioned_key_state(p, l);
 	if (st == KEY_ABSENT || st == KEY_COLD)
-		make_hot(p, l, st);
+		partitioned_make_hot(p, l, st);
 	map_spin_unlock(&p->lock);
 }
 
@@ -523,22 +537,26 @@ static void partitioned_replaced(struct lru_htab *h, unsigned cpu,
 
 /* --- dumps ------------------------------------------------------------------------------- */
 
-static void print_key_at(struct lru_htab *h, FILE *f, struct dlist *p)
+static void partitioned_print_key_at(struct lru_htab *h, FILE *f,
+				     struct dlist *p)
 {
-	lru_dump_key(f, h, node_of_link(h, p));
-	uint64_t used = load(&dlist_entry(p, struct part_link, link)->last_used);
-	fprintf(f, "@%llu", (unsigned long long)(used - state(h)->born) / 1000);
+	struct part_link *l = dlist_entry(p, struct part_link, link);
+	uint64_t used = partitioned_load(&l->last_used);
+	lru_dump_key(f, h, partitioned_node_of_link(h, p));
+	fprintf(f, "@%llu",
+		(unsigned long long)(used - partitioned_state(h)->born) / 1000);
 }
 
 /* One list, newest first: "  name: key@time ..." or a dot chain. */
-static void dump_chain(struct lru_htab *h, FILE *f, enum map_dump_format fmt,
-		       unsigned q, const char *name, struct dlist *head)
+static void partitioned_dump_chain(struct lru_htab *h, FILE *f,
+				   enum map_dump_format fmt, unsigned q,
+				   const char *name, struct dlist *head)
 {
 	if (fmt == MAP_DUMP_TEXT) {
 		fprintf(f, "  %s:", name);
 		for (struct dlist *p = head->prev; p != head; p = p->prev) {
 			fputc(' ', f);
-			print_key_at(h, f, p);
+			partitioned_print_key_at(h, f, p);
 		}
 		fputc('\n', f);
 		return;
@@ -550,7 +568,7 @@ static void dump_chain(struct lru_htab *h, FILE *f, enum map_dump_format fmt,
 	unsigned i = 0;
 	for (struct dlist *p = head->prev; p != head; p = p->prev, i++) {
 		fprintf(f, "    p%u_%s_%u [label=\"", q, name, i);
-		print_key_at(h, f, p);
+		partitioned_print_key_at(h, f, p);
 		fprintf(f, "\"];\n    %s -> p%u_%s_%u;\n", from, q, name, i);
 		snprintf(from, sizeof(from), "p%u_%s_%u", q, name, i);
 	}
@@ -559,7 +577,7 @@ static void dump_chain(struct lru_htab *h, FILE *f, enum map_dump_format fmt,
 static int partitioned_dump(struct lru_htab *h, FILE *f,
 			    enum map_dump_format fmt)
 {
-	struct partitioned_lru *s = state(h);
+	struct partitioned_lru *s = partitioned_state(h);
 	lru_dump_begin(f, fmt, "lru/partitioned: each partition's hot and "
 			       "cold lists, newest first, key@last use (us)");
 	if (fmt == MAP_DUMP_TEXT)
@@ -569,18 +587,17 @@ static int partitioned_dump(struct lru_htab *h, FILE *f,
 	for (unsigned q = 0; q < s->nparts; q++) {
 		struct partition *p = &s->parts[q];
 		map_spin_lock(&p->lock);
+		unsigned long long gen = partitioned_load(&p->generation);
 		if (fmt == MAP_DUMP_TEXT)
 			fprintf(f, "partition %u: generation %llu, hot %u, "
-				"cold %u, free %u\n", q,
-				(unsigned long long)load(&p->generation),
-				p->hot_size, atomic_load(&p->cold_size),
+				"cold %u, free %u\n", q, gen, p->hot_size,
+				atomic_load(&p->cold_size),
 				atomic_load(&p->free_size));
 		else
 			fprintf(f, "  subgraph cluster_p%u {\n    label=\"partition "
-				"%u, generation %llu\";\n", q, q,
-				(unsigned long long)load(&p->generation));
-		dump_chain(h, f, fmt, q, "hot", &p->hot);
-		dump_chain(h, f, fmt, q, "cold", &p->cold);
+				"%u, generation %llu\";\n", q, q, gen);
+		partitioned_dump_chain(h, f, fmt, q, "hot", &p->hot);
+		partitioned_dump_chain(h, f, fmt, q, "cold", &p->cold);
 		if (fmt == MAP_DUMP_DOT)
 			fputs("  }\n", f);
 		map_spin_unlock(&p->lock);
