@@ -88,38 +88,40 @@ static struct assoc *assoc_of(struct map *m)
 	return (struct assoc *)m;
 }
 
-static struct set_head *set_at(const struct assoc *a, uint32_t i)
+static struct set_head *assoc_set_at(const struct assoc *a, uint32_t i)
 {
 	return (struct set_head *)(a->sets + (size_t)i * a->set_size);
 }
 
 /* any n_sets, not only powers of two: the map holds max_entries */
-static uint32_t set_index(const struct assoc *a, uint32_t hash)
+static uint32_t assoc_set_index(const struct assoc *a, uint32_t hash)
 {
 	return (uint32_t)(((uint64_t)hash * a->n_sets) >> 32);
 }
 
-static struct set_head *set_of(const struct assoc *a, uint32_t hash)
+static struct set_head *assoc_set_of(const struct assoc *a, uint32_t hash)
 {
-	return set_at(a, set_index(a, hash));
+	return assoc_set_at(a, assoc_set_index(a, hash));
 }
 
-static uint8_t *key_at(const struct assoc *a, struct set_head *s, unsigned w)
+static uint8_t *assoc_key_at(const struct assoc *a, struct set_head *s,
+			     unsigned w)
 {
 	return (uint8_t *)s + a->keys_at + w * a->key_stride;
 }
 
-static uint8_t *value_at(const struct assoc *a, struct set_head *s, unsigned w)
+static uint8_t *assoc_value_at(const struct assoc *a, struct set_head *s,
+			       unsigned w)
 {
 	return (uint8_t *)s + a->values_at + w * a->value_stride;
 }
 
-static uint8_t load8(_Atomic uint8_t *p)
+static uint8_t assoc_load8(_Atomic uint8_t *p)
 {
 	return atomic_load_explicit(p, memory_order_relaxed);
 }
 
-static void store8(_Atomic uint8_t *p, uint8_t v)
+static void assoc_store8(_Atomic uint8_t *p, uint8_t v)
 {
 	atomic_store_explicit(p, v, memory_order_relaxed);
 }
@@ -134,7 +136,7 @@ static void assoc_destroy(struct map *m)
 	free(a);
 }
 
-static void lay_out(struct assoc *a, uint32_t max_entries)
+static void assoc_lay_out(struct assoc *a, uint32_t max_entries)
 {
 	const struct map_attr *at = &a->map.attr;
 	a->ways = max_entries < WAYS ? max_entries : WAYS;
@@ -158,7 +160,7 @@ static int assoc_create(const struct map_attr *attr, struct map **out)
 	if (!a)
 		return -ENOMEM;
 	a->map.attr = *attr;
-	lay_out(a, attr->max_entries);
+	assoc_lay_out(a, attr->max_entries);
 	a->seed = attr->flags & MAP_F_ZERO_SEED ? 0 : htab_random_seed();
 	a->sets = map_area_alloc_array(a->n_sets, a->set_size, 64);
 	a->work = map_area_alloc_array(attr->ncpus, sizeof(*a->work), 64);
@@ -175,24 +177,26 @@ static int assoc_create(const struct map_attr *attr, struct map **out)
 /* --- finding a key ------------------------------------------------------------ */
 
 /* The way of key in s, or -1.  Under the lock, or inside a read pass. */
-static int way_of(const struct assoc *a, struct set_head *s, const void *key)
+static int assoc_way_of(const struct assoc *a, struct set_head *s,
+			const void *key)
 {
-	uint8_t used = load8(&s->used);
+	uint8_t used = assoc_load8(&s->used);
 	for (unsigned w = 0; w < a->ways; w++)
-		if ((used >> w & 1) &&
-		    fastkey_equal(key_at(a, s, w), key, a->map.attr.key_size))
+		if ((used >> w & 1) && fastkey_equal(assoc_key_at(a, s, w), key,
+						     a->map.attr.key_size))
 			return (int)w;
 	return -1;
 }
 
 /* Lock-free: the way of key in s as of one moment, or -1. */
-static int read_way(const struct assoc *a, struct set_head *s, const void *key)
+static int assoc_read_way(const struct assoc *a, struct set_head *s,
+			  const void *key)
 {
 	uint32_t seq;
 	int w;
 	do {
 		seq = map_seq_read_begin(&s->seq);
-		w = way_of(a, s, key);
+		w = assoc_way_of(a, s, key);
 	} while (map_seq_read_retry(&s->seq, seq));
 	return w;
 }
@@ -201,28 +205,29 @@ static void *assoc_lookup(struct map *m, const void *key)
 {
 	struct assoc *a = assoc_of(m);
 	struct set_head *s =
-		set_of(a, fastkey_hash(key, m->attr.key_size, a->seed));
-	int w = read_way(a, s, key);
+		assoc_set_of(a, fastkey_hash(key, m->attr.key_size, a->seed));
+	int w = assoc_read_way(a, s, key);
 	if (w < 0)
 		return NULL;
 	uint8_t bit = (uint8_t)(1u << w);
-	if (!(load8(&s->visited) & bit)) /* a hot key's line stays shared */
+	/* a hot key's line stays shared */
+	if (!(assoc_load8(&s->visited) & bit))
 		atomic_fetch_or_explicit(&s->visited, bit, memory_order_relaxed);
-	return value_at(a, s, (unsigned)w);
+	return assoc_value_at(a, s, (unsigned)w);
 }
 
 static int assoc_lookup_copy(struct map *m, const void *key, void *value)
 {
 	struct assoc *a = assoc_of(m);
 	struct set_head *s =
-		set_of(a, fastkey_hash(key, m->attr.key_size, a->seed));
+		assoc_set_of(a, fastkey_hash(key, m->attr.key_size, a->seed));
 	uint32_t seq;
 	int w;
 	do { /* the copy is one moment's too: no torn value */
 		seq = map_seq_read_begin(&s->seq);
-		w = way_of(a, s, key);
+		w = assoc_way_of(a, s, key);
 		if (w >= 0)
-			fastkey_copy(value, value_at(a, s, (unsigned)w),
+			fastkey_copy(value, assoc_value_at(a, s, (unsigned)w),
 				     m->attr.value_size);
 	} while (map_seq_read_retry(&s->seq, seq));
 	return w < 0 ? -ENOENT : 0;
@@ -230,76 +235,76 @@ static int assoc_lookup_copy(struct map *m, const void *key, void *value)
 
 /* --- the queue of a set (its lock held) --------------------------------------- */
 
-static unsigned position_of(struct set_head *s, unsigned w)
+static unsigned assoc_position_of(struct set_head *s, unsigned w)
 {
-	unsigned n = load8(&s->n), p = 0;
-	while (p < n && load8(&s->order[p]) != w)
+	unsigned n = assoc_load8(&s->n), p = 0;
+	while (p < n && assoc_load8(&s->order[p]) != w)
 		p++;
 	return p;
 }
 
 /* Way w leaves the queue; a hand past it steps back with the keys, a hand
  * on it stays on its neighbour towards the head (Sieve.c's remove). */
-static void leave_queue(struct set_head *s, unsigned w)
+static void assoc_leave_queue(struct set_head *s, unsigned w)
 {
-	unsigned n = load8(&s->n), p = position_of(s, w);
+	unsigned n = assoc_load8(&s->n), p = assoc_position_of(s, w);
 	for (unsigned i = p; i + 1 < n; i++)
-		store8(&s->order[i], load8(&s->order[i + 1]));
-	store8(&s->n, (uint8_t)(n - 1));
-	unsigned hand = load8(&s->hand);
+		assoc_store8(&s->order[i], assoc_load8(&s->order[i + 1]));
+	assoc_store8(&s->n, (uint8_t)(n - 1));
+	unsigned hand = assoc_load8(&s->hand);
 	if (hand < n && hand > p)
-		store8(&s->hand, (uint8_t)(hand - 1));
+		assoc_store8(&s->hand, (uint8_t)(hand - 1));
 	else if (hand == p && p == n - 1) /* it was on the head */
-		store8(&s->hand, HAND_AT_TAIL);
-	store8(&s->used, load8(&s->used) & (uint8_t)~(1u << w));
+		assoc_store8(&s->hand, HAND_AT_TAIL);
+	assoc_store8(&s->used, assoc_load8(&s->used) & (uint8_t)~(1u << w));
 	/* an atomic and: readers set other ways' bits at the same time */
 	atomic_fetch_and_explicit(&s->visited, (uint8_t)~(1u << w),
 				  memory_order_relaxed);
 }
 
-static void join_queue(struct set_head *s, unsigned w)
+static void assoc_join_queue(struct set_head *s, unsigned w)
 {
-	unsigned n = load8(&s->n);
-	store8(&s->order[n], (uint8_t)w);
-	store8(&s->n, (uint8_t)(n + 1));
-	store8(&s->used, load8(&s->used) | (uint8_t)(1u << w));
+	unsigned n = assoc_load8(&s->n);
+	assoc_store8(&s->order[n], (uint8_t)w);
+	assoc_store8(&s->n, (uint8_t)(n + 1));
+	assoc_store8(&s->used, assoc_load8(&s->used) | (uint8_t)(1u << w));
 	/* new keys come in unvisited (again: a reader of the way's old key
-	 * may have set the bit since leave_queue cleared it) */
+	 * may have set the bit since assoc_leave_queue cleared it) */
 	atomic_fetch_and_explicit(&s->visited, (uint8_t)~(1u << w),
 				  memory_order_relaxed);
 }
 
 /* SIEVE in a full set: from the hand towards the head (wrapping to the
  * tail), clear visited bits up to the first unvisited key: it leaves. */
-static unsigned evict(struct assoc *a, struct set_head *s,
-		      struct map_work_slot *work)
+static unsigned assoc_evict(struct assoc *a, struct set_head *s,
+			    struct map_work_slot *work)
 {
-	unsigned n = load8(&s->n), p = load8(&s->hand), scanned = 0;
+	unsigned n = assoc_load8(&s->n), p = assoc_load8(&s->hand), scanned = 0;
 	if (p >= n)
 		p = 0;
 	for (;; p = p + 1 < n ? p + 1 : 0) {
-		unsigned w = load8(&s->order[p]);
+		unsigned w = assoc_load8(&s->order[p]);
 		uint8_t bit = (uint8_t)(1u << w);
 		scanned++;
-		if (!(load8(&s->visited) & bit))
+		if (!(assoc_load8(&s->visited) & bit))
 			break;
 		atomic_fetch_and_explicit(&s->visited, (uint8_t)~bit,
 					  memory_order_relaxed);
 	}
-	unsigned victim = load8(&s->order[p]);
+	unsigned victim = assoc_load8(&s->order[p]);
 	if (a->on_evict)
-		a->on_evict(a->on_evict_ctx, key_at(a, s, victim));
-	store8(&s->hand, (uint8_t)p); /* its neighbour will stand there */
-	leave_queue(s, victim);
+		a->on_evict(a->on_evict_ctx, assoc_key_at(a, s, victim));
+	assoc_store8(&s->hand, (uint8_t)p); /* its neighbour will stand there */
+	assoc_leave_queue(s, victim);
 	map_work_count(&work->refills, 1); /* one eviction pass, as lru/sieve_percpu counts */
 	map_work_count(&work->nodes_scanned, scanned);
 	map_work_count(&work->evictions, 1);
 	return victim;
 }
 
-static unsigned free_way(const struct assoc *a, struct set_head *s)
+static unsigned assoc_free_way(const struct assoc *a, struct set_head *s)
 {
-	uint8_t used = load8(&s->used);
+	uint8_t used = assoc_load8(&s->used);
 	unsigned w = 0;
 	while (w < a->ways && (used >> w & 1))
 		w++;
@@ -310,11 +315,11 @@ static unsigned free_way(const struct assoc *a, struct set_head *s)
 
 /* The set of key, locked; the lock counted on this thread's slot, whose
  * counters *work points at. */
-static struct set_head *lock_set_of(struct assoc *a, const void *key,
-				    struct map_work_slot **work)
+static struct set_head *assoc_lock_set_of(struct assoc *a, const void *key,
+					  struct map_work_slot **work)
 {
-	struct set_head *s =
-		set_of(a, fastkey_hash(key, a->map.attr.key_size, a->seed));
+	uint32_t hash = fastkey_hash(key, a->map.attr.key_size, a->seed);
+	struct set_head *s = assoc_set_of(a, hash);
 	*work = &a->work[map_this_cpu()];
 	map_seq_lock(&s->seq);
 	map_work_count(&(*work)->locks, 1);
@@ -329,8 +334,8 @@ static int assoc_update(struct map *m, const void *key, const void *value,
 	if (err)
 		return err;
 	struct map_work_slot *work;
-	struct set_head *s = lock_set_of(a, key, &work);
-	int w = way_of(a, s, key);
+	struct set_head *s = assoc_lock_set_of(a, key, &work);
+	int w = assoc_way_of(a, s, key);
 	err = map_update_flags_check(w >= 0, flags);
 	if (!err) {
 		if (w >= 0) { /* a replace is a hit: in place, visited */
@@ -338,14 +343,14 @@ static int assoc_update(struct map *m, const void *key, const void *value,
 						 (uint8_t)(1u << w),
 						 memory_order_relaxed);
 		} else {
-			w = (int)free_way(a, s);
+			w = (int)assoc_free_way(a, s);
 			if ((unsigned)w == a->ways)
-				w = (int)evict(a, s, work);
-			fastkey_copy(key_at(a, s, (unsigned)w), key,
+				w = (int)assoc_evict(a, s, work);
+			fastkey_copy(assoc_key_at(a, s, (unsigned)w), key,
 				     m->attr.key_size);
-			join_queue(s, (unsigned)w);
+			assoc_join_queue(s, (unsigned)w);
 		}
-		fastkey_copy(value_at(a, s, (unsigned)w), value,
+		fastkey_copy(assoc_value_at(a, s, (unsigned)w), value,
 			     m->attr.value_size);
 	}
 	map_seq_unlock(&s->seq);
@@ -356,10 +361,10 @@ static int assoc_delete(struct map *m, const void *key)
 {
 	struct assoc *a = assoc_of(m);
 	struct map_work_slot *work;
-	struct set_head *s = lock_set_of(a, key, &work);
-	int w = way_of(a, s, key);
+	struct set_head *s = assoc_lock_set_of(a, key, &work);
+	int w = assoc_way_of(a, s, key);
 	if (w >= 0)
-		leave_queue(s, (unsigned)w);
+		assoc_leave_queue(s, (unsigned)w);
 	map_seq_unlock(&s->seq);
 	return w < 0 ? -ENOENT : 0;
 }
@@ -367,18 +372,19 @@ static int assoc_delete(struct map *m, const void *key)
 /* --- get_next_key: sets in turn, in each the ways in order ----------------------- */
 
 /* The key of the first used way >= from in set i, copied to next. */
-static bool first_from(struct assoc *a, uint32_t i, unsigned from, void *next)
+static bool assoc_first_from(struct assoc *a, uint32_t i, unsigned from,
+			     void *next)
 {
-	struct set_head *s = set_at(a, i);
+	struct set_head *s = assoc_set_at(a, i);
 	uint32_t seq;
 	bool got;
 	do {
 		seq = map_seq_read_begin(&s->seq);
-		uint8_t used = load8(&s->used);
+		uint8_t used = assoc_load8(&s->used);
 		got = false;
 		for (unsigned w = from; w < a->ways && !got; w++)
 			if (used >> w & 1) {
-				fastkey_copy(next, key_at(a, s, w),
+				fastkey_copy(next, assoc_key_at(a, s, w),
 					     a->map.attr.key_size);
 				got = true;
 			}
@@ -393,15 +399,15 @@ static int assoc_get_next_key(struct map *m, const void *key, void *next)
 	unsigned from = 0;
 	if (key) {
 		uint32_t hash = fastkey_hash(key, m->attr.key_size, a->seed);
-		struct set_head *s = set_of(a, hash);
-		int w = read_way(a, s, key);
+		struct set_head *s = assoc_set_of(a, hash);
+		int w = assoc_read_way(a, s, key);
 		if (w >= 0) {
-			i = set_index(a, hash);
+			i = assoc_set_index(a, hash);
 			from = (unsigned)w + 1;
 		}
 	}
 	for (; i < a->n_sets; i++, from = 0)
-		if (first_from(a, i, from, next))
+		if (assoc_first_from(a, i, from, next))
 			return 0;
 	return -ENOENT;
 }
@@ -430,10 +436,10 @@ static size_t assoc_memory(const struct map *m)
 	       (size_t)m->attr.ncpus * sizeof(*a->work);
 }
 
-static void print_key(FILE *f, const struct assoc *a, struct set_head *s,
-		      unsigned w)
+static void assoc_print_key(FILE *f, const struct assoc *a, struct set_head *s,
+			    unsigned w)
 {
-	const uint8_t *k = key_at(a, s, w);
+	const uint8_t *k = assoc_key_at(a, s, w);
 	for (uint32_t i = 0; i < a->map.attr.key_size; i++)
 		fprintf(f, "%02x", k[i]);
 }
@@ -453,8 +459,8 @@ static int assoc_dump_state(struct map *m, FILE *f, enum map_dump_format fmt)
 		fprintf(f, "lru/assoc: %u sets of %u ways; each non-empty set's "
 			"queue newest first\n", a->n_sets, a->ways);
 	for (uint32_t i = 0; i < a->n_sets; i++) {
-		struct set_head *s = set_at(a, i);
-		unsigned n = load8(&s->n), hand = load8(&s->hand);
+		struct set_head *s = assoc_set_at(a, i);
+		unsigned n = assoc_load8(&s->n), hand = assoc_load8(&s->hand);
 		if (!n)
 			continue;
 		if (hand >= n)
@@ -465,18 +471,18 @@ static int assoc_dump_state(struct map *m, FILE *f, enum map_dump_format fmt)
 		else
 			fprintf(f, "set %u (%u):", i, n);
 		for (unsigned p = n; p-- > 0;) {
-			unsigned w = load8(&s->order[p]);
-			bool vis = load8(&s->visited) >> w & 1;
+			unsigned w = assoc_load8(&s->order[p]);
+			bool vis = assoc_load8(&s->visited) >> w & 1;
 			if (dot) {
 				fprintf(f, "    s%u_%u [label=\"", i, p);
-				print_key(f, a, s, w);
+				assoc_print_key(f, a, s, w);
 				fprintf(f, "%s\"%s];\n", vis ? " visited" : "",
 					p == hand ? ", penwidth=3, color=\"#c03030\"" : "");
 				if (p + 1 < n)
 					fprintf(f, "    s%u_%u -> s%u_%u;\n", i, p + 1, i, p);
 			} else {
 				fputs(p == hand ? " [hand]" : " ", f);
-				print_key(f, a, s, w);
+				assoc_print_key(f, a, s, w);
 				if (vis)
 					fputc('*', f);
 			}
