@@ -151,7 +151,6 @@ static const struct rule op_rules[] = {
 	{ "*rotate*", PROF_STEP_LRU },
 	{ "*shrink*", PROF_STEP_LRU },
 	{ "*_sweep", PROF_STEP_LRU },
-	{ "step_hand*", PROF_STEP_LRU },
 	{ "*unlink_node*", PROF_STEP_LRU },
 	{ "*_ring*", PROF_STEP_LRU },
 	/* allocation */

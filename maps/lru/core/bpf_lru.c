@@ -29,13 +29,13 @@ void bpf_lru_list_add_free(struct bpf_lru_list *l, struct lru_node *n)
 	dlist_add(&n->link, &l->lists[BPF_LRU_FREE]);
 }
 
-static void count_in(struct bpf_lru_list *l, uint8_t type)
+static void bpf_lru_list_count_in(struct bpf_lru_list *l, uint8_t type)
 {
 	if (type < BPF_LRU_NR_COUNTED)
 		l->counts[type]++;
 }
 
-static void count_out(struct bpf_lru_list *l, uint8_t type)
+static void bpf_lru_list_count_out(struct bpf_lru_list *l, uint8_t type)
 {
 	if (type < BPF_LRU_NR_COUNTED)
 		l->counts[type]--;
@@ -43,7 +43,8 @@ static void count_out(struct bpf_lru_list *l, uint8_t type)
 
 /* n leaves its place: if the hand is on it, the hand steps to the next
  * newer node (or the inactive head). */
-static void step_hand_off(struct bpf_lru_list *l, struct lru_node *n)
+static void bpf_lru_list_step_hand_off(struct bpf_lru_list *l,
+				       struct lru_node *n)
 {
 	if (&n->link == l->next_inactive_rotation)
 		l->next_inactive_rotation = n->link.prev;
@@ -54,19 +55,19 @@ void bpf_lru_list_move(struct bpf_lru_list *l, struct lru_node *n,
 {
 	uint8_t type = bpf_lru_type_of(n);
 	if (type != tgt) {
-		count_out(l, type);
-		count_in(l, tgt);
+		bpf_lru_list_count_out(l, type);
+		bpf_lru_list_count_in(l, tgt);
 		bpf_lru_set_type(n, tgt);
 	}
 	lru_node_clear_ref(n);
-	step_hand_off(l, n);
+	bpf_lru_list_step_hand_off(l, n);
 	dlist_move(&n->link, &l->lists[tgt]);
 }
 
 void bpf_lru_list_move_in(struct bpf_lru_list *l, struct lru_node *n,
 			  enum bpf_lru_type tgt)
 {
-	count_in(l, tgt);
+	bpf_lru_list_count_in(l, tgt);
 	bpf_lru_set_type(n, tgt);
 	lru_node_clear_ref(n);
 	dlist_move(&n->link, &l->lists[tgt]);
@@ -75,13 +76,13 @@ void bpf_lru_list_move_in(struct bpf_lru_list *l, struct lru_node *n,
 void bpf_lru_list_move_to_free(struct bpf_lru_list *l, struct lru_node *n,
 			       struct dlist *free_list, uint8_t free_type)
 {
-	step_hand_off(l, n);
-	count_out(l, bpf_lru_type_of(n));
+	bpf_lru_list_step_hand_off(l, n);
+	bpf_lru_list_count_out(l, bpf_lru_type_of(n));
 	bpf_lru_set_type(n, free_type);
 	dlist_move(&n->link, free_list);
 }
 
-static void count_scanned(struct lru_htab *h, unsigned cpu)
+static void bpf_lru_list_count_scanned(struct lru_htab *h, unsigned cpu)
 {
 	map_work_count(&lru_work(h, cpu)->nodes_scanned, 1);
 }
@@ -91,8 +92,8 @@ static void count_scanned(struct lru_htab *h, unsigned cpu)
  * first when the walk began: a ref'd node goes back to the active head
  * (so the walk must not meet it again), the others to the inactive head.
  */
-static void rotate_active(struct lru_htab *h, unsigned cpu,
-			  struct bpf_lru_list *l)
+static void bpf_lru_list_rotate_active(struct lru_htab *h, unsigned cpu,
+				       struct bpf_lru_list *l)
 {
 	struct dlist *active = &l->lists[BPF_LRU_ACTIVE];
 	struct dlist *first = active->next, *p, *older;
@@ -101,7 +102,7 @@ static void rotate_active(struct lru_htab *h, unsigned cpu,
 	for (p = active->prev; p != active; p = older) {
 		struct lru_node *n = lru_node_of(p);
 		older = p->prev;
-		count_scanned(h, cpu);
+		bpf_lru_list_count_scanned(h, cpu);
 		bpf_lru_list_move(l, n, lru_node_is_ref(n) ? BPF_LRU_ACTIVE
 							   : BPF_LRU_INACTIVE);
 		if (++i == l->nr_scans || p == first)
@@ -116,8 +117,8 @@ static void rotate_active(struct lru_htab *h, unsigned cpu,
  * the others stay where they are for the next shrink.  The hand is left
  * on the next node the walk would have visited.
  */
-static void rotate_inactive(struct lru_htab *h, unsigned cpu,
-			    struct bpf_lru_list *l)
+static void bpf_lru_list_rotate_inactive(struct lru_htab *h, unsigned cpu,
+					 struct bpf_lru_list *l)
 {
 	struct dlist *inactive = &l->lists[BPF_LRU_INACTIVE];
 	struct dlist *cur, *last, *next = inactive;
@@ -136,7 +137,7 @@ static void rotate_inactive(struct lru_htab *h, unsigned cpu,
 		}
 		struct lru_node *n = lru_node_of(cur);
 		next = cur->prev;
-		count_scanned(h, cpu);
+		bpf_lru_list_count_scanned(h, cpu);
 		if (lru_node_is_ref(n))
 			bpf_lru_list_move(l, n, BPF_LRU_ACTIVE);
 		if (cur == last)
@@ -151,15 +152,17 @@ void bpf_lru_list_rotate(struct lru_htab *h, unsigned cpu,
 			 struct bpf_lru_list *l)
 {
 	if (l->counts[BPF_LRU_INACTIVE] < l->counts[BPF_LRU_ACTIVE])
-		rotate_active(h, cpu, l);
-	rotate_inactive(h, cpu, l);
+		bpf_lru_list_rotate_active(h, cpu, l);
+	bpf_lru_list_rotate_inactive(h, cpu, l);
 }
 
 /* From the inactive tail, at most nr_scans nodes visited (ref'd ones and
  * ones a concurrent update or delete holds count too). */
-static unsigned shrink_inactive(struct lru_htab *h, unsigned cpu,
-				struct bpf_lru_list *l, unsigned want,
-				struct dlist *free_list, uint8_t free_type)
+static unsigned bpf_lru_list_shrink_inactive(struct lru_htab *h, unsigned cpu,
+					     struct bpf_lru_list *l,
+					     unsigned want,
+					     struct dlist *free_list,
+					     uint8_t free_type)
 {
 	struct dlist *inactive = &l->lists[BPF_LRU_INACTIVE], *p, *newer;
 	unsigned evicted = 0, i = 0;
@@ -167,7 +170,7 @@ static unsigned shrink_inactive(struct lru_htab *h, unsigned cpu,
 	for (p = inactive->prev; p != inactive; p = newer) {
 		struct lru_node *n = lru_node_of(p);
 		newer = p->prev;
-		count_scanned(h, cpu);
+		bpf_lru_list_count_scanned(h, cpu);
 		if (lru_node_is_ref(n)) {
 			bpf_lru_list_move(l, n, BPF_LRU_ACTIVE);
 		} else if (lru_htab_evict(h, cpu, n)) {
@@ -183,16 +186,17 @@ static unsigned shrink_inactive(struct lru_htab *h, unsigned cpu,
 
 /* The oldest node of inactive (of active when inactive is empty) that
  * can be evicted, whatever its ref bit; no scan limit. */
-static unsigned force_shrink(struct lru_htab *h, unsigned cpu,
-			     struct bpf_lru_list *l, struct dlist *free_list,
-			     uint8_t free_type)
+static unsigned bpf_lru_list_force_shrink(struct lru_htab *h, unsigned cpu,
+					  struct bpf_lru_list *l,
+					  struct dlist *free_list,
+					  uint8_t free_type)
 {
 	struct dlist *list = &l->lists[BPF_LRU_INACTIVE], *p;
 	if (dlist_empty(list))
 		list = &l->lists[BPF_LRU_ACTIVE];
 	for (p = list->prev; p != list; p = p->prev) {
 		struct lru_node *n = lru_node_of(p);
-		count_scanned(h, cpu);
+		bpf_lru_list_count_scanned(h, cpu);
 		if (lru_htab_evict(h, cpu, n)) {
 			bpf_lru_list_move_to_free(l, n, free_list, free_type);
 			return 1;
@@ -205,11 +209,11 @@ unsigned bpf_lru_list_shrink(struct lru_htab *h, unsigned cpu,
 			     struct bpf_lru_list *l, unsigned want,
 			     struct dlist *free_list, uint8_t free_type)
 {
-	unsigned evicted = shrink_inactive(h, cpu, l, want, free_list,
-					   free_type);
+	unsigned evicted = bpf_lru_list_shrink_inactive(h, cpu, l, want,
+							free_list, free_type);
 	if (evicted)
 		return evicted;
-	return force_shrink(h, cpu, l, free_list, free_type);
+	return bpf_lru_list_force_shrink(h, cpu, l, free_list, free_type);
 }
 
 /* --- dumps ---------------------------------------------------------------- */
