@@ -71,7 +71,7 @@ void lru_ring_init(struct lru_ring *r, uint16_t id,
 	r->spares = 0;
 }
 
-static void count_free(struct lru_ring *r, int64_t delta)
+static void lru_ring_count_free(struct lru_ring *r, int64_t delta)
 {
 	if (r->free_total)
 		atomic_fetch_add_explicit(r->free_total, (uint64_t)delta,
@@ -83,43 +83,43 @@ void lru_ring_give(struct lru_ring *r, struct lru_node *n)
 	n->cpu = r->id;
 	n->type = ON_FREE;
 	dlist_add_tail(&n->link, &r->free);
-	count_free(r, 1);
+	lru_ring_count_free(r, 1);
 }
 
-static void set_keys(struct lru_ring *r, uint32_t n)
+static void lru_ring_set_keys(struct lru_ring *r, uint32_t n)
 {
 	atomic_store_explicit(&r->on_queue, n, memory_order_relaxed);
 }
 
 /* Where the hand looks first: the tail when it is on the sentinel. */
-static struct dlist *hand_start(struct lru_ring *r)
+static struct dlist *lru_ring_hand_start(struct lru_ring *r)
 {
 	return r->hand == &r->queue ? r->queue.prev : r->hand;
 }
 
 /* Lock held: n off the queue; a hand on n steps towards the head first
  * (onto the sentinel when n is the head: Sieve.c's NULL). */
-static void unlink_from_queue(struct lru_ring *r, struct lru_node *n)
+static void lru_ring_unlink(struct lru_ring *r, struct lru_node *n)
 {
 	if (r->hand == &n->link)
 		r->hand = n->link.prev;
 	dlist_del(&n->link);
-	set_keys(r, lru_ring_keys(r) - 1);
+	lru_ring_set_keys(r, lru_ring_keys(r) - 1);
 }
 
 /* Lock held: n (no key yet) at the head, unvisited, for a key of hash. */
-static void link_at_head(struct lru_ring *r, struct lru_node *n,
-			 uint32_t hash)
+static void lru_ring_link_at_head(struct lru_ring *r, struct lru_node *n,
+				  uint32_t hash)
 {
 	lru_node_clear_ref(n);
 	lru_node_set_hash(n, hash);
 	n->type = ON_QUEUE;
 	dlist_add(&n->link, &r->queue);
-	set_keys(r, lru_ring_keys(r) + 1);
+	lru_ring_set_keys(r, lru_ring_keys(r) + 1);
 }
 
 /* Lock held: a free element off the free list, or NULL. */
-static struct lru_node *take_free(struct lru_ring *r)
+static struct lru_node *lru_ring_take_free(struct lru_ring *r)
 {
 	struct dlist *f = dlist_first(&r->free);
 	if (!f)
@@ -128,7 +128,7 @@ static struct lru_node *take_free(struct lru_ring *r)
 	if (r->spares)
 		r->spares--;
 	else
-		count_free(r, -1);
+		lru_ring_count_free(r, -1);
 	return lru_node_of(f);
 }
 
@@ -138,15 +138,16 @@ static struct lru_node *take_free(struct lru_ring *r)
  * (the hand on its neighbour), and return its element.  NULL when every
  * key is mid-update elsewhere (never on one thread).
  */
-static struct lru_node *evict(struct lru_htab *h, struct lru_ring *r,
-			      unsigned cpu)
+static struct lru_node *lru_ring_evict(struct lru_htab *h, struct lru_ring *r,
+				       unsigned cpu)
 {
 	struct dlist *at;
-	struct lru_node *n = lru_hand_sweep(h, cpu, &r->queue, hand_start(r),
+	struct lru_node *n = lru_hand_sweep(h, cpu, &r->queue,
+					    lru_ring_hand_start(r),
 					    lru_ring_keys(r), &at);
 	if (n) {
 		r->hand = at;
-		unlink_from_queue(r, n); /* the hand steps to its neighbour */
+		lru_ring_unlink(r, n); /* the hand steps to its neighbour */
 	} else if (at != &r->queue) {
 		r->hand = at;
 	}
@@ -157,11 +158,11 @@ struct lru_node *lru_ring_pop(struct lru_htab *h, struct lru_ring *r,
 			      unsigned cpu, uint32_t hash, uint32_t min_keys)
 {
 	lru_lock(h, cpu, &r->lock);
-	struct lru_node *n = take_free(r);
+	struct lru_node *n = lru_ring_take_free(r);
 	if (!n && lru_ring_keys(r) >= min_keys)
-		n = evict(h, r, cpu);
+		n = lru_ring_evict(h, r, cpu);
 	if (n)
-		link_at_head(r, n, hash);
+		lru_ring_link_at_head(r, n, hash);
 	map_spin_unlock(&r->lock);
 	return n;
 }
@@ -170,7 +171,8 @@ struct lru_node *lru_ring_take(struct lru_htab *h, struct lru_ring *r,
 			       unsigned cpu, bool evict_one)
 {
 	lru_lock(h, cpu, &r->lock);
-	struct lru_node *n = evict_one ? evict(h, r, cpu) : take_free(r);
+	struct lru_node *n = evict_one ? lru_ring_evict(h, r, cpu)
+				       : lru_ring_take_free(r);
 	map_spin_unlock(&r->lock);
 	return n;
 }
@@ -180,7 +182,7 @@ void lru_ring_adopt(struct lru_htab *h, struct lru_ring *r, unsigned cpu,
 {
 	lru_lock(h, cpu, &r->lock);
 	n->cpu = r->id;
-	link_at_head(r, n, hash);
+	lru_ring_link_at_head(r, n, hash);
 	map_spin_unlock(&r->lock);
 }
 
@@ -188,13 +190,13 @@ void lru_ring_push_free(struct lru_htab *h, struct lru_ring *r, unsigned cpu,
 			struct lru_node *n, bool spare)
 {
 	lru_lock(h, cpu, &r->lock);
-	unlink_from_queue(r, n);
+	lru_ring_unlink(r, n);
 	n->type = ON_FREE;
 	dlist_add(&n->link, &r->free);
 	if (spare && !r->spares)
 		r->spares = 1;
 	else
-		count_free(r, 1);
+		lru_ring_count_free(r, 1);
 	map_spin_unlock(&r->lock);
 }
 
@@ -209,9 +211,9 @@ void lru_ring_replaced(struct lru_htab *h, struct lru_ring *r, unsigned cpu,
 {
 	lru_lock(h, cpu, &r->lock);
 	if (n->type == ON_QUEUE) {
-		unlink_from_queue(r, n);
+		lru_ring_unlink(r, n);
 		dlist_add_before(&n->link, &old->link);
-		set_keys(r, lru_ring_keys(r) + 1);
+		lru_ring_set_keys(r, lru_ring_keys(r) + 1);
 		lru_node_set_ref(n);
 	}
 	map_spin_unlock(&r->lock);
@@ -221,7 +223,7 @@ void lru_ring_dump(struct lru_htab *h, struct lru_ring *r, FILE *f,
 		   enum map_dump_format fmt, const char *id, const char *name)
 {
 	map_spin_lock(&r->lock);
-	lru_dump_list(h, f, fmt, id, name, &r->queue, hand_start(r));
+	lru_dump_list(h, f, fmt, id, name, &r->queue, lru_ring_hand_start(r));
 	if (fmt == MAP_DUMP_TEXT)
 		fprintf(f, "%s free: %zu elements\n", name,
 			lru_dump_list_length(&r->free));
