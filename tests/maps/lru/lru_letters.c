@@ -101,8 +101,9 @@ const char *lru_replay(struct map *m, const char *seq)
 	return out;
 }
 
-/* The dump as text; the caller frees it. */
-char *lru_dump_text(struct map *m)
+/* The map's inner state (map_ops.dump_state) as text; the caller frees
+ * it. */
+char *lru_state_text(struct map *m)
 {
 	char *buf = NULL;
 	size_t len = 0;
@@ -130,7 +131,7 @@ static void drop_times(char *text)
 
 void lru_expect_in_dump(struct map *m, const char *want)
 {
-	char *text = lru_dump_text(m);
+	char *text = lru_state_text(m);
 	drop_times(text);
 	cr_expect(strstr(text, want) != NULL, "want \"%s\" in:\n%s", want, text);
 	free(text);

@@ -36,8 +36,9 @@ const char *lru_replay(struct map *m, const char *seq);
  * `seq` with `want`. */
 void lru_expect_evictions(const char *design, uint32_t capacity,
 			  const char *seq, const char *want);
-/* The map's text dump; the caller frees it. */
-char *lru_dump_text(struct map *m);
+/* The map's inner state (map_ops.dump_state) as text; the caller
+ * frees it. */
+char *lru_state_text(struct map *m);
 /* The text dump, each "@<digits>" dropped, must contain want. */
 void lru_expect_in_dump(struct map *m, const char *want);
 

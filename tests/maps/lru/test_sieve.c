@@ -258,7 +258,7 @@ Test(lru_sieve_percpu, one_slot_gets_every_element_before_evicting)
 	cr_expect_eq(count_keys(m), 1003);
 	cr_expect_eq(map_work_of(m, -1).evictions, 2 * 1003);
 	cr_expect(!has_key(m, 2005) && has_key(m, 2006) && has_key(m, 3008));
-	char *text = lru_dump_text(m);
+	char *text = lru_state_text(m);
 	cr_expect(strstr(text, "rings: 8, free: 0, a ring below 62 keys") &&
 		  strstr(text, "ring 0 (1003):") && strstr(text, "ring 1 (0):"),
 		  "%s", text);
@@ -275,7 +275,7 @@ Test(lru_sieve_percpu, one_slot_gets_every_element_before_evicting)
 	cr_expect_eq(map_work_of(m, 1).evictions, 10);
 	cr_expect(!has_key(m, 2015) && has_key(m, 2016) && has_key(m, 5000) &&
 		  has_key(m, 5009));
-	text = lru_dump_text(m);
+	text = lru_state_text(m);
 	cr_expect(strstr(text, "ring 0 (993):") && strstr(text, "ring 1 (10):"),
 		  "%s", text);
 	free(text);
@@ -287,7 +287,7 @@ Test(lru_sieve_percpu, one_slot_gets_every_element_before_evicting)
 	k = 6000;
 	cr_assert_eq(map_update(m, &k, &v, MAP_NOEXIST), 0);
 	cr_expect_eq(map_work_of(m, 1).evictions, 10, "a free element was left");
-	text = lru_dump_text(m);
+	text = lru_state_text(m);
 	cr_expect(strstr(text, "ring 0 (992):") && strstr(text, "ring 1 (11):"),
 		  "%s", text);
 	free(text);
@@ -429,7 +429,7 @@ Test(lru_assoc, a_full_set_evicts_while_the_map_has_room)
 		cr_assert_eq(map_update(m, &k, &v, MAP_NOEXIST), 0);
 	cr_expect_eq(count_keys(m), 32, "every set full at the end");
 	cr_expect_eq(victims, 1000 - 32);
-	char *text = lru_dump_text(m);
+	char *text = lru_state_text(m);
 	cr_expect(strstr(text, "4 sets of 8 ways") != NULL, "%s", text);
 	for (unsigned set = 0; set < 4; set++) {
 		char want[32];

@@ -597,7 +597,7 @@ Test(lru_textbook, each_dumps_text_and_dot)
 	for (size_t d = 0; d < N_TEXTBOOK; d++, ran++) {
 		struct map *m = lru_make(textbook[d], 8, 1);
 		cr_expect_str_eq(lru_replay(m, "ABC"), "---");
-		char *text = lru_dump_text(m), *dot = dump_dot(m);
+		char *text = lru_state_text(m), *dot = dump_dot(m);
 		for (const char *k = "41\0" "42\0" "43\0"; *k; k += 3) {
 			cr_expect(strstr(text, k), "%s: %s not in\n%s",
 				  textbook[d], k, text);
