@@ -8,15 +8,16 @@
  *
  * Invariants:
  *  - exactly n_elems elements (max_entries, after the policy's capacity),
- *    no spares: each is in the table under one key, or the policy's free
- *    one, or in flight inside one update or delete (popped and not yet
- *    linked, or unlinked and not yet pushed back);
+ *    no spares, all on the policy's lists from init on: each element is
+ *    in the table under one key, or free, or in flight inside one update
+ *    or delete (popped and not yet linked, or unlinked and not yet pushed
+ *    back to the policy);
  *  - an element leaves the table only under its bucket's lock: through
  *    update_commit (the replaced one), delete_key, or unlink_node in
  *    lru_htab_evict, which fails on an element that is no longer there;
- *  - an element's hash is written by the policy under the policy's lock
- *    (pop_free) before the table links it, so an eviction that meets it
- *    looks in the right bucket.
+ *  - an element's hash is stored by the policy's pop_free before the
+ *    table links it and before another slot can reach it on the policy's
+ *    lists, so an eviction that meets it looks in the right bucket.
  *
  * Locks: the table's bucket locks guard the chains (or buckets) and the
  * choice between insert and replace; the policy's locks guard its lists
