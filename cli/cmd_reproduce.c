@@ -7,23 +7,43 @@
  * tagged with the step and its finding; then the findings writer
  * (harness/results/findings.py) reads them and writes DIR/findings.md and
  * the plots, and prints each finding's answer.
+ *
+ * The folder's invariants (docs/findings.md, "The folder"):
+ *   - DIR holds one run: a folder with another run's files in it is
+ *     refused before anything is written (is_run_file says which names);
+ *   - findings.md exists only when every step has run and findings.py has
+ *     written it; until then DIR/INCOMPLETE says the run is unfinished
+ *     (written first, rewritten with the reason when the run stops early,
+ *     removed at the end), so a run that was killed, interrupted or out of
+ *     disk cannot be taken for a finished one;
+ *   - results.jsonl holds whole steps: a step's records and its step
+ *     record are added after it ends, and flushed, and checked, then;
+ *   - an interrupted step leaves nothing: its raw file and explain folder
+ *     are removed.
+ * SIGINT and SIGTERM are forwarded to the running child (a step, or
+ * findings.py) and waited for; no child outlives reproduce.  The globals
+ * below are the only state the signal handler touches.
  */
 #include "cli/cli.h"
 #include "cli/measure.h"
 #include "cli/options.h"
 #include "cli/reproduce.h"
 #include "harness/common/clock.h"
+#include "harness/common/outfile.h"
 #include "harness/common/parse.h"
 #include "harness/results/host.h"
 #include "harness/results/record.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static const char usage[] =
@@ -44,7 +64,9 @@ static const char usage[] =
 	"  suite  the bpf_performance tests measured the suite's way\n\n"
 	"The full run takes about 25 minutes on 2 cores, --quick about 4.  The\n"
 	"kernel's sides need root and BPF; without them the designs run alone\n"
-	"and findings.md says what is missing.\n";
+	"and findings.md says what is missing.  DIR must be new or hold no\n"
+	"other run; until the run has finished, DIR/INCOMPLETE says so (Ctrl-C\n"
+	"stops it there, with the steps that finished kept).\n";
 static const char after[] =
 	"examples:\n"
 	"  maplab reproduce --quick --out findings/\n"
@@ -58,14 +80,14 @@ static const struct opt_spec opt_only = { OPT_ONLY, "only", TAKES_TEXT, 0, 0,
 	0, 0, "N[,N...]", "only these findings: 1 to 5, suite" };
 static const struct opt_spec opt_dry_run = { OPT_DRY_RUN, "dry-run",
 	TAKES_NOTHING, 0, 0, 0, 0, NULL,
-	"print the commands it would run, and stop" };
+	"print the commands it would run, and stop (writes nothing)" };
 
 static const struct opt_spec opt_out_dir = { OPT_OUT, "out", TAKES_TEXT, 0, 0,
 	0, 0, "DIR", "where the findings go" };
 
 static const struct cmd_option options[] = {
 	{ &opt_out_dir, "write findings.md, results.jsonl and the plots into DIR\n"
-		    "(made if need be)" },
+		    "(made if need be; refused if it holds another run)" },
 	{ &opt_quick, NULL },
 	{ &opt_only, NULL },
 	{ &opt_dry_run, NULL },
@@ -76,6 +98,8 @@ struct repro_cli {
 	const char *dir;
 	bool quick, dry_run, quiet;
 	bool only[FINDING_LAST + 1];
+	char command[1024]; /* the command line, for DIR/INCOMPLETE */
+	char dir_buf[4096]; /* dir without trailing slashes: "d/x", not "d//x" */
 };
 
 static int parse_only(struct repro_cli *c, const char *text)
@@ -116,6 +140,30 @@ static int apply(void *ctx, enum opt_id id, const struct opt_value *v)
 	}
 }
 
+static void keep_command(struct repro_cli *c, int argc, char **argv)
+{
+	size_t used = (size_t)snprintf(c->command, sizeof(c->command),
+				       "maplab reproduce");
+	for (int a = 1; a < argc && used < sizeof(c->command); a++) {
+		char shown[512];
+		used += (size_t)snprintf(c->command + used, sizeof(c->command) - used,
+					 " %s", parse_printable(argv[a], shown,
+								sizeof(shown)));
+	}
+}
+
+static void tidy_dir(struct repro_cli *c)
+{
+	size_t n = strlen(c->dir);
+	while (n > 1 && c->dir[n - 1] == '/')
+		n--;
+	if (n < sizeof(c->dir_buf)) {
+		memcpy(c->dir_buf, c->dir, n);
+		c->dir_buf[n] = '\0';
+		c->dir = c->dir_buf;
+	}
+}
+
 /* The examples/ folder: the working directory's, when it is a maplab
  * tree, else the source tree's this binary was built from. */
 static const char *examples_dir(void)
@@ -124,19 +172,437 @@ static const char *examples_dir(void)
 							  : "examples";
 }
 
-/* DIR and DIR/raw, made if need be; a DIR that cannot take files fails
- * here, before any run. */
-static int make_dirs(const char *dir)
+/* path as messages show it: control bytes escaped. */
+static const char *shown_path(const char *path, char *buf, size_t len)
+{
+	return parse_printable(path, buf, len);
+}
+
+/* The one line for a failed write or read of o: "maplab reproduce: PATH:
+ * strerror".  EXIT_USAGE. */
+static int file_failed(const struct outfile *o, int rc)
+{
+	char why[4600], shown[4700];
+	out_error(o, rc, why, sizeof(why));
+	return cli_error("reproduce", "%s", shown_path(why, shown, sizeof(shown)));
+}
+
+/* --- stopping: SIGINT and SIGTERM ------------------------------------------------ */
+
+static volatile sig_atomic_t stop_signal;   /* the first one caught, or 0 */
+static volatile sig_atomic_t running_child; /* its pid, or 0 */
+
+static void on_stop(int sig)
+{
+	if (!stop_signal)
+		stop_signal = sig;
+	if (running_child > 0)
+		kill((pid_t)running_child, sig);
+}
+
+static const int stop_signals[] = { SIGINT, SIGTERM };
+#define N_STOP_SIGNALS 2
+static bool caught[N_STOP_SIGNALS];
+
+static void stop_set(sigset_t *set)
+{
+	sigemptyset(set);
+	for (unsigned i = 0; i < N_STOP_SIGNALS; i++)
+		sigaddset(set, stop_signals[i]);
+}
+
+/* SIGINT and SIGTERM caught, unless maplab started with them ignored
+ * (nohup, a script's background job): those stay ignored, in the steps
+ * too, as whoever started us asked. */
+static void catch_stops(void)
+{
+	for (unsigned i = 0; i < N_STOP_SIGNALS; i++) {
+		struct sigaction old, sa = { .sa_handler = on_stop,
+					     .sa_flags = SA_RESTART };
+		if (sigaction(stop_signals[i], NULL, &old) ||
+		    old.sa_handler == SIG_IGN)
+			continue;
+		stop_set(&sa.sa_mask);
+		caught[i] = !sigaction(stop_signals[i], &sa, NULL);
+	}
+}
+
+/* Ends this process by sig, as the signal would have without a handler:
+ * the shell sees a death by SIGINT (status 130), and a script that ran
+ * maplab stops too, rather than take an interrupted run for a failed one. */
+static int die_of(int sig)
+{
+	sigset_t set;
+	fflush(NULL);
+	signal(sig, SIG_DFL);
+	sigemptyset(&set);
+	sigaddset(&set, sig);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+	raise(sig);
+	return 128 + sig; /* not reached */
+}
+
+static const char *signal_name(int sig)
+{
+	return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "a signal";
+}
+
+/*
+ * Runs file with argv (search: through PATH) and waits for it.  Its wait
+ * status; -1 where it could not be started (errno set), or where a stop
+ * signal came first (stop_signal set, nothing started).  The stop signals
+ * are blocked across fork, so that the handler knows the child's pid from
+ * its first instant; the child takes the default actions back before it
+ * runs (exec would too), so a signal between fork and exec ends it.
+ * hold_int: the child starts with SIGINT blocked, and unblocks it itself
+ * once it is ready to die of it (findings.py: python turns a SIGINT into
+ * a traceback until then).
+ */
+static int run_child(const char *file, char *const argv[], bool search,
+		     const char *what, bool hold_int)
+{
+	sigset_t stops, old;
+	stop_set(&stops);
+	fflush(stdout);
+	fflush(stderr);
+	sigprocmask(SIG_BLOCK, &stops, &old);
+	if (stop_signal) {
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		return -1;
+	}
+	pid_t pid = fork();
+	if (pid == 0) {
+		for (unsigned i = 0; i < N_STOP_SIGNALS; i++)
+			if (caught[i])
+				signal(stop_signals[i], SIG_DFL);
+		if (hold_int)
+			sigaddset(&old, SIGINT);
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		if (search)
+			execvp(file, argv);
+		else
+			execv(file, argv);
+		fprintf(stderr, "maplab reproduce: %s: %s\n", what, strerror(errno));
+		_exit(127);
+	}
+	int e = errno;
+	if (pid > 0)
+		running_child = pid;
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	if (pid < 0) {
+		errno = e;
+		return -1;
+	}
+	int status;
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR) {
+			status = -1;
+			break;
+		}
+	running_child = 0;
+	return status;
+}
+
+/* A wait status as an exit status: the child's, or 128 + its signal. */
+static int exit_status(int status)
+{
+	if (status < 0)
+		return 255;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* --- the folder -------------------------------------------------------------------- */
+
+static bool ends_with(const char *s, const char *tail)
+{
+	size_t n = strlen(s), t = strlen(tail);
+	return n >= t && !strcmp(s + n - t, tail);
+}
+
+/* The names a run writes into its folder (docs/findings.md's table), and
+ * the marker of an unfinished one. */
+static bool is_run_file(const char *name)
+{
+	return !strcmp(name, "results.jsonl") || !strcmp(name, "findings.md") ||
+	       !strcmp(name, "raw") || !strncmp(name, "INCOMPLETE", 10) ||
+	       !strncmp(name, "explain-", 8) ||
+	       (!strncmp(name, "finding", 7) &&
+		(ends_with(name, ".png") || ends_with(name, ".svg")));
+}
+
+/*
+ * A folder that holds another run's files is refused, not written over:
+ * its findings.md replaced, its plots and raw files left beside the new
+ * ones, would make one folder of two runs.  Moving them aside instead
+ * would keep two runs in one place, under names the user did not choose;
+ * a refusal costs one command and leaves the earlier run where its
+ * reader expects it (docs/findings.md).  The first of results.jsonl,
+ * findings.md, INCOMPLETE is named where there, else any run file.
+ */
+static int refuse_earlier_run(const char *dir, const char *shown)
+{
+	static const char *const first[] = { "results.jsonl", "findings.md",
+					     "INCOMPLETE" };
+	char path[4096], name[256] = "";
+	struct stat st;
+	for (unsigned i = 0; i < 3 && !name[0]; i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, first[i]);
+		if (!lstat(path, &st))
+			snprintf(name, sizeof(name), "%s", first[i]);
+	}
+	DIR *d = name[0] ? NULL : opendir(dir);
+	if (!name[0] && !d)
+		return cli_error("reproduce", "--out %s: %s", shown, strerror(errno));
+	for (struct dirent *e; d && !name[0] && (e = readdir(d));)
+		if (is_run_file(e->d_name))
+			snprintf(name, sizeof(name), "%s", e->d_name);
+	if (d)
+		closedir(d);
+	if (!name[0])
+		return 0;
+	char shown_name[256];
+	return cli_error("reproduce", "--out %s holds another run (%s/%s): choose "
+			 "another folder, or remove that run's files first", shown,
+			 shown, parse_printable(name, shown_name, sizeof(shown_name)));
+}
+
+/* DIR and DIR/raw, made if need be; a DIR that cannot take files, or
+ * holds another run, fails here, before any run.  *made: DIR was made. */
+static int make_dirs(const char *dir, bool *made)
 {
 	char path[4096], shown[512];
-	parse_printable(dir, shown, sizeof(shown));
-	if (mkdir(dir, 0777) && errno != EEXIST)
+	int rc;
+	shown_path(dir, shown, sizeof(shown));
+	*made = !mkdir(dir, 0777);
+	if (!*made && errno != EEXIST)
 		return cli_error("reproduce", "--out %s: %s", shown, strerror(errno));
+	if ((rc = refuse_earlier_run(dir, shown)))
+		return rc;
 	snprintf(path, sizeof(path), "%s/raw", dir);
-	if (mkdir(path, 0777) && errno != EEXIST)
-		return cli_error("reproduce", "--out %s: %s", shown, strerror(errno));
-	if (access(path, W_OK))
-		return cli_error("reproduce", "--out %s: %s", shown, strerror(errno));
+	if (mkdir(path, 0777) || access(path, W_OK)) {
+		rc = cli_error("reproduce", "--out %s: %s", shown, strerror(errno));
+		if (*made)
+			rmdir(dir);
+		return rc;
+	}
+	return 0;
+}
+
+/* The folder as make_dirs found it, where a run stopped before its first
+ * step: only what this run made, and only if empty. */
+static void unmake_dirs(const char *dir, bool made)
+{
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/INCOMPLETE", dir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/raw", dir);
+	rmdir(path);
+	if (made)
+		rmdir(dir);
+}
+
+/* Every file in dir, then dir: an explain step's folder, which holds its
+ * report and flame graphs and nothing deeper. */
+static void remove_flat_dir(const char *dir)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	for (struct dirent *e; (e = readdir(d));)
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			unlinkat(dirfd(d), e->d_name, 0);
+	closedir(d);
+	rmdir(dir);
+}
+
+static void step_paths(const char *dir, const struct repro_step *s, char *raw,
+		       char *xdir, size_t len)
+{
+	snprintf(raw, len, "%s/raw/%s.jsonl", dir, s->id);
+	snprintf(xdir, len, "%s/explain-%s", dir, s->id);
+}
+
+/* What an interrupted step left (its raw file, empty or cut short; an
+ * explain step's folder) is not a result: removed. */
+static void remove_step_output(const char *dir, const struct repro_step *s)
+{
+	char raw[4096], xdir[4096];
+	step_paths(dir, s, raw, xdir, sizeof(raw));
+	unlink(raw);
+	if (s->explain)
+		remove_flat_dir(xdir);
+}
+
+/* findings.py's output, where it was interrupted: findings.md and the
+ * plots (finding<N>-*.png, .svg).  They are this run's: the folder held
+ * no other run's (refuse_earlier_run). */
+static void remove_findings_output(const char *dir)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	for (struct dirent *e; (e = readdir(d));)
+		if (!strcmp(e->d_name, "findings.md") ||
+		    (!strncmp(e->d_name, "finding", 7) &&
+		     (ends_with(e->d_name, ".png") || ends_with(e->d_name, ".svg"))))
+			unlinkat(dirfd(d), e->d_name, 0);
+	closedir(d);
+}
+
+/* --- the run ----------------------------------------------------------------------- */
+
+struct repro_run {
+	const struct repro_cli *c;
+	const struct repro_plan *p;
+	struct outfile results;
+	char started[32];
+	double start_s;
+	unsigned done;                  /* steps that ran to their end */
+	unsigned failed;                /* of those, the ones that failed */
+	int status[REPRO_MAX_STEPS];    /* each finished step's exit status */
+	double seconds[REPRO_MAX_STEPS];
+	char why[1024];                 /* a write or read that stopped the run */
+};
+
+/* A write or read that stops the run: its one line, kept for the marker.
+ * text is "PATH: strerror" (made printable here).  EXIT_USAGE. */
+static int run_error(struct repro_run *r, const char *text)
+{
+	shown_path(text, r->why, sizeof(r->why));
+	return cli_error("reproduce", "%s", r->why);
+}
+
+static double now_s(void)
+{
+	return (double)clock_now_ns() / 1e9;
+}
+
+/*
+ * DIR/INCOMPLETE, saying why the run is unfinished (state) and which
+ * steps finished.  Written beside and renamed over the old marker, so a
+ * marker is always there whole: a full disk keeps the one before.  0, or
+ * EXIT_USAGE, after one line where say (the first marker, which must be
+ * there before any step runs; a later one that fails leaves that one,
+ * and the run's own error line stays the only one).
+ */
+static int write_marker(const struct repro_run *r, const char *state, bool say)
+{
+	char tmp[4096], path[4096];
+	struct outfile o;
+	int rc;
+	snprintf(tmp, sizeof(tmp), "%s/INCOMPLETE.tmp", r->c->dir);
+	snprintf(path, sizeof(path), "%s/INCOMPLETE", r->c->dir);
+	if ((rc = out_open(&o, tmp, OUT_TRUNCATE)))
+		return say ? file_failed(&o, rc) : EXIT_USAGE;
+	fprintf(o.f, "This maplab reproduce run did not finish: findings.md is "
+		"written only once every step has run.\n\n%s\n\nstarted: %s\n"
+		"command: %s\nsteps finished: %u of %u%s\n", state, r->started,
+		r->c->command, r->done, r->p->n_steps,
+		r->done ? " (their records are in results.jsonl)" : "");
+	for (unsigned i = 0; i < r->done; i++)
+		fprintf(o.f, "  %s: exit %d, %.1f s\n", r->p->steps[i].id,
+			r->status[i], r->seconds[i]);
+	if ((rc = out_close(&o)))
+		return say ? file_failed(&o, rc) : EXIT_USAGE;
+	if (rename(tmp, path)) {
+		char shown[4200];
+		rc = say ? cli_error("reproduce", "%s: %s", shown_path(path, shown,
+				     sizeof(shown)), strerror(errno)) : EXIT_USAGE;
+		unlink(tmp);
+		return rc;
+	}
+	return 0;
+}
+
+/* A step's records into results, each tagged: {"record":"K","step":..,
+ * "finding":..,...}.  Its host records are dropped (results.jsonl starts
+ * with the run's own), and so is a last line without its newline (not
+ * whole).  The number of records; -errno where the raw file could not be
+ * read (a missing one: the step wrote nothing, 0). */
+static int gather(FILE *results, const char *dir, const struct repro_step *s,
+		  char *path, size_t pathlen)
+{
+	char xdir[4096];
+	step_paths(dir, s, path, xdir, pathlen);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return errno == ENOENT ? 0 : -errno;
+	char *line = NULL;
+	size_t cap = 0;
+	int n = 0;
+	ssize_t len;
+	errno = 0;
+	while ((len = getline(&line, &cap, f)) > 0) {
+		if (line[len - 1] != '\n' ||
+		    strncmp(line, "{\"record\":\"", 11) ||
+		    strstr(line, "{\"record\":\"host\""))
+			continue;
+		char *comma = strchr(line + 11, '"');
+		if (!comma || comma[1] != ',')
+			continue;
+		fwrite(line, 1, (size_t)(comma + 2 - line), results);
+		fprintf(results, "\"step\":\"%s\",\"finding\":\"%s\",", s->id,
+			repro_finding_name(s->finding));
+		fputs(comma + 2, results);
+		n++;
+	}
+	int e = ferror(f) ? (errno ? errno : EIO) : 0;
+	free(line);
+	fclose(f);
+	return e ? -e : n;
+}
+
+static void write_step_record(FILE *results, const struct repro_step *s,
+			      int status, double seconds, unsigned records)
+{
+	char cmd[2048];
+	struct record r;
+	repro_step_command(s, cmd, sizeof(cmd));
+	record_init(&r, "step");
+	record_text(&r, "step", s->id);
+	record_text(&r, "finding", repro_finding_name(s->finding));
+	record_text(&r, "what", s->what);
+	record_text(&r, "command", cmd);
+	record_whole(&r, "status", (uint64_t)status);
+	record_figure(&r, "seconds", "%.1f", seconds);
+	record_whole(&r, "records", records);
+	record_write(results, RECORD_JSONL, &r, 1, NULL, 0);
+	record_free(&r);
+}
+
+static void write_plan_record(FILE *results, const struct repro_cli *c,
+			      const struct repro_plan *p)
+{
+	struct record r;
+	record_init(&r, "reproduce");
+	record_bool(&r, "quick", c->quick);
+	record_text(&r, "cuts", p->cuts[0] ? p->cuts : NULL);
+	record_whole(&r, "steps", p->n_steps);
+	record_write(results, RECORD_JSONL, &r, 1, NULL, 0);
+	record_free(&r);
+}
+
+/* DIR/results.jsonl, opened and started with the host and the plan, and
+ * flushed: a folder that takes no data fails here, before any step.  0,
+ * or EXIT_USAGE after one line (nothing left behind). */
+static int open_results(struct repro_run *r)
+{
+	char path[4096];
+	struct host_record host;
+	struct record rec;
+	int rc;
+	snprintf(path, sizeof(path), "%s/results.jsonl", r->c->dir);
+	if ((rc = out_open(&r->results, path, OUT_TRUNCATE)))
+		return file_failed(&r->results, rc);
+	host_record_read(&host);
+	host_record_build(&host, &rec);
+	record_write(r->results.f, RECORD_JSONL, &rec, 1, NULL, 0);
+	record_free(&rec);
+	write_plan_record(r->results.f, r->c, r->p);
+	if ((rc = out_flush(&r->results))) {
+		out_close(&r->results);
+		return file_failed(&r->results, rc);
+	}
 	return 0;
 }
 
@@ -156,15 +622,14 @@ static void print_plan(FILE *f, const struct repro_plan *p)
 }
 
 /* Run one step: this binary with the step's words and its output
- * options.  The exit status, or -1 when it could not start. */
+ * options.  Its wait status, or -1 (run_child). */
 static int run_step(const struct repro_cli *c, const struct repro_step *s)
 {
 	char raw[4096], xdir[4096];
 	char *argv[REPRO_MAX_ARGS + 8];
 	unsigned n = 0;
 
-	snprintf(raw, sizeof(raw), "%s/raw/%s.jsonl", c->dir, s->id);
-	snprintf(xdir, sizeof(xdir), "%s/explain-%s", c->dir, s->id);
+	step_paths(c->dir, s, raw, xdir, sizeof(raw));
 	unlink(raw); /* explain's --save appends */
 	argv[n++] = "maplab";
 	for (unsigned a = 0; a < s->argc; a++)
@@ -181,150 +646,233 @@ static int run_step(const struct repro_cli *c, const struct repro_step *s)
 		argv[n++] = raw;
 	}
 	argv[n] = NULL;
-
-	fflush(NULL);
-	pid_t pid = fork();
-	if (pid < 0)
-		return -1;
-	if (pid == 0) {
-		execv("/proc/self/exe", argv);
-		fprintf(stderr, "maplab reproduce: cannot run itself: %s\n",
-			strerror(errno));
-		_exit(127);
-	}
-	int status;
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return -1;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	return run_child("/proc/self/exe", argv, false, "cannot run itself",
+			 false);
 }
 
-/* A step's records into results, each tagged: {"record":"K","step":..,
- * "finding":..,...}.  Its host records are dropped: results.jsonl starts
- * with the run's own. */
-static unsigned gather(FILE *results, const char *dir, const struct repro_step *s)
+static void say_step(const struct repro_run *r, unsigned i)
 {
-	char path[4096];
-	snprintf(path, sizeof(path), "%s/raw/%s.jsonl", dir, s->id);
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return 0;
-	char *line = NULL;
-	size_t cap = 0;
-	unsigned n = 0;
-	ssize_t len;
-	while ((len = getline(&line, &cap, f)) > 0) {
-		if (strncmp(line, "{\"record\":\"", 11) || strstr(line, "{\"record\":\"host\""))
-			continue;
-		char *comma = strchr(line + 11, '"');
-		if (!comma || comma[1] != ',')
-			continue;
-		fwrite(line, 1, (size_t)(comma + 2 - line), results);
-		fprintf(results, "\"step\":\"%s\",\"finding\":\"%s\",", s->id,
-			repro_finding_name(s->finding));
-		fputs(comma + 2, results);
-		n++;
-	}
-	free(line);
-	fclose(f);
-	return n;
-}
-
-static void write_step_record(FILE *results, const struct repro_step *s,
-			      int status, double seconds, unsigned records)
-{
-	char cmd[2048];
-	struct record r;
-	repro_step_command(s, cmd, sizeof(cmd));
-	record_init(&r, "step");
-	record_text(&r, "step", s->id);
-	record_text(&r, "finding", repro_finding_name(s->finding));
-	record_text(&r, "what", s->what);
-	record_text(&r, "command", cmd);
-	record_whole(&r, "status", (uint64_t)(status < 0 ? 255 : status));
-	record_figure(&r, "seconds", "%.1f", seconds);
-	record_whole(&r, "records", records);
-	record_write(results, RECORD_JSONL, &r, 1, NULL, 0);
-	record_free(&r);
-}
-
-static void write_plan_record(FILE *results, const struct repro_cli *c,
-			      const struct repro_plan *p)
-{
-	struct record r;
-	record_init(&r, "reproduce");
-	record_bool(&r, "quick", c->quick);
-	record_text(&r, "cuts", p->cuts[0] ? p->cuts : NULL);
-	record_whole(&r, "steps", p->n_steps);
-	record_write(results, RECORD_JSONL, &r, 1, NULL, 0);
-	record_free(&r);
-}
-
-static double now_s(void)
-{
-	return (double)clock_now_ns() / 1e9;
-}
-
-static void say_step(const struct repro_cli *c, const struct repro_plan *p,
-		     unsigned i, double elapsed)
-{
-	if (c->quiet)
+	if (r->c->quiet)
 		return;
-	double left = 0;
-	for (unsigned j = i; j < p->n_steps; j++)
-		left += p->steps[j].estimate_s;
+	double left = 0, elapsed = now_s() - r->start_s;
+	for (unsigned j = i; j < r->p->n_steps; j++)
+		left += r->p->steps[j].estimate_s;
 	fprintf(stderr, "reproduce: [%u/%u] %d:%02d, about %d:%02d left, "
-		"finding %s: %s\n", i + 1, p->n_steps, (int)elapsed / 60,
+		"finding %s: %s\n", i + 1, r->p->n_steps, (int)elapsed / 60,
 		(int)elapsed % 60, (int)left / 60, (int)left % 60,
-		repro_finding_name(p->steps[i].finding), p->steps[i].what);
+		repro_finding_name(r->p->steps[i].finding), r->p->steps[i].what);
 }
 
-static int run_plan(const struct repro_cli *c, const struct repro_plan *p,
-		    FILE *results, unsigned *failed)
+/* A step that ran to its end: its records and its step record into
+ * results.jsonl, flushed and checked.  0, or EXIT_USAGE after one line
+ * (results.jsonl or the raw file failed: the run stops). */
+static int keep_step(struct repro_run *r, unsigned i, int status, double seconds)
 {
-	double start = now_s();
-	*failed = 0;
-	for (unsigned i = 0; i < p->n_steps; i++) {
-		const struct repro_step *s = &p->steps[i];
-		say_step(c, p, i, now_s() - start);
-		double t0 = now_s();
-		int status = run_step(c, s);
-		unsigned n = gather(results, c->dir, s);
-		write_step_record(results, s, status, now_s() - t0, n);
-		fflush(results);
-		if (status) {
-			char cmd[2048];
-			repro_step_command(s, cmd, sizeof(cmd));
-			fprintf(stderr, "maplab reproduce: step %s failed (exit %d): %s\n",
-				s->id, status, cmd);
-			(*failed)++;
-		}
+	const struct repro_step *s = &r->p->steps[i];
+	char raw[4096];
+	char text[4600];
+	int n = gather(r->results.f, r->c->dir, s, raw, sizeof(raw)), rc;
+	if (n < 0) {
+		snprintf(text, sizeof(text), "%s: %s", raw, strerror(-n));
+		return run_error(r, text);
 	}
-	if (!c->quiet)
-		fprintf(stderr, "reproduce: %u steps in %.0f s\n", p->n_steps,
-			now_s() - start);
+	write_step_record(r->results.f, s, (unsigned)status, seconds, (unsigned)n);
+	if ((rc = out_flush(&r->results)))
+		return run_error(r, out_error(&r->results, rc, text, sizeof(text)));
+	r->status[i] = status;
+	r->seconds[i] = seconds;
+	r->done = i + 1;
+	if (status) {
+		char cmd[2048];
+		repro_step_command(s, cmd, sizeof(cmd));
+		fprintf(stderr, "maplab reproduce: step %s failed (exit %d): %s\n",
+			s->id, status, cmd);
+		r->failed++;
+	}
 	return 0;
 }
 
-static FILE *open_results(const char *dir, const struct repro_cli *c,
-			  const struct repro_plan *p)
+/* The steps in order, until the last or a stop: 0 (all ran, or a stop
+ * signal came: stop_signal says), or EXIT_USAGE after one line. */
+static int run_plan(struct repro_run *r)
 {
-	char path[4096], shown[512];
-	snprintf(path, sizeof(path), "%s/results.jsonl", dir);
-	FILE *f = fopen(path, "w");
-	if (!f) {
-		cli_error("reproduce", "%s: %s", parse_printable(path, shown,
-			  sizeof(shown)), strerror(errno));
-		return NULL;
+	for (unsigned i = 0; i < r->p->n_steps && !stop_signal; i++) {
+		say_step(r, i);
+		double t0 = now_s();
+		int status = run_step(r->c, &r->p->steps[i]);
+		if (status < 0 && stop_signal)
+			break; /* not started */
+		int rc = exit_status(status);
+		if (stop_signal && rc) {
+			/* it ended by the stop, so it did not finish */
+			remove_step_output(r->c->dir, &r->p->steps[i]);
+			break;
+		}
+		if ((rc = keep_step(r, i, rc, now_s() - t0)))
+			return rc;
 	}
-	struct host_record host;
-	struct record r;
-	host_record_read(&host);
-	host_record_build(&host, &r);
-	record_write(f, RECORD_JSONL, &r, 1, NULL, 0);
-	record_free(&r);
-	write_plan_record(f, c, p);
-	return f;
+	if (!r->c->quiet && !stop_signal)
+		fprintf(stderr, "reproduce: %u steps in %.0f s\n", r->p->n_steps,
+			now_s() - r->start_s);
+	return 0;
+}
+
+/* After a stop signal: the marker says what finished, stderr says so in
+ * two lines, and maplab ends by the signal.  script: findings.py's path
+ * where it was running (every step had finished), else NULL. */
+static int stopped(struct repro_run *r, const char *script)
+{
+	char state[4700], dir[512], where[600], kept[700];
+	const char *sig = signal_name(stop_signal);
+	shown_path(r->c->dir, dir, sizeof(dir));
+	if (script) {
+		remove_findings_output(r->c->dir);
+		snprintf(state, sizeof(state), "Interrupted by %s while findings.py "
+			 "wrote findings.md: every step had finished, and "
+			 "results.jsonl holds their records; findings.md and the "
+			 "plots were removed.  python3 %s %s writes them from those "
+			 "records.", sig, script, dir);
+		snprintf(where, sizeof(where), "while findings.py wrote the findings "
+			 "(removed)");
+	} else if (r->done < r->p->n_steps) {
+		snprintf(state, sizeof(state), "Interrupted by %s in step %u of %u "
+			 "(%s): its output was removed, and the steps after it did "
+			 "not run.", sig, r->done + 1, r->p->n_steps,
+			 r->p->steps[r->done].id);
+		snprintf(where, sizeof(where), "in step %u of %u (%s)", r->done + 1,
+			 r->p->n_steps, r->p->steps[r->done].id);
+	} else {
+		snprintf(state, sizeof(state), "Interrupted by %s after the last "
+			 "step, before findings.py ran.", sig);
+		snprintf(where, sizeof(where), "after the last step");
+	}
+	if (r->done)
+		snprintf(kept, sizeof(kept), "%u step%s finished, %s records in "
+			 "%s/results.jsonl", r->done, r->done == 1 ? "" : "s",
+			 r->done == 1 ? "its" : "their", dir);
+	else
+		snprintf(kept, sizeof(kept), "no step finished");
+	write_marker(r, state, false);
+	fprintf(stderr, "maplab reproduce: interrupted by %s %s: %s; no "
+		"findings.md\nmaplab reproduce: %s/INCOMPLETE says what ran; run "
+		"again into an empty folder for the findings\n", sig, where, kept,
+		dir);
+	return die_of(stop_signal);
+}
+
+/* The python that runs findings.py, as record.c's plotter: $MAPLAB_PYTHON,
+ * else Debian's /usr/bin/python3 (where python3-matplotlib is), else
+ * python3 from PATH. */
+static const char *findings_python(void)
+{
+	const char *chosen = getenv("MAPLAB_PYTHON");
+	if (chosen && chosen[0])
+		return chosen;
+	return access("/usr/bin/python3", X_OK) ? "python3" : "/usr/bin/python3";
+}
+
+/*
+ * findings.py on DIR: findings.md, the plots, the answers on stdout.  0;
+ * or EXIT_USAGE where it failed: its own one line stands where it said
+ * why (exit 2, and 127 where python could not run), else one line here.
+ * A stop signal while it ran: *interrupted.
+ */
+static int write_findings(const struct repro_run *r, char *script,
+			  size_t len, bool *interrupted)
+{
+	const char *python = findings_python();
+	char dir[512], what[600], err[1024];
+	shown_path(r->c->dir, dir, sizeof(dir));
+	*interrupted = false;
+	if (record_find_script("findings.py", script, len, err, sizeof(err)))
+		return cli_error("reproduce", "no findings: %s; the records are in "
+				 "%s/results.jsonl", err, dir);
+	char *argv[] = { (char *)python, script, (char *)r->c->dir, NULL };
+	snprintf(what, sizeof(what), "%s (to run findings.py on %s/results.jsonl)",
+		 python, dir);
+	int status = run_child(python, argv, true, what, true);
+	if (stop_signal && (status < 0 || exit_status(status))) {
+		*interrupted = true;
+		return EXIT_USAGE;
+	}
+	if (status < 0)
+		return cli_error("reproduce", "%s: %s", what, strerror(errno));
+	int rc = exit_status(status);
+	if (rc == 0)
+		return 0;
+	if (rc == EXIT_USAGE || rc == 127)
+		return EXIT_USAGE; /* its own line said why */
+	return cli_error("reproduce", "findings.py failed (exit %d, above); the "
+			 "records are in %s/results.jsonl", rc, dir);
+}
+
+static int finish_run(struct repro_run *r)
+{
+	bool interrupted;
+	char script[4096] = "findings.py", state[4700], shown[4200];
+	int rc = write_findings(r, script, sizeof(script), &interrupted);
+	if (interrupted)
+		return stopped(r, script);
+	if (rc) {
+		/* What it wrote before it failed is not the findings. */
+		remove_findings_output(r->c->dir);
+		snprintf(state, sizeof(state), "Every step finished, and "
+			 "results.jsonl holds their records, but findings.py "
+			 "failed (its line on stderr said why): no findings.md, no "
+			 "plots.  Once that is fixed, python3 %s %s writes them.",
+			 script, shown_path(r->c->dir, shown, sizeof(shown)));
+		write_marker(r, state, false);
+		return rc;
+	}
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/INCOMPLETE", r->c->dir);
+	unlink(path);
+	if (r->failed)
+		return cli_error("reproduce", "%u step%s failed (above; findings.md "
+				 "says what is missing)", r->failed,
+				 r->failed == 1 ? "" : "s");
+	return EXIT_OK;
+}
+
+/* The run, once its folder is there (made: by this run): the marker,
+ * results.jsonl, the steps, findings.py. */
+static int reproduce(const struct repro_cli *c, const struct repro_plan *p,
+		     bool made)
+{
+	static struct repro_run r; /* the step tables: too big for a stack */
+	int rc;
+	memset(&r, 0, sizeof(r));
+	r.c = c;
+	r.p = p;
+	r.start_s = now_s();
+	time_t now = time(NULL);
+	struct tm tm;
+	gmtime_r(&now, &tm);
+	strftime(r.started, sizeof(r.started), "%Y-%m-%d %H:%M:%S UTC", &tm);
+	if ((rc = write_marker(&r, "Running, or stopped without a word (killed, "
+			       "the machine down): findings.md is not there yet.",
+			       true)) ||
+	    (rc = open_results(&r))) {
+		unmake_dirs(c->dir, made);
+		return rc;
+	}
+	rc = run_plan(&r);
+	int closed = out_close(&r.results);
+	if (rc || closed) {
+		char state[1400], text[4600];
+		if (!rc)
+			rc = run_error(&r, out_error(&r.results, closed, text,
+						     sizeof(text)));
+		snprintf(state, sizeof(state), "Stopped: %s.  results.jsonl is %s; "
+			 "each finished step's own output is in raw/.", r.why,
+			 closed ? "removed (it could not be written whole)"
+				: "whole up to the last finished step");
+		write_marker(&r, state, false);
+		return rc;
+	}
+	if (stop_signal)
+		return stopped(&r, NULL);
+	return finish_run(&r);
 }
 
 int cmd_reproduce(int argc, char **argv)
@@ -337,36 +885,32 @@ int cmd_reproduce(int argc, char **argv)
 	if (!c.dir)
 		return cli_error("reproduce", "--out DIR is required: where "
 				 "findings.md, results.jsonl and the plots go");
+	keep_command(&c, argc, argv);
+	tidy_dir(&c);
 
-	/* A folder that cannot take the files fails first, alone. */
-	if (!c.dry_run && (rc = make_dirs(c.dir)))
-		return rc;
-	struct repro_plan plan;
+	/* A folder that cannot take the files, or holds another run, fails
+	 * first, alone.  --dry-run writes nothing, so looks at no folder. */
+	bool made = false;
+	if (!c.dry_run) {
+		catch_stops();
+		if ((rc = make_dirs(c.dir, &made)))
+			return rc;
+	}
+	static struct repro_plan plan;
 	bool kernel = measure_kernel_ready("reproduce", false);
-	if (repro_plan_build(&plan, c.quick, c.only, examples_dir(), kernel))
+	if (repro_plan_build(&plan, c.quick, c.only, examples_dir(), kernel)) {
+		if (!c.dry_run)
+			unmake_dirs(c.dir, made);
 		return cli_error("reproduce", "the plan does not fit (a bug)");
+	}
 	if (c.dry_run) {
-		print_plan(stdout, &plan);
+		struct outfile out;
+		out_stdout(&out);
+		print_plan(out.f, &plan);
 		repro_plan_free(&plan);
-		return EXIT_OK;
+		return (rc = out_close(&out)) ? file_failed(&out, rc) : EXIT_OK;
 	}
-	FILE *results = NULL;
-	unsigned failed = 0;
-	if (!(results = open_results(c.dir, &c, &plan))) {
-		repro_plan_free(&plan);
-		return EXIT_USAGE;
-	}
-	run_plan(&c, &plan, results, &failed);
+	rc = reproduce(&c, &plan, made);
 	repro_plan_free(&plan);
-	if (fclose(results))
-		return cli_error("reproduce", "results.jsonl: %s", strerror(errno));
-
-	char note[1024];
-	if (record_findings(c.dir, note, sizeof(note)))
-		return cli_error("reproduce", "%s", note);
-	if (failed)
-		return cli_error("reproduce", "%u step%s failed (above; findings.md "
-				 "says what is missing)", failed,
-				 failed == 1 ? "" : "s");
-	return EXIT_OK;
+	return rc;
 }

@@ -3,7 +3,11 @@
 # reproduce: bad input; the plan (--dry-run): every finding has steps,
 # --only keeps one, --quick is smaller than the full plan; one real
 # finding (4, sim alone: seconds) run end to end: its records tagged,
-# findings.md answering it with this run's numbers.
+# findings.md answering it with this run's numbers.  Then what a run
+# leaves when it cannot finish: a folder holding another run refused
+# (--dry-run not); results.jsonl that cannot be written, at its first
+# flush or after a step; findings.py failing (a full stdout, a plot too
+# big); SIGINT and SIGTERM while a step runs.
 # usage: test_cli_reproduce.sh MAPLAB SOURCE_ROOT PINFAIL_SHIM kernel|no-kernel
 maplab=$1 root=$2
 . "$(dirname "$0")/lib.sh"
@@ -55,7 +59,9 @@ while read -r line; do
     done
 done < <(grep '^maplab ' <<<"$quick" | sort -u -k2,2)
 
-# One finding end to end: finding 4 is sim alone (seconds).
+# One finding end to end: finding 4 is sim alone (seconds).  Into an
+# empty folder, which is fine.
+mkdir "$tmp/r"
 out=$("$maplab" reproduce --quick --only 4 --out "$tmp/r" 2>&1)
 rc=$?
 check 'reproduce --only 4: exit 0' test "$rc" -eq 0
@@ -81,4 +87,107 @@ if has_kernel; then
     check "the kernel's LRUs ran beside the designs" \
         grep -q '"policy":"kernel:no_common_lru"' "$tmp/r/results.jsonl"
 fi
+check 'a finished run leaves no INCOMPLETE' test ! -e "$tmp/r/INCOMPLETE"
+
+# one_line_error for a run: stderr without the note a run without the
+# kernel side starts with (not root, no BPF).
+run_error() {
+    local pattern=$1; shift
+    local err rc
+    err=$("$@" 2>&1 >/dev/null); rc=$?
+    err=$(grep -v 'no kernel side here' <<<"$err")
+    [ "$rc" -eq 2 ] && [ "$(wc -l <<<"$err")" -eq 1 ] && grep -qE -e "$pattern" <<<"$err" ||
+        { echo "    exit $rc, stderr: $(head -c 400 <<<"$err")"; false; }
+}
+to_full() { "$@" >/dev/full; }
+listing() { ls -lR --full-time "$1"; }
+
+# A folder that holds another run is refused, and left as it was; one
+# line says which file and what to do (docs/findings.md says why it is
+# refused, not moved aside).  --dry-run writes nothing: never refused.
+was=$(listing "$tmp/r")
+check 'a folder holding a run: refused, one line, exit 2' run_error \
+    "reproduce: --out $tmp/r holds another run \\($tmp/r/results.jsonl\\): choose another folder, or remove" \
+    "$maplab" reproduce --quick --quiet --only 4 --out "$tmp/r"
+check 'the refused folder is as it was' test "$(listing "$tmp/r")" = "$was"
+expect 0 '^maplab sim --trace' "$maplab" reproduce --quick --only 4 --dry-run --out "$tmp/r"
+check '--dry-run leaves the folder as it was' test "$(listing "$tmp/r")" = "$was"
+"$maplab" reproduce --quick --only 4 --dry-run --out "$tmp/new" >/dev/null 2>&1
+check '--dry-run makes no folder' test ! -e "$tmp/new"
+check '--dry-run into a full stdout: one line, exit 2' run_error \
+    'reproduce: standard output: No space left on device' \
+    to_full "$maplab" reproduce --quick --only 4 --dry-run --out "$tmp/new"
+
+# results.jsonl that cannot be written (ulimit -f, SIGXFSZ ignored:
+# EFBIG): at its first flush (the host and plan records, over 1 KiB),
+# nothing is left, not even the new folder; after the step (a limit
+# above the step's raw file, below the results it makes), the run stops
+# there, results.jsonl is removed, and INCOMPLETE says why.
+raw=$(stat -c %s "$tmp/r/raw/f4-skew.jsonl")
+results=$(stat -c %s "$tmp/r/results.jsonl")
+check 'the host and plan records pass 1 KiB' test "$(head -2 "$tmp/r/results.jsonl" | wc -c)" -gt 1024
+limited() { (trap '' XFSZ; ulimit -f "$1"; shift; "$@"); }
+check 'results.jsonl full at its first flush: one line, exit 2' run_error \
+    "reproduce: $tmp/f1/results.jsonl: File too large" \
+    limited 1 "$maplab" reproduce --quick --quiet --only 4 --out "$tmp/f1"
+check '... and nothing left' test ! -e "$tmp/f1"
+blocks=$(( (results - 1) / 1024 ))
+check 'a limit between the raw file and results.jsonl' test $((blocks * 1024)) -gt "$raw"
+check 'results.jsonl full after the step: one line, exit 2' run_error \
+    "reproduce: $tmp/f2/results.jsonl: File too large" \
+    limited "$blocks" "$maplab" reproduce --quick --quiet --only 4 --out "$tmp/f2"
+check '... no results.jsonl cut short' test ! -e "$tmp/f2/results.jsonl"
+check '... no findings.md' test ! -e "$tmp/f2/findings.md"
+check '... INCOMPLETE says why' \
+    grep -q "^Stopped: $tmp/f2/results.jsonl: File too large" "$tmp/f2/INCOMPLETE"
+
+# findings.py failing fails the run: its one line is the only one, exit
+# 2, and the folder holds no findings.md, only INCOMPLETE saying so.
+findings_failed() {
+    local dir=$1 pattern=$2; shift 2
+    check "$dir: findings.py's line alone, exit 2" run_error "^findings.py: $pattern" \
+        "$@" "$maplab" reproduce --quick --quiet --only 4 --out "$tmp/$dir"
+    check "$dir: no findings.md" test ! -e "$tmp/$dir/findings.md"
+    check "$dir: INCOMPLETE says findings.py failed" \
+        grep -q 'but findings.py failed' "$tmp/$dir/INCOMPLETE"
+    check "$dir: results.jsonl whole" grep -q '"record":"step"' "$tmp/$dir/results.jsonl"
+}
+findings_failed s1 'standard output: No space left on device' to_full
+if /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then
+    # A limit above results.jsonl, below the plot's PNG.
+    blocks=$(( results / 1024 + 4 ))
+    check 'a limit between results.jsonl and the plot' \
+        test "$(stat -c %s "$tmp/r/finding4-percpu-lru.png")" -gt $((blocks * 1024))
+    findings_failed s2 "$tmp/s2/finding4-percpu-lru.png: File too large" limited "$blocks"
+    check 's2: no plot left' test -z "$(find "$tmp/s2" -maxdepth 1 -name 'finding*')"
+fi
+
+# SIGINT and SIGTERM while the step runs: the step's own maplab is
+# stopped and waited for, two lines say what finished and where, the
+# status is 128 + the signal, and the folder cannot pass for a finished
+# run: no findings.md, INCOMPLETE saying so, no raw file cut short.
+interrupted() {
+    local sig=$1 want=$2 dir=$tmp/int-$1 pid rc
+    # Job control: a background job whose SIGINT is not ignored.
+    set -m
+    "$maplab" reproduce --quick --only 4 --out "$dir" 2>"$dir.err" >/dev/null &
+    pid=$!
+    set +m
+    # The step's maplab names its raw file on its command line.
+    for _ in $(seq 400); do pgrep -f "$dir/raw/" >/dev/null && break; sleep 0.05; done
+    check "$sig: the step was running" pgrep -f "$dir/raw/" >/dev/null
+    kill -"$sig" "$pid"
+    wait "$pid"; rc=$?
+    check "$sig: exit $want" test "$rc" -eq "$want"
+    check "$sig: no child left running" test -z "$(pgrep -f "$dir")"
+    check "$sig: says where it stopped" grep -q "^maplab reproduce: interrupted by SIG$sig in step 1 of 1 (f4-skew): no step finished; no findings.md\$" "$dir.err"
+    check "$sig: and where to look" grep -q "^maplab reproduce: $dir/INCOMPLETE says what ran" "$dir.err"
+    check "$sig: no findings.md" test ! -e "$dir/findings.md"
+    check "$sig: INCOMPLETE says it was interrupted" \
+        grep -q "^Interrupted by SIG$sig in step 1 of 1 (f4-skew)" "$dir/INCOMPLETE"
+    check "$sig: no raw file of the stopped step" test -z "$(ls -A "$dir/raw")"
+    [ "$rc" -eq "$want" ] || sed 's/^/    /' "$dir.err" | head -5
+}
+interrupted INT 130
+interrupted TERM 143
 finish
