@@ -212,7 +212,8 @@ int lru_htab_create(const struct lru_policy *policy,
 static struct lru_node *lru_htab_find(struct lru_htab *h, const void *key)
 {
 	const struct lru_table_ops *t = h->table_ops;
-	struct htab_node *n = t->lookup(&h->table, t->hash(&h->table, key), key);
+	uint32_t hash = t->hash(&h->table, key);
+	struct htab_node *n = t->lookup(&h->table, hash, key);
 	return n ? &lru_htab_elem_of_hnode(n)->lru : NULL;
 }
 

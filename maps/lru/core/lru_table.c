@@ -6,7 +6,7 @@
  */
 #include "maps/lru/core/lru_table.h"
 
-/* --- the chains: htab.h, the kernel's table ------------------------------------- */
+/* --- the chains: htab.h, the kernel's table ------------------------------- */
 
 static int lru_table_chains_init(union lru_table *t,
 				 const struct map_attr *attr, uint8_t *elems,
@@ -93,7 +93,7 @@ const struct lru_table_ops lru_table_chains = {
 	.next_key_rcu = lru_table_chains_next_key_rcu,
 };
 
-/* --- the tagged buckets: tagtab.h ------------------------------------------------ */
+/* --- the tagged buckets: tagtab.h ----------------------------------------- */
 
 static int lru_table_tagged_init(union lru_table *t,
 				 const struct map_attr *attr, uint8_t *elems,
