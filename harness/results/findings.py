@@ -10,7 +10,7 @@ Reads DIR/results.jsonl, which `maplab reproduce` wrote: a host record, a
 each step of its plan the step's records (compare's "result", sim's "sim",
 explain's "explain"), each tagged with "step" (the step's id, e.g.
 f1-update-64K) and "finding", and a {"record":"step"} line with the
-command that step ran, its exit status and seconds.  cli/reproduce_plan.c
+command that step ran, its exit status and seconds.  cli/reproduce/reproduce_plan.c
 lists the steps; this file reads them by id.
 
 Writes DIR/findings.md (each finding: the question, the answer in one

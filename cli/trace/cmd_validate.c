@@ -4,7 +4,7 @@
  * lock step, the first differences shown.
  */
 #include "cli/cli.h"
-#include "cli/trace_cmd.h"
+#include "cli/trace/trace_cmd.h"
 #include "harness/common/outfile.h"
 
 #include <stdbool.h>

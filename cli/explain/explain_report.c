@@ -8,8 +8,8 @@
  * difference between two unsampled workloads).
  */
 #include "cli/cli.h"
-#include "cli/explain.h"
-#include "cli/measure.h"
+#include "cli/explain/explain.h"
+#include "cli/measure/measure.h"
 #include "cli/options.h"
 #include "harness/common/parse.h"
 #include "harness/common/wrap.h"

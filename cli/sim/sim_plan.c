@@ -6,7 +6,7 @@
  * nearest) and --sizes' (entries, fractions of the distinct keys,
  * cachesim's auto; a size in bytes refused with what a map counts).
  */
-#include "cli/sim_plan.h"
+#include "cli/sim/sim_plan.h"
 #include "cli/cli.h"
 #include "harness/common/parse.h"
 

@@ -3,7 +3,7 @@
  * maplab gentrace: a random trace on stdout, for validate and tests.
  */
 #include "cli/cli.h"
-#include "cli/trace_cmd.h"
+#include "cli/trace/trace_cmd.h"
 #include "harness/common/outfile.h"
 
 #include <stdio.h>

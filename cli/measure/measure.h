@@ -28,7 +28,7 @@
 #ifndef MAPLAB_MEASURE_H
 #define MAPLAB_MEASURE_H
 
-#include "cli/bench_options.h"
+#include "cli/measure/bench_options.h"
 #include "harness/results/host.h"
 #include "harness/bench/limit.h"
 #include "harness/common/outfile.h"

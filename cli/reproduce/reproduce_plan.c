@@ -36,7 +36,7 @@
  *      keys and values for hash and LRU; the LPM tests with the suite's
  *      prefix table and 8-byte keys, BPF_F_NO_PREALLOC; 1 and 2 threads
  */
-#include "cli/reproduce.h"
+#include "cli/reproduce/reproduce.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -4,7 +4,7 @@
  * defaults and the checks that a workload can run as asked
  * (bench_options.h).
  */
-#include "cli/bench_options.h"
+#include "cli/measure/bench_options.h"
 #include "cli/cli.h"
 #include "harness/common/parse.h"
 #include "harness/workload/keys.h"

@@ -22,8 +22,8 @@
 #ifndef MAPLAB_EXPLAIN_H
 #define MAPLAB_EXPLAIN_H
 
-#include "cli/bench_options.h"
-#include "cli/explain_sample.h"
+#include "cli/measure/bench_options.h"
+#include "cli/explain/explain_sample.h"
 #include "harness/common/outfile.h"
 #include "harness/results/host.h"
 #include "harness/results/report.h"

@@ -7,7 +7,7 @@
  * cmd_compare.c.
  */
 #include "cli/cli.h"
-#include "cli/measure.h"
+#include "cli/measure/measure.h"
 #include "kernel-compare/kbench.h"
 
 #include <stdlib.h>

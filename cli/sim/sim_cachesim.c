@@ -12,7 +12,7 @@
  * and sizes are left as written: --policy knows libCacheSim's names, and
  * --sizes answers sizes in bytes.
  */
-#include "cli/sim_cachesim.h"
+#include "cli/sim/sim_cachesim.h"
 #include "cli/cli.h"
 #include "harness/common/parse.h"
 #include "harness/sim/simtrace.h"

@@ -10,8 +10,8 @@
  * differential runs) and the report (explain_report.c).
  */
 #include "cli/cli.h"
-#include "cli/explain.h"
-#include "cli/measure.h"
+#include "cli/explain/explain.h"
+#include "cli/measure/measure.h"
 #include "harness/common/outfile.h"
 #include "harness/common/parse.h"
 #include "harness/profile/sampler.h"

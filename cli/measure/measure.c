@@ -5,7 +5,7 @@
  * [side][thread count][repeat], so one side's points are contiguous (as
  * report_derive_speedups wants them) and a point's runs are in repeat order.
  */
-#include "cli/measure.h"
+#include "cli/measure/measure.h"
 #include "cli/cli.h"
 #include "cli/progress.h"
 #include "harness/bench/memstat.h"

@@ -6,7 +6,7 @@
  * is started and stopped from the main thread while the workers wait, so no
  * lock guards it.
  */
-#include "cli/explain_sample.h"
+#include "cli/explain/explain_sample.h"
 #include "harness/profile/sampler.h"
 #include "harness/profile/symbols.h"
 

@@ -4,7 +4,7 @@
  * lines as it goes (docs/traces.md).
  */
 #include "cli/cli.h"
-#include "cli/trace_cmd.h"
+#include "cli/trace/trace_cmd.h"
 #include "harness/common/outfile.h"
 
 #include <stdio.h>

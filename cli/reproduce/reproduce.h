@@ -9,6 +9,9 @@
  *                     maplab command of its own, and gathers their records
  *                     into DIR/results.jsonl; then findings.py writes
  *                     findings.md and the plots from those records
+ *   reproduce_child.c the steps as child processes, under SIGINT and
+ *                     SIGTERM (below, "Stopping")
+ *   reproduce_folder.c the run's folder (below, "The folder")
  *
  * Why each step is a whole maplab command rather than a call into
  * measure.h: the command a step runs is the command findings.md prints
@@ -86,5 +89,63 @@ void repro_step_command(const struct repro_step *s, char *buf, size_t len);
 /* "1".."5" or "suite" back to the finding: 0 or -1. */
 int repro_parse_finding(const char *text, enum repro_finding *out);
 const char *repro_finding_name(enum repro_finding f);
+
+/* --- Stopping (reproduce_child.c) -------------------------------------------
+ * SIGINT and SIGTERM are caught (unless maplab started with them ignored,
+ * as under nohup: they stay ignored), forwarded to the running child and
+ * waited for.  The caller then says what finished and dies of the signal.
+ */
+
+/* Catch the stop signals; once, before the first child. */
+void repro_catch_stops(void);
+
+/* The first stop signal caught, or 0. */
+int repro_stop_signal(void);
+
+/* Runs file with argv (search: through PATH) and waits for it.  Its wait
+ * status; -1 where it could not be started (errno set) or a stop signal
+ * came first (nothing started).  what names it in an exec failure's
+ * message.  hold_int: the child starts with SIGINT blocked and unblocks
+ * it itself when it can die of it (findings.py). */
+int repro_run_child(const char *file, char *const argv[], bool search,
+		    const char *what, bool hold_int);
+
+/* A wait status as an exit status: the child's, or 128 + its signal
+ * (255: none). */
+int repro_exit_status(int status);
+
+/* "SIGINT", "SIGTERM". */
+const char *repro_signal_name(int sig);
+
+/* Ends this process by sig, as the signal would have with no handler
+ * (status 130 for SIGINT).  Returns only if the signal does not end it. */
+int repro_die_of(int sig);
+
+/* --- The folder (reproduce_folder.c) ----------------------------------------
+ * DIR holds one run.  A folder with another run's files is refused; what
+ * an interrupted step or findings.py left is removed, and nothing else.
+ */
+
+struct repro_step;
+
+/* DIR and DIR/raw, made if need be.  0, or EXIT_USAGE after one line: a
+ * DIR that cannot take files, or holds another run.  *made: DIR was made
+ * here. */
+int repro_make_dirs(const char *dir, bool *made);
+
+/* The folder as repro_make_dirs found it (a run stopped before its first
+ * step): only what it made, and only where empty. */
+void repro_unmake_dirs(const char *dir, bool made);
+
+/* A step's raw file (DIR/raw/ID.jsonl) and explain folder
+ * (DIR/explain-ID), each into a buffer of len bytes. */
+void repro_step_paths(const char *dir, const struct repro_step *s, char *raw,
+		      char *xdir, size_t len);
+
+/* What an interrupted step left: its raw file, its explain folder. */
+void repro_remove_step_output(const char *dir, const struct repro_step *s);
+
+/* What an interrupted or failed findings.py left: findings.md, the plots. */
+void repro_remove_findings_output(const char *dir);
 
 #endif /* MAPLAB_REPRODUCE_H */

@@ -10,7 +10,7 @@
  *
  * The folder's invariants (docs/findings.md, "The folder"):
  *   - DIR holds one run: a folder with another run's files in it is
- *     refused before anything is written (is_run_file says which names);
+ *     refused before anything is written (reproduce_folder.c says which names);
  *   - findings.md exists only when every step has run and findings.py has
  *     written it; until then DIR/INCOMPLETE says the run is unfinished
  *     (written first, rewritten with the reason when the run stops early,
@@ -21,28 +21,24 @@
  *   - an interrupted step leaves nothing: its raw file and explain folder
  *     are removed.
  * SIGINT and SIGTERM are forwarded to the running child (a step, or
- * findings.py) and waited for; no child outlives reproduce.  The globals
- * below are the only state the signal handler touches.
+ * findings.py) and waited for; no child outlives reproduce
+ * (reproduce_child.c).
  */
 #include "cli/cli.h"
-#include "cli/measure.h"
+#include "cli/measure/measure.h"
 #include "cli/options.h"
-#include "cli/reproduce.h"
+#include "cli/reproduce/reproduce.h"
 #include "harness/common/clock.h"
 #include "harness/common/outfile.h"
 #include "harness/common/parse.h"
 #include "harness/results/host.h"
 #include "harness/results/record.h"
 
-#include <dirent.h>
 #include <errno.h>
-#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -187,268 +183,6 @@ static int file_failed(const struct outfile *o, int rc)
 	return cli_error("reproduce", "%s", shown_path(why, shown, sizeof(shown)));
 }
 
-/* --- stopping: SIGINT and SIGTERM ------------------------------------------------ */
-
-static volatile sig_atomic_t stop_signal;   /* the first one caught, or 0 */
-static volatile sig_atomic_t running_child; /* its pid, or 0 */
-
-static void on_stop(int sig)
-{
-	if (!stop_signal)
-		stop_signal = sig;
-	if (running_child > 0)
-		kill((pid_t)running_child, sig);
-}
-
-static const int stop_signals[] = { SIGINT, SIGTERM };
-#define N_STOP_SIGNALS 2
-static bool caught[N_STOP_SIGNALS];
-
-static void stop_set(sigset_t *set)
-{
-	sigemptyset(set);
-	for (unsigned i = 0; i < N_STOP_SIGNALS; i++)
-		sigaddset(set, stop_signals[i]);
-}
-
-/* SIGINT and SIGTERM caught, unless maplab started with them ignored
- * (nohup, a script's background job): those stay ignored, in the steps
- * too, as whoever started us asked. */
-static void catch_stops(void)
-{
-	for (unsigned i = 0; i < N_STOP_SIGNALS; i++) {
-		struct sigaction old, sa = { .sa_handler = on_stop,
-					     .sa_flags = SA_RESTART };
-		if (sigaction(stop_signals[i], NULL, &old) ||
-		    old.sa_handler == SIG_IGN)
-			continue;
-		stop_set(&sa.sa_mask);
-		caught[i] = !sigaction(stop_signals[i], &sa, NULL);
-	}
-}
-
-/* Ends this process by sig, as the signal would have without a handler:
- * the shell sees a death by SIGINT (status 130), and a script that ran
- * maplab stops too, rather than take an interrupted run for a failed one. */
-static int die_of(int sig)
-{
-	sigset_t set;
-	fflush(NULL);
-	signal(sig, SIG_DFL);
-	sigemptyset(&set);
-	sigaddset(&set, sig);
-	sigprocmask(SIG_UNBLOCK, &set, NULL);
-	raise(sig);
-	return 128 + sig; /* not reached */
-}
-
-static const char *signal_name(int sig)
-{
-	return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "a signal";
-}
-
-/*
- * Runs file with argv (search: through PATH) and waits for it.  Its wait
- * status; -1 where it could not be started (errno set), or where a stop
- * signal came first (stop_signal set, nothing started).  The stop signals
- * are blocked across fork, so that the handler knows the child's pid from
- * its first instant; the child takes the default actions back before it
- * runs (exec would too), so a signal between fork and exec ends it.
- * hold_int: the child starts with SIGINT blocked, and unblocks it itself
- * once it is ready to die of it (findings.py: python turns a SIGINT into
- * a traceback until then).
- */
-static int run_child(const char *file, char *const argv[], bool search,
-		     const char *what, bool hold_int)
-{
-	sigset_t stops, old;
-	stop_set(&stops);
-	fflush(stdout);
-	fflush(stderr);
-	sigprocmask(SIG_BLOCK, &stops, &old);
-	if (stop_signal) {
-		sigprocmask(SIG_SETMASK, &old, NULL);
-		return -1;
-	}
-	pid_t pid = fork();
-	if (pid == 0) {
-		for (unsigned i = 0; i < N_STOP_SIGNALS; i++)
-			if (caught[i])
-				signal(stop_signals[i], SIG_DFL);
-		if (hold_int)
-			sigaddset(&old, SIGINT);
-		sigprocmask(SIG_SETMASK, &old, NULL);
-		if (search)
-			execvp(file, argv);
-		else
-			execv(file, argv);
-		fprintf(stderr, "maplab reproduce: %s: %s\n", what, strerror(errno));
-		_exit(127);
-	}
-	int e = errno;
-	if (pid > 0)
-		running_child = pid;
-	sigprocmask(SIG_SETMASK, &old, NULL);
-	if (pid < 0) {
-		errno = e;
-		return -1;
-	}
-	int status;
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR) {
-			status = -1;
-			break;
-		}
-	running_child = 0;
-	return status;
-}
-
-/* A wait status as an exit status: the child's, or 128 + its signal. */
-static int exit_status(int status)
-{
-	if (status < 0)
-		return 255;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
-/* --- the folder -------------------------------------------------------------------- */
-
-static bool ends_with(const char *s, const char *tail)
-{
-	size_t n = strlen(s), t = strlen(tail);
-	return n >= t && !strcmp(s + n - t, tail);
-}
-
-/* The names a run writes into its folder (docs/findings.md's table), and
- * the marker of an unfinished one. */
-static bool is_run_file(const char *name)
-{
-	return !strcmp(name, "results.jsonl") || !strcmp(name, "findings.md") ||
-	       !strcmp(name, "raw") || !strncmp(name, "INCOMPLETE", 10) ||
-	       !strncmp(name, "explain-", 8) ||
-	       (!strncmp(name, "finding", 7) &&
-		(ends_with(name, ".png") || ends_with(name, ".svg")));
-}
-
-/*
- * A folder that holds another run's files is refused, not written over:
- * its findings.md replaced, its plots and raw files left beside the new
- * ones, would make one folder of two runs.  Moving them aside instead
- * would keep two runs in one place, under names the user did not choose;
- * a refusal costs one command and leaves the earlier run where its
- * reader expects it (docs/findings.md).  The first of results.jsonl,
- * findings.md, INCOMPLETE is named where there, else any run file.
- */
-static int refuse_earlier_run(const char *dir, const char *shown)
-{
-	static const char *const first[] = { "results.jsonl", "findings.md",
-					     "INCOMPLETE" };
-	char path[4096], name[256] = "";
-	struct stat st;
-	for (unsigned i = 0; i < 3 && !name[0]; i++) {
-		snprintf(path, sizeof(path), "%s/%s", dir, first[i]);
-		if (!lstat(path, &st))
-			snprintf(name, sizeof(name), "%s", first[i]);
-	}
-	DIR *d = name[0] ? NULL : opendir(dir);
-	if (!name[0] && !d)
-		return cli_error("reproduce", "--out %s: %s", shown, strerror(errno));
-	for (struct dirent *e; d && !name[0] && (e = readdir(d));)
-		if (is_run_file(e->d_name))
-			snprintf(name, sizeof(name), "%s", e->d_name);
-	if (d)
-		closedir(d);
-	if (!name[0])
-		return 0;
-	char shown_name[256];
-	return cli_error("reproduce", "--out %s holds another run (%s/%s): choose "
-			 "another folder, or remove that run's files first", shown,
-			 shown, parse_printable(name, shown_name, sizeof(shown_name)));
-}
-
-/* DIR and DIR/raw, made if need be; a DIR that cannot take files, or
- * holds another run, fails here, before any run.  *made: DIR was made. */
-static int make_dirs(const char *dir, bool *made)
-{
-	char path[4096], shown[512];
-	int rc;
-	shown_path(dir, shown, sizeof(shown));
-	*made = !mkdir(dir, 0777);
-	if (!*made && errno != EEXIST)
-		return cli_error("reproduce", "--out %s: %s", shown, strerror(errno));
-	if ((rc = refuse_earlier_run(dir, shown)))
-		return rc;
-	snprintf(path, sizeof(path), "%s/raw", dir);
-	if (mkdir(path, 0777) || access(path, W_OK)) {
-		rc = cli_error("reproduce", "--out %s: %s", shown, strerror(errno));
-		if (*made)
-			rmdir(dir);
-		return rc;
-	}
-	return 0;
-}
-
-/* The folder as make_dirs found it, where a run stopped before its first
- * step: only what this run made, and only if empty. */
-static void unmake_dirs(const char *dir, bool made)
-{
-	char path[4096];
-	snprintf(path, sizeof(path), "%s/INCOMPLETE", dir);
-	unlink(path);
-	snprintf(path, sizeof(path), "%s/raw", dir);
-	rmdir(path);
-	if (made)
-		rmdir(dir);
-}
-
-/* Every file in dir, then dir: an explain step's folder, which holds its
- * report and flame graphs and nothing deeper. */
-static void remove_flat_dir(const char *dir)
-{
-	DIR *d = opendir(dir);
-	if (!d)
-		return;
-	for (struct dirent *e; (e = readdir(d));)
-		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-			unlinkat(dirfd(d), e->d_name, 0);
-	closedir(d);
-	rmdir(dir);
-}
-
-static void step_paths(const char *dir, const struct repro_step *s, char *raw,
-		       char *xdir, size_t len)
-{
-	snprintf(raw, len, "%s/raw/%s.jsonl", dir, s->id);
-	snprintf(xdir, len, "%s/explain-%s", dir, s->id);
-}
-
-/* What an interrupted step left (its raw file, empty or cut short; an
- * explain step's folder) is not a result: removed. */
-static void remove_step_output(const char *dir, const struct repro_step *s)
-{
-	char raw[4096], xdir[4096];
-	step_paths(dir, s, raw, xdir, sizeof(raw));
-	unlink(raw);
-	if (s->explain)
-		remove_flat_dir(xdir);
-}
-
-/* findings.py's output, where it was interrupted: findings.md and the
- * plots (finding<N>-*.png, .svg).  They are this run's: the folder held
- * no other run's (refuse_earlier_run). */
-static void remove_findings_output(const char *dir)
-{
-	DIR *d = opendir(dir);
-	if (!d)
-		return;
-	for (struct dirent *e; (e = readdir(d));)
-		if (!strcmp(e->d_name, "findings.md") ||
-		    (!strncmp(e->d_name, "finding", 7) &&
-		     (ends_with(e->d_name, ".png") || ends_with(e->d_name, ".svg"))))
-			unlinkat(dirfd(d), e->d_name, 0);
-	closedir(d);
-}
-
 /* --- the run ----------------------------------------------------------------------- */
 
 struct repro_run {
@@ -523,7 +257,7 @@ static int gather(FILE *results, const char *dir, const struct repro_step *s,
 		  char *path, size_t pathlen)
 {
 	char xdir[4096];
-	step_paths(dir, s, path, xdir, pathlen);
+	repro_step_paths(dir, s, path, xdir, pathlen);
 	FILE *f = fopen(path, "r");
 	if (!f)
 		return errno == ENOENT ? 0 : -errno;
@@ -629,7 +363,7 @@ static int run_step(const struct repro_cli *c, const struct repro_step *s)
 	char *argv[REPRO_MAX_ARGS + 8];
 	unsigned n = 0;
 
-	step_paths(c->dir, s, raw, xdir, sizeof(raw));
+	repro_step_paths(c->dir, s, raw, xdir, sizeof(raw));
 	unlink(raw); /* explain's --save appends */
 	argv[n++] = "maplab";
 	for (unsigned a = 0; a < s->argc; a++)
@@ -646,7 +380,7 @@ static int run_step(const struct repro_cli *c, const struct repro_step *s)
 		argv[n++] = raw;
 	}
 	argv[n] = NULL;
-	return run_child("/proc/self/exe", argv, false, "cannot run itself",
+	return repro_run_child("/proc/self/exe", argv, false, "cannot run itself",
 			 false);
 }
 
@@ -693,25 +427,25 @@ static int keep_step(struct repro_run *r, unsigned i, int status, double seconds
 }
 
 /* The steps in order, until the last or a stop: 0 (all ran, or a stop
- * signal came: stop_signal says), or EXIT_USAGE after one line. */
+ * signal came: repro_stop_signal() says), or EXIT_USAGE after one line. */
 static int run_plan(struct repro_run *r)
 {
-	for (unsigned i = 0; i < r->p->n_steps && !stop_signal; i++) {
+	for (unsigned i = 0; i < r->p->n_steps && !repro_stop_signal(); i++) {
 		say_step(r, i);
 		double t0 = now_s();
 		int status = run_step(r->c, &r->p->steps[i]);
-		if (status < 0 && stop_signal)
+		if (status < 0 && repro_stop_signal())
 			break; /* not started */
-		int rc = exit_status(status);
-		if (stop_signal && rc) {
+		int rc = repro_exit_status(status);
+		if (repro_stop_signal() && rc) {
 			/* it ended by the stop, so it did not finish */
-			remove_step_output(r->c->dir, &r->p->steps[i]);
+			repro_remove_step_output(r->c->dir, &r->p->steps[i]);
 			break;
 		}
 		if ((rc = keep_step(r, i, rc, now_s() - t0)))
 			return rc;
 	}
-	if (!r->c->quiet && !stop_signal)
+	if (!r->c->quiet && !repro_stop_signal())
 		fprintf(stderr, "reproduce: %u steps in %.0f s\n", r->p->n_steps,
 			now_s() - r->start_s);
 	return 0;
@@ -723,10 +457,10 @@ static int run_plan(struct repro_run *r)
 static int stopped(struct repro_run *r, const char *script)
 {
 	char state[4700], dir[512], where[600], kept[700];
-	const char *sig = signal_name(stop_signal);
+	const char *sig = repro_signal_name(repro_stop_signal());
 	shown_path(r->c->dir, dir, sizeof(dir));
 	if (script) {
-		remove_findings_output(r->c->dir);
+		repro_remove_findings_output(r->c->dir);
 		snprintf(state, sizeof(state), "Interrupted by %s while findings.py "
 			 "wrote findings.md: every step had finished, and "
 			 "results.jsonl holds their records; findings.md and the "
@@ -757,7 +491,7 @@ static int stopped(struct repro_run *r, const char *script)
 		"findings.md\nmaplab reproduce: %s/INCOMPLETE says what ran; run "
 		"again into an empty folder for the findings\n", sig, where, kept,
 		dir);
-	return die_of(stop_signal);
+	return repro_die_of(repro_stop_signal());
 }
 
 /* The python that runs findings.py, as record.c's plotter: $MAPLAB_PYTHON,
@@ -790,14 +524,14 @@ static int write_findings(const struct repro_run *r, char *script,
 	char *argv[] = { (char *)python, script, (char *)r->c->dir, NULL };
 	snprintf(what, sizeof(what), "%s (to run findings.py on %s/results.jsonl)",
 		 python, dir);
-	int status = run_child(python, argv, true, what, true);
-	if (stop_signal && (status < 0 || exit_status(status))) {
+	int status = repro_run_child(python, argv, true, what, true);
+	if (repro_stop_signal() && (status < 0 || repro_exit_status(status))) {
 		*interrupted = true;
 		return EXIT_USAGE;
 	}
 	if (status < 0)
 		return cli_error("reproduce", "%s: %s", what, strerror(errno));
-	int rc = exit_status(status);
+	int rc = repro_exit_status(status);
 	if (rc == 0)
 		return 0;
 	if (rc == EXIT_USAGE || rc == 127)
@@ -815,7 +549,7 @@ static int finish_run(struct repro_run *r)
 		return stopped(r, script);
 	if (rc) {
 		/* What it wrote before it failed is not the findings. */
-		remove_findings_output(r->c->dir);
+		repro_remove_findings_output(r->c->dir);
 		snprintf(state, sizeof(state), "Every step finished, and "
 			 "results.jsonl holds their records, but findings.py "
 			 "failed (its line on stderr said why): no findings.md, no "
@@ -853,7 +587,7 @@ static int reproduce(const struct repro_cli *c, const struct repro_plan *p,
 			       "the machine down): findings.md is not there yet.",
 			       true)) ||
 	    (rc = open_results(&r))) {
-		unmake_dirs(c->dir, made);
+		repro_unmake_dirs(c->dir, made);
 		return rc;
 	}
 	rc = run_plan(&r);
@@ -870,7 +604,7 @@ static int reproduce(const struct repro_cli *c, const struct repro_plan *p,
 		write_marker(&r, state, false);
 		return rc;
 	}
-	if (stop_signal)
+	if (repro_stop_signal())
 		return stopped(&r, NULL);
 	return finish_run(&r);
 }
@@ -892,15 +626,15 @@ int cmd_reproduce(int argc, char **argv)
 	 * first, alone.  --dry-run writes nothing, so looks at no folder. */
 	bool made = false;
 	if (!c.dry_run) {
-		catch_stops();
-		if ((rc = make_dirs(c.dir, &made)))
+		repro_catch_stops();
+		if ((rc = repro_make_dirs(c.dir, &made)))
 			return rc;
 	}
 	static struct repro_plan plan;
 	bool kernel = measure_kernel_ready("reproduce", false);
 	if (repro_plan_build(&plan, c.quick, c.only, examples_dir(), kernel)) {
 		if (!c.dry_run)
-			unmake_dirs(c.dir, made);
+			repro_unmake_dirs(c.dir, made);
 		return cli_error("reproduce", "the plan does not fit (a bug)");
 	}
 	if (c.dry_run) {

@@ -17,7 +17,7 @@
  *
  * A step with no samples is left out of steps and shares.
  */
-#include "cli/explain.h"
+#include "cli/explain/explain.h"
 #include "harness/results/record.h"
 
 #include <math.h>

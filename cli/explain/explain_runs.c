@@ -6,8 +6,8 @@
  * (explain_sample.h), the differential runs; and --overhead's pairs.
  */
 #include "cli/cli.h"
-#include "cli/explain.h"
-#include "cli/measure.h"
+#include "cli/explain/explain.h"
+#include "cli/measure/measure.h"
 #include "cli/options.h"
 #include "harness/common/clock.h"
 #include "kernel-compare/kbench.h"

@@ -14,7 +14,7 @@
  * it; jsonl and csv write every point, ratios included.
  */
 #include "cli/cli.h"
-#include "cli/measure.h"
+#include "cli/measure/measure.h"
 
 #include "harness/common/wrap.h"
 #include "kernel-compare/kbench.h"

@@ -4,7 +4,7 @@
  * (trace_cmd.h): their options, reading a trace or generating one, and
  * the side --map names.
  */
-#include "cli/trace_cmd.h"
+#include "cli/trace/trace_cmd.h"
 #include "cli/cli.h"
 #include "harness/common/parse.h"
 #include "kernel-compare/kmap.h"
