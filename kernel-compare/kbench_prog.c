@@ -25,8 +25,8 @@
  * id the kernel gives fits.
  */
 #include "kernel-compare/kbench_runner.h"
-#include "bpf/kbench.h"
-#include "kbench.skel.h"
+#include "kernel-compare/bpf/kbench_shared.h"
+#include "kernel-compare/kbench.skel.h"
 #include "maps/base/cpu.h"
 
 #include <bpf/bpf.h>
@@ -45,7 +45,7 @@ _Static_assert(KB_OP_LOOKUP == OP_LOOKUP && KB_OP_UPDATE == OP_UPDATE &&
 	       KB_OP_UPSERT == OP_UPSERT && KB_OP_REPLACE == OP_REPLACE &&
 	       KB_OP_LOOKUP_WRITE == OP_LOOKUP_WRITE &&
 	       KB_OP_COUNT == OP_COUNT && OP_COUNT == 7,
-	       "bpf/kbench.h's KB_OP_* are enum bench_op's");
+	       "bpf/kbench_shared.h's KB_OP_* are enum bench_op's");
 _Static_assert(sizeof(struct kb_op) == sizeof(struct stream_op) &&
 	       offsetof(struct kb_op, key) == offsetof(struct stream_op, key) &&
 	       offsetof(struct kb_op, op) == offsetof(struct stream_op, op),

@@ -13,7 +13,7 @@
  * BPF_PROG_TEST_RUN runs it once on the calling CPU (the replayer pins
  * itself to cpu 0, so the kernel's per-CPU LRU lists see cpu 0 as ours do).
  */
-#include "kmap.h"
+#include "kernel-compare/kmap.h"
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>

@@ -25,10 +25,10 @@
  * guards the gate (ready, open, cancelled) only; a thread's result and
  * times are its own until the main thread joins it and reads them.
  */
-#include "ksim.h"
-#include "bpf/ksim.h"
-#include "ksim.skel.h"
-#include "kmap.h"
+#include "kernel-compare/ksim.h"
+#include "kernel-compare/bpf/ksim_shared.h"
+#include "kernel-compare/ksim.skel.h"
+#include "kernel-compare/kmap.h"
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>

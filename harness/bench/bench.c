@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* bench.c: one benchmark run (bench.h), and the no-op design that prices
  * the harness. */
-#include "bench.h"
-#include "memstat.h"
+#include "harness/bench/bench.h"
+#include "harness/bench/memstat.h"
 #include "harness/common/clock.h"
 #include "harness/common/team.h"
 #include "maps/base/cpu.h"

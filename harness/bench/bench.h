@@ -50,7 +50,7 @@
 #ifndef MAPLAB_BENCH_H
 #define MAPLAB_BENCH_H
 
-#include "histogram.h"
+#include "harness/bench/histogram.h"
 #include "harness/workload/workload.h"
 #include "maps/base/map.h"
 

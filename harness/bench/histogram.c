@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "histogram.h"
+#include "harness/bench/histogram.h"
 
 void hist_merge(struct histogram *into, const struct histogram *from)
 {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* limit.c: independent random loads over a buffer (limit.h). */
-#include "limit.h"
+#include "harness/bench/limit.h"
 #include "harness/common/clock.h"
 #include "harness/common/rng.h"
 #include "harness/common/team.h"

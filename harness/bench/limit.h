@@ -39,7 +39,7 @@
 #ifndef MAPLAB_LIMIT_H
 #define MAPLAB_LIMIT_H
 
-#include "bench.h"
+#include "harness/bench/bench.h"
 
 #include <stddef.h>
 #include <stdint.h>

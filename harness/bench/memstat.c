@@ -4,7 +4,7 @@
  * one #ifdef is the build's choice of allocator (meson's allocator option),
  * not a variant of an algorithm.
  */
-#include "memstat.h"
+#include "harness/bench/memstat.h"
 
 #include <stdint.h>
 

@@ -5,7 +5,7 @@
  * before it comes back; the fixed seed makes it the same chase on every run
  * and every machine.
  */
-#include "probe.h"
+#include "harness/bench/probe.h"
 #include "harness/common/clock.h"
 #include "harness/common/rng.h"
 #include "maps/base/cpu.h"

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "parse.h"
+#include "harness/common/parse.h"
 #include "maps/base/map.h"
 
 #include <math.h>

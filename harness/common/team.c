@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "team.h"
+#include "harness/common/team.h"
 #include "harness/common/clock.h"
 #include "maps/base/cpu.h"
 #include "maps/base/map.h"

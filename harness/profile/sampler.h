@@ -24,7 +24,7 @@
 #ifndef MAPLAB_PROFILE_SAMPLER_H
 #define MAPLAB_PROFILE_SAMPLER_H
 
-#include "ring.h"
+#include "harness/profile/ring.h"
 
 #include <stddef.h>
 #include <sys/types.h>

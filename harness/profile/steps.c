@@ -12,8 +12,8 @@
  * designs' (maps/).  Patterns are fnmatch(3)'s, matched against the
  * name without a compiler clone's or a symbol version's suffix.
  */
-#include "steps.h"
-#include "ring.h"
+#include "harness/profile/steps.h"
+#include "harness/profile/ring.h"
 
 #include <fnmatch.h>
 #include <string.h>

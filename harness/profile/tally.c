@@ -8,8 +8,8 @@
  * distinct stacks), and, for the interrupts-off test, how many samples
  * each kernel leaf address holds.  One owner; no locking.
  */
-#include "tally.h"
-#include "ring.h"
+#include "harness/profile/tally.h"
+#include "harness/profile/ring.h"
 #include "harness/common/grow.h"
 
 #include <errno.h>

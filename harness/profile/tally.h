@@ -8,8 +8,8 @@
 #ifndef MAPLAB_PROFILE_TALLY_H
 #define MAPLAB_PROFILE_TALLY_H
 
-#include "flamegraph.h"
-#include "steps.h"
+#include "harness/profile/flamegraph.h"
+#include "harness/profile/steps.h"
 
 #include <stdbool.h>
 #include <stddef.h>

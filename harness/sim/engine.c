@@ -25,7 +25,7 @@
  * i pinned to the CPU the team would pin worker i to; its live count is
  * the kernel's own, and its per-request miss flags give the byte misses.
  */
-#include "sim.h"
+#include "harness/sim/sim.h"
 #include "harness/common/clock.h"
 #include "harness/common/rng.h"
 #include "harness/common/team.h"

@@ -13,7 +13,7 @@
  * an eviction (pop the root) cost O(log entries).  Not a map design: it
  * runs on the main thread, and its rate is the heap's, not a map's.
  */
-#include "sim.h"
+#include "harness/sim/sim.h"
 #include "harness/common/clock.h"
 
 #include <errno.h>

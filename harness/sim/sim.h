@@ -35,7 +35,7 @@
 #ifndef MAPLAB_SIM_H
 #define MAPLAB_SIM_H
 
-#include "simtrace.h"
+#include "harness/sim/simtrace.h"
 #include "maps/base/map.h"
 
 #include <stdbool.h>

@@ -12,7 +12,7 @@
  * (block-size, cnt-col, next-access-col, format: binary and block traces)
  * are refused, as unknown keys are, with the keys sim takes.
  */
-#include "simtrace.h"
+#include "harness/sim/simtrace.h"
 #include "harness/common/parse.h"
 
 #include <ctype.h>

@@ -10,7 +10,7 @@
  * pass after; only a regular file can be, so anything else is refused
  * before any pass begins.
  */
-#include "simfile.h"
+#include "harness/sim/simfile.h"
 #include "harness/common/parse.h"
 
 #include <errno.h>

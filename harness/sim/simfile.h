@@ -32,7 +32,7 @@
 #ifndef MAPLAB_SIMFILE_H
 #define MAPLAB_SIMFILE_H
 
-#include "sim.h"
+#include "harness/sim/sim.h"
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -18,7 +18,7 @@
  * Every generator but mix takes size=S: object sizes 1..S, each id's
  * fixed (a hash of the id), for the byte miss ratio.
  */
-#include "simtrace.h"
+#include "harness/sim/simtrace.h"
 #include "harness/common/parse.h"
 #include "harness/common/rng.h"
 

@@ -8,7 +8,7 @@
  * and 1-byte tails, then an avalanche.  test_sim.c checks it against the
  * specification's values.
  */
-#include "simkeys.h"
+#include "harness/sim/simkeys.h"
 
 #include <errno.h>
 #include <stdbool.h>

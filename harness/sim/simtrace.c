@@ -17,8 +17,8 @@
  * gather the chunks before anything is timed, their arrays growing by
  * doubling.
  */
-#include "simtrace.h"
-#include "simkeys.h"
+#include "harness/sim/simtrace.h"
+#include "harness/sim/simkeys.h"
 #include "harness/common/outfile.h"
 #include "harness/common/parse.h"
 #include "maps/base/map.h"

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "stress.h"
+#include "harness/stress/stress.h"
 #include "harness/common/clock.h"
 #include "harness/workload/keys.h"
 #include "harness/common/rng.h"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* hex.c: see hex.h. */
-#include "hex.h"
+#include "harness/trace/hex.h"
 #include "harness/common/parse.h"
 
 #include <string.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* membuf.c: see membuf.h. */
-#include "membuf.h"
+#include "harness/trace/membuf.h"
 
 #include <errno.h>
 #include <stdint.h>

@@ -11,9 +11,9 @@
  * per-side buffer that is rewound for every line, so neither grows with
  * the trace.  Everything runs on the calling thread: no locks.
  */
-#include "replay.h"
-#include "hex.h"
-#include "membuf.h"
+#include "harness/trace/replay.h"
+#include "harness/trace/hex.h"
+#include "harness/trace/membuf.h"
 #include "maps/base/cpu.h"
 #include "maps/base/rcu.h"
 

@@ -26,7 +26,7 @@
 #ifndef MAPLAB_REPLAY_H
 #define MAPLAB_REPLAY_H
 
-#include "trace.h"
+#include "harness/trace/trace.h"
 
 #include <stdbool.h>
 

@@ -8,8 +8,8 @@
  * every piece of input quoted in a message is made printable first (a
  * trace may hold escape sequences meant for a terminal).
  */
-#include "trace.h"
-#include "hex.h"
+#include "harness/trace/trace.h"
+#include "harness/trace/hex.h"
 #include "maps/base/cpu.h"
 #include "harness/common/grow.h"
 #include "harness/common/parse.h"

@@ -5,10 +5,10 @@
  * An LPM trie's traces (key_size over 4) have their own keys and their own
  * pass, in tracegen_lpm.c.
  */
-#include "tracegen.h"
-#include "tracegen_internal.h"
-#include "hex.h"
-#include "membuf.h"
+#include "harness/trace/tracegen.h"
+#include "harness/trace/tracegen_internal.h"
+#include "harness/trace/hex.h"
+#include "harness/trace/membuf.h"
 
 #include <errno.h>
 #include <stdbool.h>

@@ -6,7 +6,7 @@
 #ifndef MAPLAB_TRACEGEN_INTERNAL_H
 #define MAPLAB_TRACEGEN_INTERNAL_H
 
-#include "tracegen.h"
+#include "harness/trace/tracegen.h"
 #include "harness/common/rng.h"
 
 #include <stdint.h>

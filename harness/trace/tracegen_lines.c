@@ -5,8 +5,8 @@
  * lines of --cpus, and the check for a failed write.  tracegen.c (hash
  * and LRU keys) and tracegen_lpm.c (an LPM trie's) both build on them.
  */
-#include "tracegen_internal.h"
-#include "hex.h"
+#include "harness/trace/tracegen_internal.h"
+#include "harness/trace/hex.h"
 #include "harness/common/parse.h"
 
 #include <errno.h>

@@ -33,8 +33,8 @@
  * (the common prefix where their paths part: an intermediate node when the
  * map does not hold it, a real node with two children when it does).
  */
-#include "tracegen_internal.h"
-#include "hex.h"
+#include "harness/trace/tracegen_internal.h"
+#include "harness/trace/hex.h"
 
 #include <errno.h>
 #include <stdbool.h>

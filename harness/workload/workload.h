@@ -75,7 +75,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* The numbers are kbench's too (kernel-compare/bpf/kbench.h): append only. */
+/* The numbers are kbench's too (kernel-compare/bpf/kbench_shared.h): append only. */
 enum bench_op {
 	OP_LOOKUP,
 	OP_UPDATE,

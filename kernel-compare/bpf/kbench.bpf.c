@@ -39,7 +39,7 @@
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 
-#include "kbench.h"
+#include "kernel-compare/bpf/kbench_shared.h"
 
 char LICENSE[] SEC("license") = "Dual MIT/GPL";
 

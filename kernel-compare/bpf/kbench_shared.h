@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * kbench.h: what the in-kernel benchmark program and its userspace driver
+ * kbench_shared.h: what the in-kernel benchmark program and its userspace driver
  * share.  Included by the BPF program (clang -target bpf) and by C; the C
  * side (kernel-compare/kbench_prog.c) asserts that the op numbers and
  * struct kb_op match harness/workload/workload.h's, so streams are copied

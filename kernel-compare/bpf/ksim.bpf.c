@@ -21,7 +21,7 @@
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 
-#include "ksim.h"
+#include "kernel-compare/bpf/ksim_shared.h"
 
 #define EEXIST 17
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * ksim.h (bpf/): what the cache-simulation program (ksim.bpf.c) and its
+ * ksim_shared.h: what the cache-simulation program (ksim.bpf.c) and its
  * driver (kernel-compare/ksim.c) share: the context of one run, passed in
  * and read back through BPF_PROG_TEST_RUN's ctx_in (a BPF_PROG_TYPE_SYSCALL
  * program may read and write its context, and the kernel copies it back).

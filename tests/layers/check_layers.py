@@ -13,6 +13,7 @@ and inside them:
 
     maps/base  <  maps/tables  <  the families (hash, lru, lpm_trie)  <  maps/registry.c
     harness/common  <  harness/workload  <  trace, stress, bench, sim, profile  <  harness/results
+    cli's top files  <  cli/measure, cli/trace, cli/sim  <  cli/explain, cli/reproduce
 
 A file may include its own part and the parts below it, never one above
 it, and never a sibling: no family includes another family (a family's
@@ -23,6 +24,12 @@ lies below it, and maps and harness in any test (key streams and clocks
 build without the kernel side), but kernel-compare only in the tests of
 kernel-compare and of the cli: only those link libbpf.  The helpers under
 tests/ are free to all.
+
+Every #include "..." names its file from the root of the tree
+("harness/trace/hex.h", never "hex.h" or "bpf/kbench_shared.h"): a reader
+sees at once which part a file leans on, and this check sees it too.  A
+generated header (a libbpf skeleton, X.skel.h) is named from the root of
+the build tree, where meson writes it beside its sources' folder.
 
 Prints one line per fault (FILE:LINE: what, and why it is a fault) and
 exits 1 if there is any; 0 and a one-line summary otherwise.
@@ -55,6 +62,11 @@ PARTS = [
     ("harness/results/", 13, "results"),
     ("kernel-compare/", 20, "kernel-compare"),
     ("cli/", 30, "cli"),
+    ("cli/measure/", 31, "cli/measure"),
+    ("cli/trace/", 31, "cli/trace"),
+    ("cli/sim/", 31, "cli/sim"),
+    ("cli/explain/", 32, "cli/explain"),
+    ("cli/reproduce/", 32, "cli/reproduce"),
 ]
 LAYER_OF_RANK = [(0, "maps"), (10, "harness"), (20, "kernel-compare"), (30, "cli")]
 
@@ -98,8 +110,26 @@ def tested_part(src):
     return part_of(rel) or part_of(rel.rsplit("/", 1)[0] + "/")
 
 
-def check_one(src, line_no, kind, target, inc, faults):
+def named_from_root(root, target):
+    """Whether an #include "target" names its file from the root: a file
+    of the tree, or a generated skeleton in a folder of the tree."""
+    if os.path.isfile(os.path.join(root, target)):
+        return True
+    return target.endswith(".skel.h") and os.path.isdir(
+        os.path.join(root, os.path.dirname(target) or "-"))
+
+
+def check_one(src, line_no, kind, target, inc, faults, root=None):
     where = f"{src}:{line_no}"
+    if kind == '"' and root is not None and not named_from_root(root, target):
+        if inc is not None:
+            faults.append(f'{where}: includes "{target}": name it from the root, '
+                          f'"{inc}" (a path from the root says which part it is)')
+            return
+        if target.endswith(".skel.h"):
+            faults.append(f'{where}: includes "{target}": a generated skeleton is named '
+                          'from the root of the build tree ("kernel-compare/X.skel.h")')
+            return
     if kind == "<":
         if target.startswith("bpf/") and not (
                 src.startswith("kernel-compare/") or src.startswith("tests/kernel-compare/")):
@@ -145,7 +175,7 @@ def check(root):
                 includes += 1
                 kind, target = m.group(1), m.group(2)
                 inc = resolve(root, src, target) if kind == '"' else None
-                check_one(src, n, kind, target, inc, faults)
+                check_one(src, n, kind, target, inc, faults, root)
     return faults, files, includes
 
 
@@ -158,6 +188,11 @@ def self_test(root):
         ("harness/trace/replay.c", '#include "harness/bench/bench.h"', "siblings"),
         ("maps/tables/htab.c", '#include <bpf/libbpf.h>', "libbpf"),
         ("tests/maps/base/test_base.c", '#include "kernel-compare/kmap.h"', "above"),
+        ("harness/trace/replay.c", '#include "hex.h"', "from the root"),
+        ("kernel-compare/kbench_prog.c", '#include "bpf/kbench_shared.h"', "from the root"),
+        ("kernel-compare/ksim.c", '#include "ksim.skel.h"', "build tree"),
+        ("cli/measure/measure.c", '#include "cli/explain/explain.h"', "above"),
+        ("cli/trace/cmd_replay.c", '#include "cli/sim/sim_plan.h"', "siblings"),
     ]
     ok = True
     with tempfile.TemporaryDirectory() as tmp:
