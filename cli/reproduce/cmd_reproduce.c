@@ -174,15 +174,6 @@ static const char *shown_path(const char *path, char *buf, size_t len)
 	return parse_printable(path, buf, len);
 }
 
-/* The one line for a failed write or read of o: "maplab reproduce: PATH:
- * strerror".  EXIT_USAGE. */
-static int file_failed(const struct outfile *o, int rc)
-{
-	char why[4600], shown[4700];
-	out_error(o, rc, why, sizeof(why));
-	return cli_error("reproduce", "%s", shown_path(why, shown, sizeof(shown)));
-}
-
 /* --- the run ----------------------------------------------------------------------- */
 
 struct repro_run {
@@ -227,7 +218,7 @@ static int write_marker(const struct repro_run *r, const char *state, bool say)
 	snprintf(tmp, sizeof(tmp), "%s/INCOMPLETE.tmp", r->c->dir);
 	snprintf(path, sizeof(path), "%s/INCOMPLETE", r->c->dir);
 	if ((rc = out_open(&o, tmp, OUT_TRUNCATE)))
-		return say ? file_failed(&o, rc) : EXIT_USAGE;
+		return say ? opts_write_failed("reproduce", &o, rc) : EXIT_USAGE;
 	fprintf(o.f, "This maplab reproduce run did not finish: findings.md is "
 		"written only once every step has run.\n\n%s\n\nstarted: %s\n"
 		"command: %s\nsteps finished: %u of %u%s\n", state, r->started,
@@ -237,7 +228,7 @@ static int write_marker(const struct repro_run *r, const char *state, bool say)
 		fprintf(o.f, "  %s: exit %d, %.1f s\n", r->p->steps[i].id,
 			r->status[i], r->seconds[i]);
 	if ((rc = out_close(&o)))
-		return say ? file_failed(&o, rc) : EXIT_USAGE;
+		return say ? opts_write_failed("reproduce", &o, rc) : EXIT_USAGE;
 	if (rename(tmp, path)) {
 		char shown[4200];
 		rc = say ? cli_error("reproduce", "%s: %s", shown_path(path, shown,
@@ -327,7 +318,7 @@ static int open_results(struct repro_run *r)
 	int rc;
 	snprintf(path, sizeof(path), "%s/results.jsonl", r->c->dir);
 	if ((rc = out_open(&r->results, path, OUT_TRUNCATE)))
-		return file_failed(&r->results, rc);
+		return opts_write_failed("reproduce", &r->results, rc);
 	host_record_read(&host);
 	host_record_build(&host, &rec);
 	record_write(r->results.f, RECORD_JSONL, &rec, 1, NULL, 0);
@@ -335,7 +326,7 @@ static int open_results(struct repro_run *r)
 	write_plan_record(r->results.f, r->c, r->p);
 	if ((rc = out_flush(&r->results))) {
 		out_close(&r->results);
-		return file_failed(&r->results, rc);
+		return opts_write_failed("reproduce", &r->results, rc);
 	}
 	return 0;
 }
@@ -494,17 +485,6 @@ static int stopped(struct repro_run *r, const char *script)
 	return repro_die_of(repro_stop_signal());
 }
 
-/* The python that runs findings.py, as record.c's plotter: $MAPLAB_PYTHON,
- * else Debian's /usr/bin/python3 (where python3-matplotlib is), else
- * python3 from PATH. */
-static const char *findings_python(void)
-{
-	const char *chosen = getenv("MAPLAB_PYTHON");
-	if (chosen && chosen[0])
-		return chosen;
-	return access("/usr/bin/python3", X_OK) ? "python3" : "/usr/bin/python3";
-}
-
 /*
  * findings.py on DIR: findings.md, the plots, the answers on stdout.  0;
  * or EXIT_USAGE where it failed: its own one line stands where it said
@@ -514,7 +494,7 @@ static const char *findings_python(void)
 static int write_findings(const struct repro_run *r, char *script,
 			  size_t len, bool *interrupted)
 {
-	const char *python = findings_python();
+	const char *python = record_python();
 	char dir[512], what[600], err[1024];
 	shown_path(r->c->dir, dir, sizeof(dir));
 	*interrupted = false;
@@ -642,7 +622,7 @@ int cmd_reproduce(int argc, char **argv)
 		out_stdout(&out);
 		print_plan(out.f, &plan);
 		repro_plan_free(&plan);
-		return (rc = out_close(&out)) ? file_failed(&out, rc) : EXIT_OK;
+		return (rc = out_close(&out)) ? opts_write_failed("reproduce", &out, rc) : EXIT_OK;
 	}
 	rc = reproduce(&c, &plan, made);
 	repro_plan_free(&plan);

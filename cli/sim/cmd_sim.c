@@ -515,11 +515,9 @@ static int outputs_open(const struct sim_cli *c, struct sim_outputs *o)
  * it, the file undone. */
 static int close_one(struct outfile *f, bool *open)
 {
-	char why[600];
 	int rc = out_close(f);
 	*open = false;
-	return rc ? cli_error("sim", "cannot write %s",
-			      out_error(f, rc, why, sizeof(why))) : 0;
+	return rc ? opts_write_failed("sim", f, rc) : 0;
 }
 
 /* The trace into --write-trace's file (txt, or oracleGeneral by its
@@ -528,16 +526,13 @@ static int write_trace(const struct sim_cli *c, struct sim_outputs *o,
 		       const struct sim_trace *t)
 {
 	enum sim_trace_format f = sim_trace_guess_format(c->write_trace);
-	char shown[256];
 	int rc = sim_trace_write(o->trace.f, t, f == SIM_TRACE_ORACLE
 					       ? f : SIM_TRACE_TXT);
 	if (rc == 0)
 		return close_one(&o->trace, &o->open_trace);
 	/* The write's own errno (ENOSPC), kept before the close. */
 	outputs_discard(o);
-	return cli_error("sim", "cannot write %s: %s", parse_printable(
-			 c->write_trace, shown, sizeof(shown)),
-			 map_errno_text(-rc));
+	return opts_write_failed("sim", &o->trace, rc);
 }
 
 /* --- the runs ------------------------------------------------------------------------ */

@@ -712,13 +712,7 @@ int record_find_script(const char *name, char *path, size_t len, char *err,
 				       err, errlen);
 }
 
-/*
- * The python that runs the plotter: $MAPLAB_PYTHON where set (a venv's,
- * one with matplotlib); else Debian's /usr/bin/python3, where the distro's
- * python3-matplotlib is (a python3 earlier on PATH, pyenv's say, may lack
- * it); else python3 from PATH.
- */
-static const char *plot_python(void)
+const char *record_python(void)
 {
 	const char *chosen = getenv("MAPLAB_PYTHON");
 
@@ -805,7 +799,7 @@ static int run_results_script(const char *script, const char *dir,
 			      bool to_stderr, bool capture, const char *what,
 			      char *note, size_t notelen)
 {
-	const char *python = plot_python();
+	const char *python = record_python();
 	char *argv[] = { (char *)python, (char *)script, (char *)dir, NULL };
 	posix_spawn_file_actions_t actions;
 	struct captured *c = NULL;
@@ -882,17 +876,4 @@ int record_plot(const char *plotter, const char *dir, char *note,
 	 * maplab's other notes: maplab's stdout may be jsonl. */
 	return run_results_script(plotter, dir, true, true, "no plots", note,
 				  notelen);
-}
-
-int record_findings(const char *dir, char *note, size_t notelen)
-{
-	char script[PATH_MAX], err[1024];
-	if (record_find_script("findings.py", script, sizeof(script), err,
-			       sizeof(err))) {
-		snprintf(note, notelen, "no findings: %s", err);
-		return 1;
-	}
-	/* Its answers are the command's output: stdout. */
-	return run_results_script(script, dir, false, false, "no findings",
-				  note, notelen) ? 1 : 0;
 }

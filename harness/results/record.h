@@ -215,12 +215,11 @@ int record_plot(const char *plotter, const char *dir, char *note,
 		size_t notelen);
 
 /*
- * The findings writer (findings.py, found as record_find_script finds it)
- * run on dir, which holds reproduce's results.jsonl: it writes findings.md
- * and the findings' plots, and prints each finding's answer on stdout.
- * 0, or 1 with one line in note (findings.py not found: where it looked;
- * python3 missing; the writer failing).
+ * The python that runs maplab's scripts (the plotter, findings.py):
+ * $MAPLAB_PYTHON where set (a venv's, with matplotlib); else Debian's
+ * /usr/bin/python3, where python3-matplotlib is (a python3 earlier on
+ * PATH, pyenv's say, may lack it); else python3 from PATH.
  */
-int record_findings(const char *dir, char *note, size_t notelen);
+const char *record_python(void);
 
 #endif /* MAPLAB_RECORD_H */

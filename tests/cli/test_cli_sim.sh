@@ -297,33 +297,33 @@ expect 2 'cannot create /nonexistent/plots' "$maplab" sim --trace "$traces/loop.
 # without root: /dev/full, or a symlink to it; a regular file that fails:
 # ulimit -f with SIGXFSZ ignored (EFBIG).
 check "--out /dev/full: the errno named" one_line_error \
-    '^maplab sim: cannot write /dev/full: No space left on device$' \
+    '^maplab sim: /dev/full: No space left on device$' \
     "$maplab" sim --trace "$traces/loop.txt" --policy opt --sizes 10 --out /dev/full
 check "stdout full: an error, not exit 0" one_line_error \
-    '^maplab sim: cannot write standard output: No space left on device$' \
+    '^maplab sim: standard output: No space left on device$' \
     bash -c '"$1" sim --trace "$2" --policy opt --sizes 10 >/dev/full' _ "$maplab" "$traces/loop.txt"
 ln -s /dev/full "$tmp/full.jsonl"
 check "--save onto a full disk" one_line_error \
-    "^maplab sim: cannot write $tmp/full.jsonl: No space left on device\$" \
+    "^maplab sim: $tmp/full.jsonl: No space left on device\$" \
     "$maplab" sim --trace "$traces/loop.txt" --policy opt --sizes 10 --save "$tmp/full.jsonl"
 check "--write-trace /dev/full: the errno's own text, not EIO" one_line_error \
-    '^maplab sim: cannot write /dev/full: No space left on device$' \
+    '^maplab sim: /dev/full: No space left on device$' \
     "$maplab" sim --trace zipf:keys=100,requests=1000 --write-trace /dev/full
 # 2048 bytes at most per file (bash's ulimit -f counts KiB).
 small_files=(bash -c 'trap "" XFSZ; ulimit -f 2; exec "$@"' _)
 check "--out past the file size limit" one_line_error \
-    "^maplab sim: cannot write $tmp/big.jsonl: File too large\$" \
+    "^maplab sim: $tmp/big.jsonl: File too large\$" \
     "${small_files[@]}" "$maplab" sim --trace "$traces/zipf.txt" --policy lru/global,lru/clock,opt \
     --sizes 100,200 --format jsonl --out "$tmp/big.jsonl"
 check "--out: no partial file left" test ! -e "$tmp/big.jsonl"
 "$maplab" sim --trace "$traces/loop.txt" --policy opt --sizes 10 --save "$tmp/log.jsonl" >/dev/null
 cp "$tmp/log.jsonl" "$tmp/log.before"
 check "--save past the file size limit" one_line_error \
-    "^maplab sim: cannot write $tmp/log.jsonl: File too large\$" \
+    "^maplab sim: $tmp/log.jsonl: File too large\$" \
     "${small_files[@]}" "$maplab" sim --trace "$traces/loop.txt" --policy opt --sizes 10 --save "$tmp/log.jsonl"
 check "--save: the append cut back, the earlier run kept" cmp -s "$tmp/log.jsonl" "$tmp/log.before"
 check "--write-trace past the file size limit" one_line_error \
-    "^maplab sim: cannot write $tmp/w.txt: File too large\$" \
+    "^maplab sim: $tmp/w.txt: File too large\$" \
     "${small_files[@]}" "$maplab" sim --trace zipf:keys=100,requests=1000 --write-trace "$tmp/w.txt"
 check "--write-trace: no partial file left" test ! -e "$tmp/w.txt"
 # An output that is the trace itself is refused: opened first, it would
