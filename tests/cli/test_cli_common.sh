@@ -29,6 +29,14 @@ for cmd in replay validate gentrace bench stress kbench compare; do
     expect 0 "usage: maplab $cmd" "$maplab" $cmd --help
     expect 2 'unknown option' "$maplab" $cmd --bogus
 done
+# --help's --map says what the command takes: a list where each design
+# runs in turn (validate, bench, stress...), one design where one runs.
+for cmd in replay dump; do
+    expect 0 '^  --map D  ' "$maplab" $cmd --help
+done
+for cmd in validate bench stress compare explain; do
+    expect 0 '^  --map D\[,D\.\.\.\] ' "$maplab" $cmd --help
+done
 # An unknown short option is refused in one line, by every command (it
 # crashed with SIGSEGV: the error path took the letter for an option id).
 for cmd in list replay validate gentrace bench stress kbench compare dump sim; do
