@@ -58,7 +58,7 @@ static const char usage[] =
 	"  4  common against per-CPU LRU: capacity when the load is on one cpu\n"
 	"  5  the kernel-versus-userspace gap for one algorithm, split by explain\n"
 	"  suite  the bpf_performance tests measured the suite's way\n\n"
-	"The full run takes about 25 minutes on 2 cores, --quick about 4.  The\n"
+	"The full run takes about 25 minutes on 2 cores, --quick about 3.  The\n"
 	"kernel's sides need root and BPF; without them the designs run alone\n"
 	"and findings.md says what is missing.  DIR must be new or hold no\n"
 	"other run; until the run has finished, DIR/INCOMPLETE says so (Ctrl-C\n"
@@ -71,7 +71,7 @@ static const char after[] =
 
 static const struct opt_spec opt_quick = { OPT_QUICK, "quick", TAKES_NOTHING,
 	0, 0, 0, 0, NULL,
-	"two sizes, short runs, 2 repeats (about 4 minutes)" };
+	"two sizes, short runs, 2 repeats (about 3 minutes)" };
 static const struct opt_spec opt_only = { OPT_ONLY, "only", TAKES_TEXT, 0, 0,
 	0, 0, "N[,N...]", "only these findings: 1 to 5, suite" };
 static const struct opt_spec opt_dry_run = { OPT_DRY_RUN, "dry-run",
