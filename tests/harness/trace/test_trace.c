@@ -254,6 +254,15 @@ static ssize_t endless_line(void *cookie, char *buf, size_t size)
 	return (ssize_t)size;
 }
 
+/* A trace whose second line never ends; *at counts the bytes read. */
+static FILE *endless_trace(size_t *at)
+{
+	cookie_io_functions_t io = { .read = endless_line };
+	FILE *in = fopencookie(at, "r", io);
+	cr_assert_not_null(in);
+	return in;
+}
+
 /*
  * A line is at most TRACE_MAX_LINE bytes (16 MiB): past that it is refused
  * at its line, having read little more than the bound (it was read until
@@ -263,9 +272,7 @@ static ssize_t endless_line(void *cookie, char *buf, size_t size)
 Test(trace, a_line_past_the_bound_is_refused_at_its_line, .timeout = 60)
 {
 	size_t at = 0;
-	cookie_io_functions_t io = { .read = endless_line };
-	FILE *in = fopencookie(&at, "r", io);
-	cr_assert_not_null(in);
+	FILE *in = endless_trace(&at);
 	struct trace t;
 	char err[256] = "";
 	limit_address_space(64 << 20);
@@ -285,9 +292,7 @@ Test(trace, a_line_past_the_bound_is_refused_at_its_line, .timeout = 60)
 Test(trace, a_line_that_cannot_be_held_is_out_of_memory, .timeout = 60)
 {
 	size_t at = 0;
-	cookie_io_functions_t io = { .read = endless_line };
-	FILE *in = fopencookie(&at, "r", io);
-	cr_assert_not_null(in);
+	FILE *in = endless_trace(&at);
 	struct trace t;
 	char err[256] = "";
 	limit_address_space(4 << 20);

@@ -285,6 +285,18 @@ static int create_heard(const struct map_attr *a, struct map **m, char *said,
 	return err;
 }
 
+/* create answers -ENOMEM, makes no map and writes nothing on stderr. */
+static void expect_enomem_quietly(const struct map_attr *a)
+{
+	struct map *m = NULL;
+	char said[2048];
+	int err = create_heard(a, &m, said, sizeof(said));
+	cr_expect_eq(err, -ENOMEM, "create: %d (%s), not -ENOMEM", err,
+		     strerror(-err));
+	cr_expect_null(m);
+	cr_expect_str_empty(said, "create wrote on stderr:\n%s", said);
+}
+
 /* This process's address space now, in bytes (/proc/self/statm). */
 static uint64_t address_space_bytes(void)
 {
@@ -322,13 +334,7 @@ Test(hash_dpdk, eal_without_room_for_its_heap_is_enomem_quietly)
 	cr_assert_eq(setrlimit(RLIMIT_AS, &lim), 0);
 	struct map_attr a = { .type = MAP_TYPE_HASH, .key_size = 4,
 			      .value_size = 8, .max_entries = 16 };
-	struct map *m = NULL;
-	char said[2048];
-	int err = create_heard(&a, &m, said, sizeof(said));
-	cr_expect_eq(err, -ENOMEM, "create: %d (%s), not -ENOMEM", err,
-		     strerror(-err));
-	cr_expect_null(m);
-	cr_expect_str_empty(said, "create wrote on stderr:\n%s", said);
+	expect_enomem_quietly(&a);
 }
 
 /* A started EAL, and a table larger than its 3 GiB heap: 1M keys of
@@ -338,13 +344,7 @@ Test(hash_dpdk, a_table_larger_than_the_heap_is_enomem_quietly)
 {
 	struct map_attr a = { .type = MAP_TYPE_HASH, .key_size = 4096,
 			      .value_size = 8, .max_entries = 1u << 20 };
-	struct map *m = NULL;
-	char said[2048];
-	int err = create_heard(&a, &m, said, sizeof(said));
-	cr_expect_eq(err, -ENOMEM, "create: %d (%s), not -ENOMEM", err,
-		     strerror(-err));
-	cr_expect_null(m);
-	cr_expect_str_empty(said, "create wrote on stderr:\n%s", said);
+	expect_enomem_quietly(&a);
 	/* The heap is whole after the refusal: a small map still fits. */
 	map_destroy(make(16, 8));
 }
