@@ -58,9 +58,9 @@ static enum replay_stop stop_with(struct replay *r, enum replay_stop how,
 /* --- the thread a replay runs on ------------------------------------------- */
 
 /* Run the calling thread as cpu: claim that slot (the designs' per-CPU
- * state) and pin to that CPU (the kernel's), so both sides see the same
- * one.  0, or -1 with why in err. */
-static int switch_cpu(int cpu, char *err, size_t errlen)
+ * state) and, with pin, pin to that CPU (the kernel's), so both sides see
+ * the same one.  0, or -1 with why in err. */
+static int switch_cpu(int cpu, bool pin, char *err, size_t errlen)
 {
 	int slot = map_cpu_claim(cpu);
 	if (slot < 0) {
@@ -68,6 +68,8 @@ static int switch_cpu(int cpu, char *err, size_t errlen)
 			 "held by another thread of this process", cpu);
 		return -1;
 	}
+	if (!pin)
+		return 0;
 	int pinned = map_cpu_pin_id(cpu);
 	if (pinned < 0) {
 		char allowed[128];
@@ -89,10 +91,10 @@ static int switch_cpu(int cpu, char *err, size_t errlen)
 /* The thread starts as the cpu of the trace's first line (cpu 0 unless
  * the trace opens with a cpu line): an LRU's per-CPU state depends on the
  * cpu, so both sides must see the same one. */
-static int enter_replay_thread(const struct trace *t, char *err,
+static int enter_replay_thread(const struct trace *t, bool pin, char *err,
 			       size_t errlen)
 {
-	if (switch_cpu(t->n ? t->lines[0].cpu : 0, err, errlen))
+	if (switch_cpu(t->n ? t->lines[0].cpu : 0, pin, err, errlen))
 		return -1;
 	map_thread_online();
 	return 0;
@@ -167,6 +169,8 @@ static enum replay_stop do_map(struct replay *r, size_t i, FILE *out)
 	close_map(r);
 	r->map_index = i;
 	attr.flags |= r->side->add_flags;
+	if (r->side->ncpus)
+		attr.ncpus = r->side->ncpus;
 	const struct map_ops *ops = r->side->choose(a->type, a->flags,
 						    r->side->ctx);
 	r->map_err = ops ? map_create(ops, a, &r->map) : -EOPNOTSUPP;
@@ -322,7 +326,8 @@ static enum replay_stop trace_error(struct replay *r, size_t i,
 static enum replay_stop do_cpu(struct replay *r, size_t i, FILE *out)
 {
 	char why[256];
-	if (switch_cpu(r->t->lines[i].cpu, why, sizeof(why)))
+	if (switch_cpu(r->t->lines[i].cpu, !r->side->slots_only, why,
+		       sizeof(why)))
 		return stop_with(r, REPLAY_FAILED, i, "%s", why);
 	print_status(out, 0);
 	return REPLAY_DONE;
@@ -340,17 +345,21 @@ static enum replay_stop replay_line(struct replay *r, size_t i, FILE *out)
 	return do_op(r, i, out);
 }
 
-enum replay_stop replay_run(const struct trace *t, const char *trace_name,
-			    const struct replay_side *side, FILE *out,
-			    bool echo, char *err, size_t errlen)
+/* replay_run, its end whole in *end (end->why is err). */
+static enum replay_stop run_side(const struct trace *t, const char *trace_name,
+				 const struct replay_side *side, FILE *out,
+				 bool echo, struct replay_end *end, char *err,
+				 size_t errlen)
 {
 	struct replay r;
 	enum replay_stop stop = REPLAY_DONE;
+	size_t i = 0;
 
-	if (enter_replay_thread(t, err, errlen))
-		return REPLAY_FAILED;
+	*end = (struct replay_end){ .stop = REPLAY_DONE };
+	if (enter_replay_thread(t, !side->slots_only, err, errlen))
+		return end->stop = REPLAY_FAILED;
 	replay_init(&r, t, trace_name, side, err, errlen);
-	for (size_t i = 0; i < t->n && !stop; i++) {
+	for (; i < t->n && !stop; i++) {
 		if (echo) {
 			fputs("# ", out);
 			trace_print_line(out, t, i);
@@ -362,74 +371,178 @@ enum replay_stop replay_run(const struct trace *t, const char *trace_name,
 					 "results failed: %s",
 					 map_errno_text(errno));
 	}
+	if (stop) {
+		end->stop = stop;
+		end->line = i - 1;
+		end->map_err = r.map_err;
+	}
 	close_map(&r);
 	leave_replay_thread();
 	return stop;
 }
 
+enum replay_stop replay_run(const struct trace *t, const char *trace_name,
+			    const struct replay_side *side, FILE *out,
+			    bool echo, char *err, size_t errlen)
+{
+	struct replay_end end;
+	return run_side(t, trace_name, side, out, echo, &end, err, errlen);
+}
+
+void replay_record(const struct trace *t, const char *trace_name,
+		   const struct replay_side *side, FILE *out,
+		   struct replay_end *end)
+{
+	char why[sizeof(end->why)] = "";
+	run_side(t, trace_name, side, out, false, end, why, sizeof(why));
+	memcpy(end->why, why, sizeof(why));
+}
+
 /* --- two sides in lock step ------------------------------------------------ */
 
-/* One side of a comparison: its replay and the buffer its results for the
- * current line go to (emptied for every line, so it holds one line's). */
+/*
+ * One side of a comparison, and its answer to the current line: text[0 ..
+ * len), or why it stopped.  A live side replays into its buffer (emptied
+ * for every line, so it holds one line's); a recorded one reads its next
+ * answer from the recording.
+ */
 struct compare_side {
+	const char *label;
+	const char *text;
+	size_t len;
+	int map_err;       /* where it stopped at a trace error: its map's */
+	char why[512];
+	/* live */
 	struct replay r;
 	FILE *f;
 	struct membuf out; /* membuf.h: a write it cannot hold fails */
-	char why[512];
+	/* recorded */
+	const struct replay_recorded *rec;
+	size_t at;         /* the next answer's offset in rec->text */
 };
 
 static int compare_side_open(struct compare_side *s, const struct trace *t,
 			     const char *trace_name,
 			     const struct replay_side *side)
 {
+	memset(s, 0, sizeof(*s));
+	s->label = side->label;
 	replay_init(&s->r, t, trace_name, side, s->why, sizeof(s->why));
 	s->f = membuf_open(&s->out);
 	return s->f ? 0 : -1;
 }
 
+static void compare_side_record(struct compare_side *s,
+				const struct replay_recorded *rec)
+{
+	memset(s, 0, sizeof(*s));
+	s->label = rec->label;
+	s->rec = rec;
+}
+
 static void compare_side_close(struct compare_side *s)
 {
+	if (s->rec)
+		return;
 	close_map(&s->r);
 	if (s->f)
 		fclose(s->f);
 	free(s->out.text);
 }
 
-/* Replay line i into the side's buffer: s->out.text[0 .. s->out.len). */
-static enum replay_stop compare_side_line(struct compare_side *s, size_t i)
+/* Replay line i into the side's buffer. */
+static enum replay_stop live_line(struct compare_side *s, size_t i)
 {
 	s->out.len = 0; /* the stream's own buffer was flushed last line */
 	enum replay_stop stop = replay_line(&s->r, i, s->f);
 	if ((fflush(s->f) || ferror(s->f)) && !stop)
 		stop = stop_with(&s->r, REPLAY_FAILED, i, "out of memory for "
 				 "the results of one line");
+	s->text = s->out.text;
+	s->len = s->out.len;
+	s->map_err = s->r.map_err;
 	return stop;
+}
+
+/* The end of the recorded line at p (its '\n' included), or NULL. */
+static const char *line_end(const char *p, const char *end)
+{
+	const char *nl = memchr(p, '\n', (size_t)(end - p));
+	return nl ? nl + 1 : NULL;
+}
+
+/* The results a line of t->lines[i]'s op takes: one, or a dump's "ok N"
+ * and its N records (read from the first line). */
+static size_t answer_lines(const struct trace *t, size_t i, const char *first)
+{
+	unsigned long long n;
+	if (t->lines[i].op == TRACE_DUMP && sscanf(first, "ok %llu", &n) == 1)
+		return 1 + (size_t)n;
+	return 1;
+}
+
+/* Line i's answer from the recording: its results in turn, or the stop
+ * the recording ended with at this line. */
+static enum replay_stop recorded_line(struct compare_side *s,
+				      const struct trace *t, size_t i)
+{
+	const struct replay_recorded *rec = s->rec;
+	if (rec->end.stop != REPLAY_DONE && rec->end.line == i) {
+		snprintf(s->why, sizeof(s->why), "%s", rec->end.why);
+		s->map_err = rec->end.map_err;
+		return rec->end.stop;
+	}
+	const char *start = rec->text + s->at, *end = rec->text + rec->len;
+	const char *p = start;
+	size_t want = 1;
+	for (size_t k = 0; k < want; k++) {
+		const char *next = p < end ? line_end(p, end) : NULL;
+		if (!next) {
+			snprintf(s->why, sizeof(s->why), "%s's recording ends "
+				 "before its answer to trace line %u",
+				 rec->label, t->lines[i].lineno);
+			return REPLAY_FAILED;
+		}
+		if (k == 0)
+			want = answer_lines(t, i, p);
+		p = next;
+	}
+	s->text = start;
+	s->len = (size_t)(p - start);
+	s->at += s->len;
+	return REPLAY_DONE;
+}
+
+static enum replay_stop compare_side_line(struct compare_side *s,
+					  const struct trace *t, size_t i)
+{
+	return s->rec ? recorded_line(s, t, i) : live_line(s, i);
 }
 
 static struct replay_answer answer_of(const struct compare_side *s,
 				      enum replay_stop stop)
 {
-	struct replay_answer a = { .side = s->r.side->label, .stop = stop };
-	a.text = stop ? s->why : s->out.text;
-	a.len = stop ? strlen(s->why) : s->out.len;
+	struct replay_answer a = { .side = s->label, .stop = stop };
+	a.text = stop ? s->why : s->text;
+	a.len = stop ? strlen(s->why) : s->len;
 	return a;
 }
 
 static bool same_answer(const struct compare_side *a,
 			const struct compare_side *b)
 {
-	return a->out.len == b->out.len &&
-	       (a->out.len == 0 || memcmp(a->out.text, b->out.text,
-					  a->out.len) == 0);
+	return a->len == b->len &&
+	       (a->len == 0 || memcmp(a->text, b->text, a->len) == 0);
 }
 
 /*
  * Where either side stopped at line i: fill out and say whether it is a
- * difference (one side stopped, or a side failed: then it is not).
+ * difference (one side stopped, or a side failed: then it is not).  live
+ * is a side that replays here, for the message of an agreement.
  */
 static bool record_stop(struct compare_side *a, enum replay_stop sa,
 			struct compare_side *b, enum replay_stop sb, size_t i,
-			struct replay_comparison *out)
+			struct compare_side *live, struct replay_comparison *out)
 {
 	struct compare_side *first = sa ? a : b;
 	enum replay_stop how = sa ? sa : sb;
@@ -437,12 +550,44 @@ static bool record_stop(struct compare_side *a, enum replay_stop sa,
 	if (sa == REPLAY_FAILED || sb == REPLAY_FAILED) {
 		first = sa == REPLAY_FAILED ? a : b;
 		how = REPLAY_FAILED;
-	} else if (sa && sb && a->r.map_err == b->r.map_err) {
-		trace_error(&a->r, i, "both sides"); /* agreement */
+	} else if (sa && sb && a->map_err == b->map_err) {
+		trace_error(&live->r, i, "both sides"); /* agreement */
+		first = live;
 	}
 	out->stop = how;
 	snprintf(out->why, sizeof(out->why), "%s", first->why);
 	return how == REPLAY_TRACE_ERROR && !(sa && sb);
+}
+
+/* The lock step over sa and sb (sb live), from an entered thread. */
+static void compare_lines(const struct trace *t, struct compare_side *sa,
+			  struct compare_side *sb,
+			  replay_difference_fn on_difference, void *ctx,
+			  struct replay_comparison *out)
+{
+	for (size_t i = 0; i < t->n && !out->stop; i++) {
+		enum replay_stop stop_a = compare_side_line(sa, t, i);
+		enum replay_stop stop_b = stop_a == REPLAY_FAILED
+						  ? REPLAY_DONE
+						  : compare_side_line(sb, t, i);
+		bool differ;
+		if (stop_a || stop_b) {
+			differ = record_stop(sa, stop_a, sb, stop_b, i, sb, out);
+			out->lines += differ;
+		} else {
+			out->lines++;
+			bool comparable = replay_line_comparable(t, i);
+			out->unordered += !comparable;
+			differ = comparable && !same_answer(sa, sb);
+		}
+		if (!differ)
+			continue;
+		out->differences++;
+		struct replay_answer ans_a = answer_of(sa, stop_a);
+		struct replay_answer ans_b = answer_of(sb, stop_b);
+		if (on_difference)
+			on_difference(ctx, t, i, &ans_a, &ans_b);
+	}
 }
 
 void replay_compare(const struct trace *t, const char *trace_name,
@@ -453,7 +598,8 @@ void replay_compare(const struct trace *t, const char *trace_name,
 	struct compare_side sa, sb;
 
 	memset(out, 0, sizeof(*out));
-	if (enter_replay_thread(t, out->why, sizeof(out->why))) {
+	if (enter_replay_thread(t, !(a->slots_only && b->slots_only),
+				out->why, sizeof(out->why))) {
 		out->stop = REPLAY_FAILED;
 		return;
 	}
@@ -464,30 +610,35 @@ void replay_compare(const struct trace *t, const char *trace_name,
 		out->stop = REPLAY_FAILED;
 		snprintf(out->why, sizeof(out->why), "out of memory");
 	}
-	for (size_t i = 0; i < t->n && !out->stop; i++) {
-		enum replay_stop stop_a = compare_side_line(&sa, i);
-		enum replay_stop stop_b = stop_a == REPLAY_FAILED
-						  ? REPLAY_DONE
-						  : compare_side_line(&sb, i);
-		bool differ;
-		if (stop_a || stop_b) {
-			differ = record_stop(&sa, stop_a, &sb, stop_b, i, out);
-			out->lines += differ;
-		} else {
-			out->lines++;
-			bool comparable = replay_line_comparable(t, i);
-			out->unordered += !comparable;
-			differ = comparable && !same_answer(&sa, &sb);
-		}
-		if (!differ)
-			continue;
-		out->differences++;
-		struct replay_answer ans_a = answer_of(&sa, stop_a);
-		struct replay_answer ans_b = answer_of(&sb, stop_b);
-		if (on_difference)
-			on_difference(ctx, t, i, &ans_a, &ans_b);
-	}
+	compare_lines(t, &sa, &sb, on_difference, ctx, out);
 	compare_side_close(&sa);
+	compare_side_close(&sb);
+	leave_replay_thread();
+}
+
+void replay_compare_recorded(const struct trace *t, const char *trace_name,
+			     const struct replay_recorded *a,
+			     const struct replay_side *b,
+			     replay_difference_fn on_difference, void *ctx,
+			     struct replay_comparison *out)
+{
+	struct compare_side sa, sb;
+
+	memset(out, 0, sizeof(*out));
+	if (enter_replay_thread(t, false, out->why, sizeof(out->why))) {
+		out->stop = REPLAY_FAILED;
+		return;
+	}
+	/* The recording's cpus were another machine's: b needs their slots
+	 * alone, not CPUs of this one. */
+	struct replay_side slots = *b;
+	slots.slots_only = true;
+	compare_side_record(&sa, a);
+	if (compare_side_open(&sb, t, trace_name, &slots)) {
+		out->stop = REPLAY_FAILED;
+		snprintf(out->why, sizeof(out->why), "out of memory");
+	}
+	compare_lines(t, &sa, &sb, on_difference, ctx, out);
 	compare_side_close(&sb);
 	leave_replay_thread();
 }

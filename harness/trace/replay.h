@@ -50,6 +50,21 @@ struct replay_side {
 	 * the same kind of map from the same line.
 	 */
 	uint32_t add_flags;
+	/*
+	 * The cpus this side's maps are made for (map_attr.ncpus); 0: this
+	 * machine's possible CPUs.  A design compared with a virtual
+	 * machine's kernel takes the VM's count.
+	 */
+	unsigned ncpus;
+	/*
+	 * A cpu line needs only its cpu slot (maps/base/cpu.h), not the CPU:
+	 * a design compared with a recording of another machine's kernel,
+	 * whose cpus this machine may not have.  false (the default): the
+	 * replay thread also pins itself to that CPU, as the kernel's per-CPU
+	 * lists follow the CPU a program runs on (and a design replayed here
+	 * runs where the kernel would).
+	 */
+	bool slots_only;
 };
 
 /* How a replay ended. */
@@ -71,6 +86,31 @@ enum replay_stop {
 enum replay_stop replay_run(const struct trace *t, const char *trace_name,
 			    const struct replay_side *side, FILE *out,
 			    bool echo, char *err, size_t errlen);
+
+/* How a replay ended, whole: what a comparison needs of a side that was
+ * replayed elsewhere (a virtual machine's kernel) and recorded. */
+struct replay_end {
+	enum replay_stop stop;
+	size_t line;           /* where it stopped: an index in t->lines */
+	int map_err;           /* REPLAY_TRACE_ERROR: the failed map line's
+				  errno (negative), which both sides must
+				  share for them to agree */
+	char why[512];         /* the message, when stop is not REPLAY_DONE */
+};
+
+/* replay_run without echo, its end kept whole in *end: a recording. */
+void replay_record(const struct trace *t, const char *trace_name,
+		   const struct replay_side *side, FILE *out,
+		   struct replay_end *end);
+
+/* A side replayed elsewhere: its result lines (replay_record's out, text
+ * of len bytes) and its end. */
+struct replay_recorded {
+	const char *label;
+	const char *text;
+	size_t len;
+	struct replay_end end;
+};
 
 /* One side's results for one trace line, as replay_compare hands them. */
 struct replay_answer {
@@ -111,6 +151,20 @@ void replay_compare(const struct trace *t, const char *trace_name,
 		    const struct replay_side *a, const struct replay_side *b,
 		    replay_difference_fn on_difference, void *ctx,
 		    struct replay_comparison *out);
+
+/*
+ * replay_compare with side a recorded: its answer to each line read from
+ * a->text in turn (one result line an op; a dump's "ok N" and its N
+ * lines), its stop from a->end.  A recording that runs out before its end,
+ * or holds a line no result looks like, stops the comparison as
+ * REPLAY_FAILED ("the kernel's recording ... is cut short").  b runs on
+ * cpu slots alone: cpu lines need not be CPUs this process may run on.
+ */
+void replay_compare_recorded(const struct trace *t, const char *trace_name,
+			     const struct replay_recorded *a,
+			     const struct replay_side *b,
+			     replay_difference_fn on_difference, void *ctx,
+			     struct replay_comparison *out);
 
 /*
  * Whether trace line i's results can be compared across sides: a `next`

@@ -32,6 +32,7 @@ struct parser {
 	size_t map_index;     /* the map line in force */
 	struct map_attr attr; /* its attributes */
 	int cpu;              /* the cpu in force (the last cpu line's) */
+	unsigned cpus;        /* the machine's cpus; 0: this process's */
 	char *err;
 	size_t errlen;
 };
@@ -207,7 +208,8 @@ static int parse_op(struct parser *p, char **tok, int n, struct trace_line *l)
 }
 
 /* cpu N: decimal, and a CPU this process may run on (and a slot exists
- * for), so the replay can pin itself there when it comes to this line. */
+ * for), so the replay can pin itself there when it comes to this line; or,
+ * for another machine, one of its cpus. */
 static int parse_cpu(struct parser *p, char **tok, int n, struct trace_line *l)
 {
 	char shown[SHOWN_LEN], allowed[128];
@@ -217,8 +219,11 @@ static int parse_cpu(struct parser *p, char **tok, int n, struct trace_line *l)
 	if (parse_u64(tok[1], 0, INT32_MAX, &cpu))
 		return fail(p, "cpu wants a decimal cpu number, got '%s'",
 			    parse_printable(tok[1], shown, sizeof(shown)));
+	if (p->cpus && cpu >= p->cpus)
+		return fail(p, "cpu %llu is past the machine's %u cpus (0 to %u)",
+			    (unsigned long long)cpu, p->cpus, p->cpus - 1);
 	map_cpu_allowed_text(allowed, sizeof(allowed));
-	if (!map_cpu_is_allowed((int)cpu))
+	if (!p->cpus && !map_cpu_is_allowed((int)cpu))
 		return fail(p, "cpu %llu is not one this process may run on "
 			       "(allowed: %s)", (unsigned long long)cpu, allowed);
 	if (cpu >= MAP_MAX_CPUS)
@@ -316,7 +321,14 @@ static ssize_t read_line(FILE *in, char **buf, size_t *cap)
 int trace_parse(FILE *in, const char *name, struct trace *out, char *err,
 		size_t errlen)
 {
-	struct parser p = { .name = name, .err = err, .errlen = errlen };
+	return trace_parse_for(in, name, 0, out, err, errlen);
+}
+
+int trace_parse_for(FILE *in, const char *name, unsigned cpus,
+		    struct trace *out, char *err, size_t errlen)
+{
+	struct parser p = { .name = name, .err = err, .errlen = errlen,
+			    .cpus = cpus };
 	char *buf = NULL;
 	size_t cap = 0;
 	ssize_t len;
@@ -355,12 +367,18 @@ int trace_parse(FILE *in, const char *name, struct trace *out, char *err,
 int trace_parse_string(const char *text, const char *name, struct trace *out,
 		       char *err, size_t errlen)
 {
+	return trace_parse_string_for(text, name, 0, out, err, errlen);
+}
+
+int trace_parse_string_for(const char *text, const char *name, unsigned cpus,
+			   struct trace *out, char *err, size_t errlen)
+{
 	FILE *f = fmemopen((void *)text, strlen(text), "r");
 	if (!f) {
 		snprintf(err, errlen, "%s: %s", name, map_errno_text(errno));
 		return -1;
 	}
-	int rc = trace_parse(f, name, out, err, errlen);
+	int rc = trace_parse_for(f, name, cpus, out, err, errlen);
 	fclose(f);
 	return rc;
 }

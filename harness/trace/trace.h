@@ -24,7 +24,9 @@
  * no newline (/dev/zero) is not read until memory runs out.
  * A cpu line names a CPU this process may run on (its affinity mask when
  * it started, maps/base/cpu.h): any other is refused at its line, with the
- * allowed set, so a trace never starts that cannot run to its end.
+ * allowed set, so a trace never starts that cannot run to its end.  A
+ * trace for another machine (a virtual machine's kernel, trace_parse_for)
+ * names that machine's cpus instead: 0 to its count - 1.
  */
 #ifndef MAPLAB_TRACE_H
 #define MAPLAB_TRACE_H
@@ -77,6 +79,16 @@ int trace_parse(FILE *in, const char *name, struct trace *out, char *err,
 		size_t errlen);
 int trace_parse_string(const char *text, const char *name, struct trace *out,
 		       char *err, size_t errlen);
+
+/*
+ * The same, for a machine of `cpus` cpus (a virtual machine's): its cpu
+ * lines may name cpus 0 to cpus - 1, whichever CPUs this process may run
+ * on.  cpus 0: this process's, as trace_parse.
+ */
+int trace_parse_for(FILE *in, const char *name, unsigned cpus,
+		    struct trace *out, char *err, size_t errlen);
+int trace_parse_string_for(const char *text, const char *name, unsigned cpus,
+			   struct trace *out, char *err, size_t errlen);
 void trace_free(struct trace *t);
 
 /* The map attributes in force at line i (its map line's): O(1).  A cpu

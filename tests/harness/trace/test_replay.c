@@ -590,3 +590,172 @@ Test(replay, cpu_lines_leave_hash_and_lpm_answers_alone)
 			free(moved);
 		}
 }
+
+/* --- a side recorded elsewhere (a virtual machine's kernel) ---------------- */
+
+/* t replayed on side into a recording (its text malloc'd). */
+static struct replay_recorded record(const struct trace *t,
+				     const struct replay_side *side)
+{
+	struct replay_recorded rec = { .label = "recorded" };
+	char *text = NULL;
+	FILE *f = open_memstream(&text, &rec.len);
+	cr_assert_not_null(f);
+	replay_record(t, "t", side, f, &rec.end);
+	fclose(f);
+	rec.text = text;
+	return rec;
+}
+
+/* What the comparison of rec with the faithful designs says. */
+struct seen {
+	unsigned n;
+	size_t line[4];
+	char recorded[4][64];
+};
+
+static void note_difference(void *ctx, const struct trace *t, size_t i,
+			    const struct replay_answer *a,
+			    const struct replay_answer *b)
+{
+	(void)t, (void)b;
+	struct seen *s = ctx;
+	if (s->n == 4)
+		return;
+	s->line[s->n] = i;
+	snprintf(s->recorded[s->n], sizeof(s->recorded[0]), "%.*s", (int)a->len,
+		 a->text);
+	s->n++;
+}
+
+static const char dump_between[] =
+	"map lru_hash key_size=1 value_size=1 max_entries=4 flags=zero_seed\n"
+	"update 01 11\nupdate 02 22\nplookup 01\ndump\nupdate 03 33\n"
+	"next -\ndelete 02\ndump\nlookup 02\n";
+
+/* A recording of the design itself agrees with it line by line: a dump's
+ * "ok N" and its N records are one answer, and the lines after it line
+ * up. */
+Test(replay_recorded, a_recording_of_the_design_matches_it)
+{
+	struct trace t = parse_or_fail(dump_between);
+	struct replay_side side = replay_user_side(NULL);
+	struct replay_recorded rec = record(&t, &side);
+	cr_assert_eq(rec.end.stop, REPLAY_DONE, "%s", rec.end.why);
+	struct seen seen = { 0 };
+	struct replay_comparison cmp;
+	replay_compare_recorded(&t, "t", &rec, &side, note_difference, &seen,
+				&cmp);
+	cr_expect_eq(cmp.stop, REPLAY_DONE, "%s", cmp.why);
+	cr_expect_eq(cmp.differences, 0);
+	cr_expect_eq(cmp.lines, t.n);
+	free((char *)rec.text);
+	trace_free(&t);
+}
+
+/* One answer changed in the recording (the lookup after the second dump)
+ * is one difference, at that line, with the recorded answer shown. */
+Test(replay_recorded, a_changed_answer_is_a_difference_at_its_line)
+{
+	struct trace t = parse_or_fail(dump_between);
+	struct replay_side side = replay_user_side(NULL);
+	struct replay_recorded rec = record(&t, &side);
+	char *text = (char *)rec.text;
+	char *last = strstr(text, "err ENOENT\n");
+	cr_assert_not_null(last, "%s", text);
+	memcpy(last, "err EEXIST", 10);
+	struct seen seen = { 0 };
+	struct replay_comparison cmp;
+	replay_compare_recorded(&t, "t", &rec, &side, note_difference, &seen,
+				&cmp);
+	cr_expect_eq(cmp.differences, 1);
+	cr_assert_eq(seen.n, 1);
+	cr_expect_eq(seen.line[0], t.n - 1);
+	cr_expect_str_eq(seen.recorded[0], "err EEXIST\n");
+	free(text);
+	trace_free(&t);
+}
+
+/* A recording that ends early (a VM that stopped mid-way) fails the
+ * comparison: it is not taken for agreement on the lines it lacks. */
+Test(replay_recorded, a_recording_cut_short_fails)
+{
+	struct trace t = parse_or_fail(dump_between);
+	struct replay_side side = replay_user_side(NULL);
+	struct replay_recorded rec = record(&t, &side);
+	rec.len -= strlen("err ENOENT\n") + 3; /* into the second dump */
+	struct replay_comparison cmp;
+	replay_compare_recorded(&t, "t", &rec, &side, NULL, NULL, &cmp);
+	cr_expect_eq(cmp.stop, REPLAY_FAILED);
+	cr_expect(strstr(cmp.why, "recording ends before its answer to trace "
+			 "line 9") != NULL, "%s", cmp.why);
+	cr_expect_eq(cmp.differences, 0);
+	free((char *)rec.text);
+	trace_free(&t);
+}
+
+/* A map line both sides refuse alike stops both at the next op: recorded
+ * there with its errno, that is agreement, as in a live comparison. */
+Test(replay_recorded, a_trace_error_recorded_alike_is_no_difference)
+{
+	struct trace t = parse_or_fail(
+		"map hash key_size=1 value_size=1 max_entries=0\nupdate 01 01\n");
+	struct replay_side side = replay_user_side(NULL);
+	struct replay_recorded rec = record(&t, &side);
+	char *recorded = (char *)rec.text;
+	cr_assert_eq(rec.end.stop, REPLAY_TRACE_ERROR);
+	cr_expect_eq(rec.end.line, 1);
+	cr_expect_eq(rec.end.map_err, -EINVAL);
+	struct replay_comparison cmp;
+	replay_compare_recorded(&t, "t", &rec, &side, NULL, NULL, &cmp);
+	cr_expect_eq(cmp.stop, REPLAY_TRACE_ERROR);
+	cr_expect_eq(cmp.differences, 0);
+	/* recorded with another errno: the sides disagree on the map line */
+	cr_assert_str_eq(rec.text, "err EINVAL\n");
+	char other[] = "err E2BIG\n";
+	rec.text = other;
+	rec.len = strlen(other);
+	rec.end.map_err = -E2BIG;
+	struct seen seen = { 0 };
+	replay_compare_recorded(&t, "t", &rec, &side, note_difference, &seen,
+				&cmp);
+	cr_expect_eq(cmp.differences, 1);
+	cr_expect_eq(seen.line[0], 0);
+	rec.text = NULL;
+	free(recorded);
+	trace_free(&t);
+}
+
+/* The recording's cpus are another machine's: a trace parsed for 5 cpus
+ * names cpu 4 (which this machine need not have), and the design runs it
+ * on slot 4 with maps made for 5 cpus, so a per-CPU LRU's share is 10 / 5
+ * = 2 entries there: the third insert shrinks the cpu's list (the
+ * kernel's per-CPU pop frees what it can), where a map made for this
+ * machine's cpus would keep all three keys. */
+Test(replay_recorded, another_machines_cpus_are_slots_here)
+{
+	const char *text =
+		"map lru_hash key_size=1 value_size=1 max_entries=10 "
+		"flags=no_common_lru|zero_seed\ncpu 4\nupdate 01 01\n"
+		"update 02 02\nupdate 03 03\ndump\n";
+	struct trace t;
+	char err[256];
+	cr_assert_eq(trace_parse_string_for(text, "t", 5, &t, err, sizeof(err)),
+		     0, "%s", err);
+	struct replay_side side = replay_user_side(NULL);
+	side.ncpus = 5;
+	side.slots_only = true;
+	struct replay_recorded rec = record(&t, &side);
+	cr_assert_eq(rec.end.stop, REPLAY_DONE, "%s", rec.end.why);
+	cr_expect_str_eq(rec.text, "ok\nok\nok\nok\nok\nok 1\n  03 03\n");
+	struct replay_comparison cmp;
+	replay_compare_recorded(&t, "t", &rec, &side, NULL, NULL, &cmp);
+	cr_expect_eq(cmp.stop, REPLAY_DONE, "%s", cmp.why);
+	cr_expect_eq(cmp.differences, 0);
+	free((char *)rec.text);
+	trace_free(&t);
+	/* and trace_parse_for holds a cpu to the machine's count */
+	cr_expect_eq(trace_parse_string_for("cpu 5\n", "t", 5, &t, err,
+					    sizeof(err)), -1);
+	cr_expect_str_eq(err, "t:1: cpu 5 is past the machine's 5 cpus (0 to 4)");
+}
