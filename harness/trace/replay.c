@@ -643,6 +643,28 @@ void replay_compare_recorded(const struct trace *t, const char *trace_name,
 	leave_replay_thread();
 }
 
+enum replay_stop replay_print_recorded(const struct trace *t,
+				       const struct replay_recorded *rec,
+				       FILE *out, bool echo, char *err,
+				       size_t errlen)
+{
+	struct compare_side s;
+	enum replay_stop stop = REPLAY_DONE;
+	compare_side_record(&s, rec);
+	for (size_t i = 0; i < t->n && !stop; i++) {
+		if (echo) {
+			fputs("# ", out);
+			trace_print_line(out, t, i);
+			putc('\n', out);
+		}
+		stop = recorded_line(&s, t, i);
+		if (!stop)
+			fwrite(s.text, 1, s.len, out);
+	}
+	snprintf(err, errlen, "%s", stop ? s.why : "");
+	return stop;
+}
+
 bool replay_line_comparable(const struct trace *t, size_t i)
 {
 	const struct map_attr *a = trace_attr_at(t, i);

@@ -153,6 +153,17 @@ void replay_compare(const struct trace *t, const char *trace_name,
 		    struct replay_comparison *out);
 
 /*
+ * A recording printed as replay_run would have printed it (echo: each
+ * trace line as a comment above its answer).  REPLAY_DONE, or where it
+ * stopped (REPLAY_FAILED too where the recording is cut short), with the
+ * message in err.
+ */
+enum replay_stop replay_print_recorded(const struct trace *t,
+				       const struct replay_recorded *rec,
+				       FILE *out, bool echo, char *err,
+				       size_t errlen);
+
+/*
  * replay_compare with side a recorded: its answer to each line read from
  * a->text in turn (one result line an op; a dump's "ok N" and its N
  * lines), its stop from a->end.  A recording that runs out before its end,

@@ -759,3 +759,24 @@ Test(replay_recorded, another_machines_cpus_are_slots_here)
 					    sizeof(err)), -1);
 	cr_expect_str_eq(err, "t:1: cpu 5 is past the machine's 5 cpus (0 to 4)");
 }
+
+/* A recording printed back, with echo, is what the live replay printed:
+ * each answer (a dump's records with it) under its trace line. */
+Test(replay_recorded, a_recording_prints_as_the_replay_did)
+{
+	struct trace t = parse_or_fail(dump_between);
+	struct replay_side side = replay_user_side(NULL);
+	struct replay_recorded rec = record(&t, &side);
+	char *printed = NULL, err[256];
+	size_t len;
+	FILE *f = open_memstream(&printed, &len);
+	cr_assert_eq(replay_print_recorded(&t, &rec, f, true, err, sizeof(err)),
+		     REPLAY_DONE, "%s", err);
+	fclose(f);
+	char *live = replay_echo(dump_between, true, REPLAY_DONE);
+	cr_expect_str_eq(printed, live);
+	free(live);
+	free(printed);
+	free((char *)rec.text);
+	trace_free(&t);
+}
