@@ -5,6 +5,7 @@
  */
 #include "cli/cli.h"
 #include "cli/options.h"
+#include "kernel-compare/vm/vm.h"
 #include "harness/common/outfile.h"
 #include "harness/common/parse.h"
 #include "kernel-compare/ksim.h"
@@ -76,6 +77,10 @@ static int finish_output(const char *cmd, int rc)
 
 int main(int argc, char **argv)
 {
+	/* maplab as a virtual machine's init, booted by `--kernel K`
+	 * (kernel-compare/vm/vm.h): it replays the job and powers off.
+	 * Anywhere else this returns at once. */
+	vm_agent_main();
 	/* sim's kernel policy runs on kernel-compare's engine (absent.c's,
 	 * which says why not, in a build without the kernel side) */
 	sim_set_kernel_engine(&ksim_engine);

@@ -3,7 +3,7 @@
  * absent.c: the kernel side of a maplab built without it (meson setup
  * -Dkernel=disabled: no libbpf, clang or bpftool needed).
  *
- * The cli calls kernel-compare through kbench.h, kmap.h and ksim.h alone;
+ * The cli calls kernel-compare through kbench.h, kmap.h, ksim.h and vm.h alone;
  * in such a build those calls land here, and every one answers the same
  * thing: "built without the kernel side", with -EOPNOTSUPP.  The commands
  * that need the kernel (kbench, compare, validate, replay --map kernel,
@@ -14,6 +14,7 @@
 #include "kernel-compare/kbench.h"
 #include "kernel-compare/kmap.h"
 #include "kernel-compare/ksim.h"
+#include "kernel-compare/vm/vm.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -97,3 +98,48 @@ const struct sim_kernel_engine ksim_engine = {
 	.run = ksim_run,
 	.available = ksim_available,
 };
+
+/* --- the kernel side in a virtual machine (vm.h) --------------------------- */
+
+const char *vm_known_kernels(void)
+{
+	return "none (" WHY ")";
+}
+
+const char *vm_cache_dir(char *buf, size_t len)
+{
+	snprintf(buf, len, "-");
+	return buf;
+}
+
+int vm_available(char *why, size_t len)
+{
+	absent(why, len);
+	return -1;
+}
+
+int vm_kernel_resolve(const char *spec, bool quiet, struct vm_kernel *k,
+		      char *err, size_t errlen)
+{
+	(void)spec, (void)quiet, (void)k;
+	absent(err, errlen);
+	return -1;
+}
+
+int vm_replay_kernel_side(struct vm_run *run, struct vm_trace *traces,
+			  size_t n, char *err, size_t errlen)
+{
+	(void)run, (void)traces, (void)n;
+	absent(err, errlen);
+	return -1;
+}
+
+void vm_traces_free(struct vm_trace *traces, size_t n)
+{
+	(void)traces, (void)n;
+}
+
+int vm_agent_main(void)
+{
+	return -1;
+}

@@ -4,36 +4,49 @@
  * lock step, the first differences shown.
  */
 #include "cli/cli.h"
+#include "cli/trace/trace_batch.h"
 #include "cli/trace/trace_cmd.h"
 #include "harness/common/outfile.h"
 
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
 
 static const char usage_validate[] =
-	"usage: maplab validate [--map D[,D...]] (--trace FILE | --random ...) [--max-diffs N]\n\n"
+	"usage: maplab validate [--map D[,D...]] (--trace FILE|DIR | --random [--seeds A-B] ...)\n"
+	"                       [--kernel K [--vm-cpus N]] [--max-diffs N]\n\n"
 	"Replays the trace on the design (default: the kernel-faithful one of\n"
 	"each map line's type) and on the kernel's own map, line by line in\n"
 	"lock step on cpu 0 (or a `cpu N` line's cpu), compares the result\n"
 	"lines, and shows the first differences.  A list of designs validates\n"
-	"each in turn on the same trace, each one's result under its name.\n"
+	"each in turn on the same traces, each one's result under its name.\n"
+	"A folder validates every .trace in it, --seeds a random trace a seed.\n"
+	"--kernel K runs the kernel's side in a virtual machine booted from K\n"
+	"(one boot for all the traces), the designs' here, and compares them\n"
+	"as they come back: Debian's 5.10, 6.1 and 6.12, with the cpu count\n"
+	"your users run (--vm-cpus).\n"
 	"Exit 0: identical; 1: a design differs; 2: bad input, an error of the\n"
-	"trace, no BPF here, or the replay could not run.\n";
+	"trace, no BPF here, no VM, or the replay could not run.\n";
 
 static const struct cmd_option validate_options[] = {
 	{ &opt_map, "the designs to compare with the kernel, in turn" },
-	{ &opt_trace, NULL },
+	{ &opt_trace, "the trace to run (- reads stdin), or a folder: every\n"
+		      ".trace in it" },
 	{ &opt_random, NULL },
+	{ &opt_seeds, "with --random: a trace for each seed from A to B" },
+	TRACE_VM_OPTIONS,
 	{ &opt_max_diffs, "differences to show (" STR(TRACE_DEFAULT_MAX_DIFFS) ")" },
 	{ &opt_verbose, TRACE_VERBOSE_HELP },
 	TRACE_GEN_OPTIONS,
 };
 
-/* What validate's report needs while the comparison runs. */
+/* What validate's report needs while the comparisons run. */
 struct diff_report {
 	const char *label;  /* the design's side */
+	const char *trace;  /* the trace compared now: named where the batch
+			       holds several */
 	unsigned max_diffs; /* differences shown; the rest only counted */
 	unsigned shown;
 };
@@ -66,6 +79,8 @@ static void show_difference(void *ctx, const struct trace *t, size_t i,
 	struct diff_report *r = ctx;
 	if (r->shown++ >= r->max_diffs)
 		return;
+	if (r->trace)
+		printf("%s, ", r->trace);
 	printf("line %u: ", t->lines[i].lineno);
 	trace_print_line(stdout, t, i);
 	putchar('\n');
@@ -73,35 +88,61 @@ static void show_difference(void *ctx, const struct trace *t, size_t i,
 	print_indented(user);
 }
 
+/* A design's comparisons over the batch, summed. */
+struct tally {
+	size_t traces, lines, unordered, differences, differing;
+	bool failed, trace_error;
+};
+
+static void tally_add(struct tally *t, const struct replay_comparison *cmp)
+{
+	t->traces++;
+	t->lines += cmp->lines;
+	t->unordered += cmp->unordered;
+	t->differences += cmp->differences;
+	t->differing += cmp->differences > 0;
+	t->failed = t->failed || cmp->stop == REPLAY_FAILED;
+	t->trace_error = t->trace_error || cmp->stop == REPLAY_TRACE_ERROR;
+}
+
 /*
  * The summary and the exit status: output that could not be written is 2
  * (one line naming it: the result is lost); a side that could not run is
  * 2 (the check did not happen); then differences are 1; then an error of
- * the trace that both sides met alike is 2, as a replay's would be.
+ * a trace that both sides met alike is 2, as a replay's would be.
  */
-static int summarise(const struct trace_cmd *c, const struct diff_report *r,
-		     const struct replay_comparison *cmp, struct outfile *out)
+static int summarise(const struct trace_cmd *c, const char *label,
+		     const char *kernel, const struct tally *t,
+		     struct outfile *out)
 {
-	if (cmp->unordered)
+	if (t->unordered)
 		printf("validate: %zu next lines not compared: without "
 		       "zero_seed the order depends on each side's random "
-		       "seed\n", cmp->unordered);
-	if (cmp->differences)
-		printf("validate: %zu of %zu trace lines differ (%s vs "
-		       "kernel)\n", cmp->differences, cmp->lines, r->label);
-	else if (cmp->stop == REPLAY_DONE)
-		printf("validate: %zu trace lines, %s matches the kernel\n",
-		       cmp->lines, r->label);
+		       "seed\n", t->unordered);
+	/* this machine's kernel: "matches the kernel", "(X vs kernel)" */
+	const char *vs = kernel ? kernel : "kernel";
+	const char *matches = kernel ? kernel : "the kernel";
+	if (t->traces == 1 && t->differences)
+		printf("validate: %zu of %zu trace lines differ (%s vs %s)\n",
+		       t->differences, t->lines, label, vs);
+	else if (t->differences)
+		printf("validate: %zu of %zu traces differ, %zu of %zu trace "
+		       "lines (%s vs %s)\n", t->differing, t->traces,
+		       t->differences, t->lines, label, vs);
+	else if (!t->failed && !t->trace_error && t->traces == 1)
+		printf("validate: %zu trace lines, %s matches %s\n", t->lines,
+		       label, matches);
+	else if (!t->failed && !t->trace_error)
+		printf("validate: %zu traces, %zu trace lines, %s matches %s\n",
+		       t->traces, t->lines, label, matches);
 	int werr = out_flush(out);
 	if (werr)
 		return opts_write_failed(c->cmd, out, werr);
-	if (cmp->stop != REPLAY_DONE)
-		cli_error(c->cmd, "%s", cmp->why);
-	if (cmp->stop == REPLAY_FAILED)
+	if (t->failed)
 		return EXIT_USAGE;
-	if (cmp->differences)
+	if (t->differences)
 		return EXIT_CHECK_FAILED;
-	return cmp->stop ? EXIT_USAGE : EXIT_OK;
+	return t->trace_error ? EXIT_USAGE : EXIT_OK;
 }
 
 /* Whether release ("6.18.44-fc") is of version `models` ("6.18"). */
@@ -115,35 +156,37 @@ static bool release_is(const char *release, const char *models)
 /*
  * A faithful design matches the kernel whose behaviour it models
  * (map_ops.models): on another kernel a difference may be the kernel's
- * own change.  One warning line per such design the trace's map lines
+ * own change.  One warning line per such design the traces' map lines
  * use, on any of the sides; the exit status stays the comparison's.
  */
 static void warn_other_kernel(const struct trace_cmd *c,
 			      const struct replay_side *sides, unsigned n_sides,
-			      const struct trace *t)
+			      const struct trace_batch *b, const char *release)
 {
 	const struct map_ops *warned[16];
 	unsigned n_warned = 0;
-	struct utsname u;
-	if (uname(&u) != 0)
-		return;
 	for (unsigned s = 0; s < n_sides; s++)
-		for (size_t i = 0; i < t->n && n_warned < 16; i++) {
-			const struct map_attr *a = &t->lines[i].attr;
-			const struct map_ops *o = t->lines[i].op == TRACE_MAP
-				? sides[s].choose(a->type, a->flags, sides[s].ctx)
-				: NULL;
-			bool seen = false;
-			for (unsigned k = 0; k < n_warned; k++)
-				seen = seen || warned[k] == o;
-			if (!o || seen || !o->faithful || !o->models ||
-			    release_is(u.release, o->models))
-				continue;
-			warned[n_warned++] = o;
-			fprintf(stderr, "maplab %s: warning: %s models kernel %s, "
-				"and this kernel is %s: a difference may be the "
-				"kernel's own change\n", c->cmd, o->name, o->models,
-				u.release);
+		for (size_t k = 0; k < b->n; k++) {
+			const struct trace *t = &b->items[k].t;
+			for (size_t i = 0; i < t->n && n_warned < 16; i++) {
+				const struct map_attr *a = &t->lines[i].attr;
+				const struct map_ops *o = t->lines[i].op == TRACE_MAP
+					? sides[s].choose(a->type, a->flags,
+							  sides[s].ctx)
+					: NULL;
+				bool seen = false;
+				for (unsigned w = 0; w < n_warned; w++)
+					seen = seen || warned[w] == o;
+				if (!o || seen || !o->faithful || !o->models ||
+				    release_is(release, o->models))
+					continue;
+				warned[n_warned++] = o;
+				fprintf(stderr, "maplab %s: warning: %s models "
+					"kernel %s, and this kernel is %s: a "
+					"difference may be the kernel's own "
+					"change\n", c->cmd, o->name, o->models,
+					release);
+			}
 		}
 }
 
@@ -171,20 +214,80 @@ static int pick_sides(struct trace_cmd *c, struct replay_side *sides,
 	return rc;
 }
 
-/* One side against the kernel: its differences and summary.  The exit
- * status of summarise. */
-static int validate_side(const struct trace_cmd *c, const struct trace *t,
-			 const char *name, const struct replay_side *side,
-			 const struct map_ops *design, struct outfile *out)
+/* Where the kernel's side comes from: this machine's kernel, live, or a
+ * VM's recordings (one set for each of the designs' mode flags). */
+struct kernel_side {
+	const char *label;            /* NULL: this machine's; or the VM's */
+	struct vm_trace *recs;        /* NULL: live */
+	uint32_t flags[VALIDATE_MAX_DESIGNS];
+	size_t n_flags;
+	struct vm_kernel kernel;
+	struct vm_run run;
+};
+
+/* The VM's recordings, one set for each mode the designs stand for. */
+static int record_in_vm(const struct trace_cmd *c, const struct trace_batch *b,
+			const struct map_ops **designs, unsigned n,
+			struct kernel_side *k)
+{
+	for (unsigned i = 0; i < n; i++) {
+		uint32_t f = designs[i] ? designs[i]->mode_flags : 0;
+		bool seen = false;
+		for (size_t j = 0; j < k->n_flags; j++)
+			seen = seen || k->flags[j] == f;
+		if (!seen)
+			k->flags[k->n_flags++] = f;
+	}
+	int rc = trace_batch_in_vm(c, b, k->flags, k->n_flags, &k->kernel,
+				   &k->run, &k->recs);
+	k->label = k->run.label;
+	return rc;
+}
+
+static const struct replay_recorded *recording_of(const struct kernel_side *k,
+						  size_t n_traces, size_t i,
+						  const struct map_ops *design)
+{
+	uint32_t f = design ? design->mode_flags : 0;
+	size_t set = 0;
+	while (set + 1 < k->n_flags && k->flags[set] != f)
+		set++;
+	return &k->recs[set * n_traces + i].rec;
+}
+
+/* One design against the kernel on every trace: its differences and
+ * summary.  The exit status of summarise. */
+static int validate_side(const struct trace_cmd *c, const struct trace_batch *b,
+			 const struct replay_side *side,
+			 const struct map_ops *design,
+			 const struct kernel_side *k, struct outfile *out)
 {
 	struct replay_side kside = trace_cmd_kernel_side();
+	struct replay_side dside = *side;
 	if (design) /* the kernel makes the design's kind of map */
 		kside.add_flags = design->mode_flags;
+	if (k->recs)
+		dside.ncpus = c->vm_cpus;
 	struct diff_report report = { .label = side->label,
 				      .max_diffs = c->max_diffs };
-	struct replay_comparison cmp;
-	replay_compare(t, name, &kside, side, show_difference, &report, &cmp);
-	return summarise(c, &report, &cmp, out);
+	struct tally tally = { 0 };
+	for (size_t i = 0; i < b->n && !tally.failed; i++) {
+		const struct trace_item *it = &b->items[i];
+		struct replay_comparison cmp;
+		report.trace = b->n > 1 ? it->name : NULL;
+		if (k->recs)
+			replay_compare_recorded(&it->t, it->name,
+						recording_of(k, b->n, i, design),
+						&dside, show_difference, &report,
+						&cmp);
+		else
+			replay_compare(&it->t, it->name, &kside, &dside,
+				       show_difference, &report, &cmp);
+		tally_add(&tally, &cmp);
+		if (cmp.stop != REPLAY_DONE)
+			cli_error(c->cmd, "%s", cmp.why);
+	}
+	return summarise(c, side->label, k->label, &tally, out);
 }
 
 int cmd_validate(int argc, char **argv)
@@ -192,24 +295,33 @@ int cmd_validate(int argc, char **argv)
 	struct trace_cmd c = { .cmd = "validate" };
 	struct replay_side sides[VALIDATE_MAX_DESIGNS];
 	const struct map_ops *designs[VALIDATE_MAX_DESIGNS];
+	static struct kernel_side k;
 	unsigned n_sides;
-	struct trace t;
+	struct trace_batch b;
 
 	int rc = trace_cmd_parse(&c, argc, argv, validate_options,
 				 N_OPTIONS(validate_options), usage_validate);
 	if (rc)
 		return rc == 1 ? EXIT_OK : rc;
 	if ((rc = pick_sides(&c, sides, designs, &n_sides)) ||
-	    (rc = trace_cmd_kernel_ready(&c)) || (rc = trace_cmd_load(&c, &t)))
+	    (!c.kernel && (rc = trace_cmd_kernel_ready(&c))) ||
+	    (rc = trace_batch_load(&c, &b)))
 		return rc;
-	char name[CLI_TRACE_NAME_LEN];
-	cli_trace_name(c.file, name, sizeof(name));
-	if (t.n == 0) { /* "matches the kernel" would claim a check never made */
-		trace_free(&t);
-		return cli_error(c.cmd, "%s has no map line and no operation: "
-				 "nothing to compare", name);
+	for (size_t i = 0; i < b.n; i++)
+		if (b.items[i].t.n == 0) { /* "matches" would claim a check never made */
+			rc = cli_error(c.cmd, "%s has no map line and no "
+				       "operation: nothing to compare",
+				       b.items[i].name);
+			trace_batch_free(&b);
+			return rc;
+		}
+	if (c.kernel && (rc = record_in_vm(&c, &b, designs, n_sides, &k))) {
+		trace_batch_free(&b);
+		return rc;
 	}
-	warn_other_kernel(&c, sides, n_sides, &t);
+	struct utsname u;
+	warn_other_kernel(&c, sides, n_sides, &b, c.kernel ? k.kernel.release
+			  : uname(&u) == 0 ? u.release : "");
 
 	/* Each design in turn, under a heading where there are several; the
 	 * worst status wins, and a design that could not be checked (2)
@@ -220,9 +332,13 @@ int cmd_validate(int argc, char **argv)
 	for (unsigned i = 0; i < n_sides && worst != EXIT_USAGE; i++) {
 		if (n_sides > 1)
 			fprintf(out.f, "%s# %s\n", i ? "\n" : "", sides[i].label);
-		rc = validate_side(&c, &t, name, &sides[i], designs[i], &out);
+		rc = validate_side(&c, &b, &sides[i], designs[i], &k, &out);
 		worst = rc > worst ? rc : worst;
 	}
-	trace_free(&t);
+	if (k.recs) {
+		vm_traces_free(k.recs, k.n_flags * b.n);
+		free(k.recs);
+	}
+	trace_batch_free(&b);
 	return worst;
 }

@@ -8,6 +8,7 @@
 #include "cli/cli.h"
 #include "harness/common/parse.h"
 #include "kernel-compare/kmap.h"
+#include "kernel-compare/vm/vm.h"
 #include "maps/base/cpu.h"
 
 #include <errno.h>
@@ -24,6 +25,31 @@ const struct opt_spec opt_max_diffs = { OPT_MAX_DIFFS, "max-diffs",
 
 const struct opt_spec opt_cpus = { OPT_CPUS, "cpus", TAKES_TEXT, 0, 0, 0, 0,
 	"N|LIST", "the cpus a random trace moves between" };
+const struct opt_spec opt_seeds = { OPT_SEEDS, "seeds", TAKES_TEXT, 0, 0, 0, 0,
+	"A-B", "a random trace for each seed from A to B" };
+const struct opt_spec opt_kernel = { OPT_KERNEL, "kernel", TAKES_TEXT, 0, 0,
+	0, 0, "K", "the kernel's side in a virtual machine booted from K" };
+const struct opt_spec opt_vm_cpus = { OPT_VM_CPUS, "vm-cpus", TAKES_NUMBER, 1,
+	VM_MAX_CPUS, 0, 0, "N", "the virtual machine's vCPUs" };
+
+/* --seeds A-B (or one seed, A): a random trace each. */
+static int apply_seeds(struct trace_cmd *c, const char *text)
+{
+	char a[32], shown[64];
+	const char *dash = strchr(text, '-');
+	size_t n = dash ? (size_t)(dash - text) : strlen(text);
+	snprintf(a, sizeof(a), "%.*s", (int)(n < sizeof(a) ? n : sizeof(a) - 1),
+		 text);
+	if (parse_u64(a, 0, UINT64_MAX, &c->seed_first) ||
+	    parse_u64(dash ? dash + 1 : a, c->seed_first, UINT64_MAX,
+		      &c->seed_last) ||
+	    c->seed_last - c->seed_first >= TRACE_MAX_SEEDS)
+		return cli_error(c->cmd, "--seeds wants a seed or a range A-B "
+				 "of at most %d seeds, got '%s'", TRACE_MAX_SEEDS,
+				 parse_printable(text, shown, sizeof(shown)));
+	c->seeds_given = c->random = true;
+	return 0;
+}
 
 struct cpu_list {
 	struct tracegen_opts *gen;
@@ -99,15 +125,19 @@ static int apply_cpus(struct trace_cmd *c, const char *text)
 }
 
 /* Replay and validate run the trace here: each cpu must be one this
- * process may run on, as a `cpu N` line's must.  gentrace writes a trace
- * that may be for another machine. */
+ * process may run on, as a `cpu N` line's must; with --kernel, one of the
+ * VM's.  gentrace writes a trace that may be for another machine. */
 static int check_cpus_allowed(const struct trace_cmd *c)
 {
 	char allowed[128];
 	if (strcmp(c->cmd, "gentrace") == 0)
 		return 0;
 	for (unsigned i = 0; i < c->gen.n_cpus; i++) {
-		if (map_cpu_is_allowed(c->gen.cpus[i]))
+		if (c->kernel && c->gen.cpus[i] >= c->vm_cpus)
+			return cli_error(c->cmd, "--cpus: cpu %u is past the "
+					 "VM's %u vCPUs (--vm-cpus)",
+					 c->gen.cpus[i], c->vm_cpus);
+		if (c->kernel || map_cpu_is_allowed(c->gen.cpus[i]))
 			continue;
 		map_cpu_allowed_text(allowed, sizeof(allowed));
 		return cli_error(c->cmd, "--cpus: cpu %u is not one this process "
@@ -143,6 +173,9 @@ static int apply_trace_option(void *ctx, enum opt_id id,
 	case OPT_OPS: c->gen.ops = v->u; return 0;
 	case OPT_SEED: c->gen.seed = v->u; return 0;
 	case OPT_CPUS: return apply_cpus(c, v->text);
+	case OPT_SEEDS: return apply_seeds(c, v->text);
+	case OPT_KERNEL: c->kernel = v->text; return 0;
+	case OPT_VM_CPUS: c->vm_cpus = (unsigned)v->u; return 0;
 	default: return cli_error(c->cmd, "option not handled here (a bug)");
 	}
 }
@@ -160,6 +193,8 @@ int trace_cmd_parse(struct trace_cmd *c, int argc, char **argv,
 	c->gen.ops = TRACE_DEFAULT_OPS;
 	c->gen.seed = TRACE_DEFAULT_SEED;
 	c->max_diffs = TRACE_DEFAULT_MAX_DIFFS;
+	unsigned here = map_cpu_allowed_count();
+	c->vm_cpus = here < VM_MAX_CPUS ? here : VM_MAX_CPUS;
 	int rc = opts_parse(c->cmd, argc, argv, opts, n, apply_trace_option, c,
 			    usage, NULL);
 	/* An LPM trie takes a prefix length before its data, and must be
@@ -212,7 +247,7 @@ int cli_read_trace(const char *cmd, const char *file, struct trace *t)
  * 0, or EXIT_USAGE after one line where that would pass
  * TRACE_RANDOM_MEMORY.
  */
-static int random_trace_fits(const struct trace_cmd *c)
+int trace_cmd_random_fits(const struct trace_cmd *c)
 {
 	const struct map_attr *a = &c->gen.attr;
 	uint64_t kv = (uint64_t)a->key_size + a->value_size;
@@ -241,7 +276,7 @@ int trace_cmd_load(struct trace_cmd *c, struct trace *t)
 				 "--random (try --help)");
 	if (!c->random)
 		return cli_read_trace(c->cmd, c->file, t);
-	int rc = random_trace_fits(c);
+	int rc = trace_cmd_random_fits(c);
 	if (rc)
 		return rc;
 	char *text = tracegen_string(&c->gen);

@@ -30,6 +30,9 @@
  * writes as it goes, and takes any --ops). */
 #define TRACE_RANDOM_MEMORY (1ULL << 30)
 
+/* The most traces one --seeds range asks for. */
+#define TRACE_MAX_SEEDS 100000
+
 /* Options of replay, validate and gentrace. */
 struct trace_cmd {
 	const char *cmd;
@@ -41,9 +44,32 @@ struct trace_cmd {
 	unsigned max_diffs;    /* --max-diffs (validate) */
 	bool key_size_given, flags_given;
 	struct tracegen_opts gen;
+	/* --seeds A-B: a random trace for each seed (validate) */
+	bool seeds_given;
+	uint64_t seed_first, seed_last;
+	/* --kernel K: the kernel's side in a VM of vm_cpus vCPUs */
+	const char *kernel;
+	unsigned vm_cpus;
 };
 
-extern const struct opt_spec opt_random, opt_echo, opt_max_diffs, opt_cpus;
+extern const struct opt_spec opt_random, opt_echo, opt_max_diffs, opt_cpus,
+	opt_seeds, opt_kernel, opt_vm_cpus;
+
+/* The options of a kernel in a virtual machine (replay, validate). */
+#define TRACE_VM_OPTIONS                                                     \
+	{ &opt_kernel, "the kernel's side in a VM booted from kernel K: 5.10,\n" \
+		       "6.1 or 6.12 (Debian's, fetched once into\n"           \
+		       "$MAPLAB_KERNEL_CACHE, else ~/.cache/maplab/kernels),\n" \
+		       "or a vmlinuz path; behaviour only (docs/kernels.md)" }, \
+	{ &opt_vm_cpus, "the VM's vCPUs (1 to 8; this machine's count, at\n"  \
+			"most 8)" }
+
+/* The cpus a trace's cpu lines name: the VM's with --kernel, else 0
+ * (this process's: trace_parse_for). */
+static inline unsigned trace_cmd_machine_cpus(const struct trace_cmd *c)
+{
+	return c->kernel ? c->vm_cpus : 0;
+}
 
 /* The options that shape a random trace (--random, gentrace). */
 #define TRACE_GEN_OPTIONS                                                    \
@@ -70,6 +96,10 @@ extern const struct opt_spec opt_random, opt_echo, opt_max_diffs, opt_cpus;
  * 0 to go on, 1 for --help given, EXIT_USAGE for bad usage. */
 int trace_cmd_parse(struct trace_cmd *c, int argc, char **argv,
 		    const struct cmd_option *opts, size_t n, const char *usage);
+
+/* Whether a --random trace of c's options fits TRACE_RANDOM_MEMORY: 0,
+ * or EXIT_USAGE after one line (how many --ops would). */
+int trace_cmd_random_fits(const struct trace_cmd *c);
 
 /* The trace of --trace FILE, or generated with --random: exactly one of
  * the two.  0, or EXIT_USAGE after one line. */
