@@ -29,26 +29,26 @@ int cmd_list(int argc, char **argv)
 
 	struct outfile out;
 	out_stdout(&out);
-	printf("%-22s %-9s %-12s %s\n", "design", "type", "models",
+	printf("%-22s %-9s %-18s %s\n", "design", "type", "kernels modelled",
 	       "description");
 	for (size_t i = 0; map_registry[i]; i++) {
 		const struct map_ops *o = map_registry[i];
-		char name[40], models[24] = "";
+		char name[40];
 		snprintf(name, sizeof(name), "%s%s", o->name,
 			 o->faithful ? " *" : "");
-		if (o->faithful && o->models)
-			snprintf(models, sizeof(models), "kernel %s", o->models);
-		printf("%-22s %-9s %-12s %s\n", name, map_type_name(o->type),
-		       models, o->description);
+		printf("%-22s %-9s %-18s %s\n", name, map_type_name(o->type),
+		       o->faithful && o->models ? o->models : "",
+		       o->description);
 	}
 	/* Designs this build lacks: named, so that a reader knows they exist. */
 	for (size_t i = 0; map_unavailable[i].name; i++) {
 		const struct map_unavailable *u = &map_unavailable[i];
-		printf("%-22s %-9s %-12s (unavailable: %s)\n", u->name,
+		printf("%-22s %-9s %-18s (unavailable: %s)\n", u->name,
 		       map_type_name(u->type), "", u->why);
 	}
-	puts("\n* kernel-faithful: matches the kernel's map op for op "
-	     "(maplab validate checks it)");
+	puts("\n* kernel-faithful: matches the kernel's map op for op, on each "
+	     "kernel version it models (maplab validate checks it; --model V "
+	     "picks one, --kernel K boots one in a VM)");
 	rc = out_close(&out);
 	return rc ? opts_write_failed("list", &out, rc) : EXIT_OK;
 }

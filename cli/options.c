@@ -24,6 +24,8 @@
  * only meet the map's own E2BIG. */
 const struct opt_spec opt_map = { OPT_MAP, "map", TAKES_TEXT, 0, 0, 0, 0,
 	"D[,D...]", "designs (maplab list)" };
+const struct opt_spec opt_model = { OPT_MODEL, "model", TAKES_TEXT, 0, 0, 0, 0,
+	"V", "the kernel version the faithful designs behave as" };
 /* --map where a command runs one design (replay, dump): its help says so. */
 const struct opt_spec opt_map_one = { OPT_MAP, "map", TAKES_TEXT, 0, 0, 0, 0,
 	"D", "a design (maplab list)" };
@@ -381,4 +383,55 @@ int opts_write_failed(const char *cmd, const struct outfile *o, int rc)
 	return cli_error(cmd, "%s: %s", o->is_stdout ? "standard output"
 			 : parse_printable(o->path, shown, sizeof(shown)),
 			 map_errno_text(rc < 0 ? -rc : rc));
+}
+
+/* The versions some faithful design models, oldest first, into buf. */
+static void every_model(char *buf, size_t len)
+{
+	uint32_t seen[32];
+	unsigned n = 0;
+	for (size_t i = 0; map_registry[i]; i++) {
+		const char *p = map_registry[i]->faithful
+				? map_registry[i]->models : NULL;
+		for (; p && *p; p += strspn(p, " ")) {
+			char word[16];
+			size_t w = strcspn(p, " ");
+			uint32_t v;
+			snprintf(word, sizeof(word), "%.*s", (int)(w < 15 ? w : 15), p);
+			p += w;
+			if (map_model_parse(word, &v))
+				continue;
+			unsigned at = 0;
+			while (at < n && seen[at] < v)
+				at++;
+			if ((at < n && seen[at] == v) || n == 32)
+				continue;
+			memmove(&seen[at + 1], &seen[at], (n - at) * sizeof(*seen));
+			seen[at] = v;
+			n++;
+		}
+	}
+	buf[0] = '\0';
+	for (unsigned i = 0; i < n; i++) {
+		char v[16];
+		size_t at = strlen(buf);
+		snprintf(buf + at, len - at, "%s%s", i ? (i + 1 == n ? " and " : ", ")
+			 : "", map_model_text(seen[i], v, sizeof(v)));
+	}
+}
+
+int opts_model(const char *cmd, const char *text, uint32_t *model)
+{
+	char shown[64], versions[256];
+	bool modelled = false;
+	if (map_model_parse(text, model) == 0)
+		for (size_t i = 0; map_registry[i] && !modelled; i++)
+			modelled = map_registry[i]->faithful &&
+				   map_models(map_registry[i], *model);
+	if (modelled)
+		return 0;
+	every_model(versions, sizeof(versions));
+	return cli_error(cmd, "--model wants a kernel version the faithful "
+			 "designs model (%s), got '%s'", versions,
+			 parse_printable(text, shown, sizeof(shown)));
 }

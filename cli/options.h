@@ -43,7 +43,7 @@ enum opt_id {
 	OPT_NO_SYSCALL, OPT_KEY_RANGE, OPT_TYPE, OPT_TRACE, OPT_RANDOM,
 	OPT_ECHO, OPT_MAX_DIFFS, OPT_CPUS, OPT_BATCH, OPT_PHYSICAL, OPT_PREFIXES, OPT_HIT_RATIO,
 	/* a kernel in a virtual machine (replay, validate, sim) */
-	OPT_KERNEL, OPT_VM_CPUS, OPT_SEEDS,
+	OPT_KERNEL, OPT_VM_CPUS, OPT_SEEDS, OPT_MODEL,
 	/* sim */
 	OPT_POLICY, OPT_SIZES, OPT_TRACE_FORMAT, OPT_CSV_COLUMN, OPT_SPLIT,
 	OPT_WARMUP_REQUESTS, OPT_PLOT, OPT_NO_STRAY, OPT_WRITE_TRACE, OPT_STREAM,
@@ -82,7 +82,7 @@ struct cmd_option {
 #define N_OPTIONS(a) (sizeof(a) / sizeof((a)[0]))
 
 /* The options several commands share (defined in options.c). */
-extern const struct opt_spec opt_map, opt_map_one, opt_type, opt_key_size, opt_value_size,
+extern const struct opt_spec opt_map, opt_map_one, opt_model, opt_type, opt_key_size, opt_value_size,
 	opt_entries, opt_prefill, opt_key_range, opt_flags, opt_threads,
 	opt_duration, opt_ops, opt_seed, opt_rcu, opt_format, opt_out,
 	opt_save, opt_quiet, opt_verbose, opt_trace;
@@ -138,6 +138,11 @@ int opts_no_design(const char *cmd, const char *name, const char *more);
 struct map_ops;
 int opts_design_list(const char *cmd, const char *text,
 		     const struct map_ops **out, unsigned max, unsigned *n);
+
+/* --model V: a kernel version some faithful design models ("6.1"), into
+ * *model (map_attr.model).  0 or EXIT_USAGE after one line naming the
+ * versions there are. */
+int opts_model(const char *cmd, const char *text, uint32_t *model);
 
 /* --threads N[,N...]: at most max_n counts in the spec's range.  0 or
  * EXIT_USAGE after one line. */

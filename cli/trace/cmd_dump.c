@@ -48,12 +48,15 @@ static const struct cmd_option dump_options[] = {
 	{ &opt_map_one, "the design to dump (maplab list)" },
 	{ &opt_trace, NULL },
 	{ &opt_format, "text, or dot: Graphviz digraphs (text)" },
+	{ &opt_model, "the kernel version a faithful design behaves as\n"
+		      "(maplab list; default: the newest)" },
 };
 
 struct dump_cmd {
 	const char *map;
 	const char *file;
 	enum map_dump_format format;
+	uint32_t model;
 };
 
 static int apply_dump_option(void *ctx, enum opt_id id,
@@ -64,6 +67,7 @@ static int apply_dump_option(void *ctx, enum opt_id id,
 	switch (id) {
 	case OPT_MAP: c->map = v->text; return 0;
 	case OPT_TRACE: c->file = v->text; return 0;
+	case OPT_MODEL: return opts_model("dump", v->text, &c->model);
 	case OPT_FORMAT:
 		if (strcmp(v->text, "text") == 0)
 			c->format = MAP_DUMP_TEXT;
@@ -210,6 +214,7 @@ static int replay_and_dump(const struct dump_cmd *c, const struct trace *t,
 	if (!results)
 		return cli_error("dump", "out of memory");
 	struct replay_side side = replay_fixed_side(design->name, &wrapped, NULL);
+	side.model = c->model;
 	enum replay_stop stop = replay_run(t, name, &side, results, false,
 					   err, sizeof(err));
 	fclose(results);

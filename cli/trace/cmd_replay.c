@@ -30,6 +30,7 @@ static const struct cmd_option replay_options[] = {
 	{ &opt_trace, NULL },
 	{ &opt_random, NULL },
 	TRACE_VM_OPTIONS,
+	{ &opt_model, TRACE_MODEL_HELP },
 	{ &opt_echo, NULL },
 	{ &opt_verbose, TRACE_VERBOSE_HELP },
 	TRACE_GEN_OPTIONS,

@@ -37,6 +37,8 @@ static const struct cmd_option validate_options[] = {
 	{ &opt_random, NULL },
 	{ &opt_seeds, "with --random: a trace for each seed from A to B" },
 	TRACE_VM_OPTIONS,
+	{ &opt_model, "the kernel version the faithful designs behave as\n"
+		      "(default: the kernel's own, where they model it)" },
 	{ &opt_max_diffs, "differences to show (" STR(TRACE_DEFAULT_MAX_DIFFS) ")" },
 	{ &opt_verbose, TRACE_VERBOSE_HELP },
 	TRACE_GEN_OPTIONS,
@@ -145,24 +147,30 @@ static int summarise(const struct trace_cmd *c, const char *label,
 	return t->trace_error ? EXIT_USAGE : EXIT_OK;
 }
 
-/* Whether release ("6.18.44-fc") is of version `models` ("6.18"). */
-static bool release_is(const char *release, const char *models)
+/* The version a release is of ("6.12.118+deb13-cloud-amd64": 6.12), as a
+ * model; 0 where it says none. */
+static uint32_t release_model(const char *release)
 {
-	size_t n = strlen(models);
-	return strncmp(release, models, n) == 0 &&
-	       !(release[n] >= '0' && release[n] <= '9');
+	unsigned major, minor;
+	if (sscanf(release, "%3u.%3u", &major, &minor) != 2 || major > 255 ||
+	    minor > 255)
+		return 0;
+	return MAP_MODEL(major, minor);
 }
 
 /*
- * A faithful design matches the kernel whose behaviour it models
- * (map_ops.models): on another kernel a difference may be the kernel's
- * own change.  One warning line per such design the traces' map lines
- * use, on any of the sides; the exit status stays the comparison's.
+ * A faithful design matches the kernels whose behaviour it models
+ * (map_ops.models), each as its model (the sides' model: the kernel's own
+ * version, or --model's): on another kernel, or with another model, a
+ * difference may be the kernel's own change.  One warning line per such
+ * design the traces' map lines use, on any of the sides; the exit status
+ * stays the comparison's.
  */
 static void warn_other_kernel(const struct trace_cmd *c,
 			      const struct replay_side *sides, unsigned n_sides,
 			      const struct trace_batch *b, const char *release)
 {
+	uint32_t kernel = release_model(release);
 	const struct map_ops *warned[16];
 	unsigned n_warned = 0;
 	for (unsigned s = 0; s < n_sides; s++)
@@ -177,17 +185,43 @@ static void warn_other_kernel(const struct trace_cmd *c,
 				bool seen = false;
 				for (unsigned w = 0; w < n_warned; w++)
 					seen = seen || warned[w] == o;
+				uint32_t as = sides[s].model ? sides[s].model
+					      : map_newest_model(o);
 				if (!o || seen || !o->faithful || !o->models ||
-				    release_is(release, o->models))
+				    as == kernel)
 					continue;
 				warned[n_warned++] = o;
-				fprintf(stderr, "maplab %s: warning: %s models "
-					"kernel %s, and this kernel is %s: a "
-					"difference may be the kernel's own "
-					"change\n", c->cmd, o->name, o->models,
-					release);
+				char v[16];
+				fprintf(stderr, "maplab %s: warning: %s behaves "
+					"as kernel %s (it models %s), and this "
+					"kernel is %s: a difference may be the "
+					"kernel's own change\n", c->cmd, o->name,
+					map_model_text(as, v, sizeof(v)),
+					o->models, release);
 			}
 		}
+}
+
+/*
+ * Each side's model: --model's, else the kernel's own version where the
+ * side's faithful designs model it (validate --kernel 6.1 compares with
+ * 6.1's behaviour; a 6.1 machine's kernel too), else their newest.
+ */
+static void set_models(const struct trace_cmd *c, struct replay_side *sides,
+		       const struct map_ops **designs, unsigned n,
+		       uint32_t kernel)
+{
+	for (unsigned i = 0; i < n; i++) {
+		bool modelled = true;
+		if (designs[i])
+			modelled = !designs[i]->faithful ||
+				   map_models(designs[i], kernel);
+		for (size_t r = 0; !designs[i] && map_registry[r]; r++)
+			if (map_registry[r]->faithful)
+				modelled = modelled &&
+					   map_models(map_registry[r], kernel);
+		sides[i].model = c->model ? c->model : modelled ? kernel : 0;
+	}
 }
 
 /* The most designs one --map list validates. */
@@ -284,6 +318,9 @@ static int validate_side(const struct trace_cmd *c, const struct trace_batch *b,
 			replay_compare(&it->t, it->name, &kside, &dside,
 				       show_difference, &report, &cmp);
 		tally_add(&tally, &cmp);
+		if (b->n > 1 && cmp.differences) /* which traces, all of them */
+			printf("validate: %s: %zu of %zu trace lines differ\n",
+			       it->name, cmp.differences, cmp.lines);
 		if (cmp.stop != REPLAY_DONE)
 			cli_error(c->cmd, "%s", cmp.why);
 	}
@@ -320,8 +357,10 @@ int cmd_validate(int argc, char **argv)
 		return rc;
 	}
 	struct utsname u;
-	warn_other_kernel(&c, sides, n_sides, &b, c.kernel ? k.kernel.release
-			  : uname(&u) == 0 ? u.release : "");
+	const char *release = c.kernel ? k.kernel.release
+			      : uname(&u) == 0 ? u.release : "";
+	set_models(&c, sides, designs, n_sides, release_model(release));
+	warn_other_kernel(&c, sides, n_sides, &b, release);
 
 	/* Each design in turn, under a heading where there are several; the
 	 * worst status wins, and a design that could not be checked (2)

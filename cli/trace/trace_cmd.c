@@ -176,6 +176,7 @@ static int apply_trace_option(void *ctx, enum opt_id id,
 	case OPT_SEEDS: return apply_seeds(c, v->text);
 	case OPT_KERNEL: c->kernel = v->text; return 0;
 	case OPT_VM_CPUS: c->vm_cpus = (unsigned)v->u; return 0;
+	case OPT_MODEL: return opts_model(c->cmd, v->text, &c->model);
 	default: return cli_error(c->cmd, "option not handled here (a bug)");
 	}
 }
@@ -318,5 +319,6 @@ int trace_cmd_pick_side(struct trace_cmd *c, bool allow_kernel,
 	if (c->map && !(design = map_find(c->map)))
 		return opts_no_design(c->cmd, c->map, "");
 	*side = replay_user_side(design);
+	side->model = c->model;
 	return 0;
 }

@@ -50,6 +50,8 @@ struct trace_cmd {
 	/* --kernel K: the kernel's side in a VM of vm_cpus vCPUs */
 	const char *kernel;
 	unsigned vm_cpus;
+	/* --model V: the faithful designs behave as kernel V (0: newest) */
+	uint32_t model;
 };
 
 extern const struct opt_spec opt_random, opt_echo, opt_max_diffs, opt_cpus,
@@ -63,6 +65,11 @@ extern const struct opt_spec opt_random, opt_echo, opt_max_diffs, opt_cpus,
 		       "or a vmlinuz path; behaviour only (docs/kernels.md)" }, \
 	{ &opt_vm_cpus, "the VM's vCPUs (1 to 8; this machine's count, at\n"  \
 			"most 8)" }
+
+#define TRACE_MODEL_HELP \
+	"the kernel version the faithful designs behave as\n" \
+	"(maplab list: their kernels modelled; default: the\n" \
+	"newest)"
 
 /* The cpus a trace's cpu lines name: the VM's with --kernel, else 0
  * (this process's: trace_parse_for). */

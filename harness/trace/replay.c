@@ -171,6 +171,8 @@ static enum replay_stop do_map(struct replay *r, size_t i, FILE *out)
 	attr.flags |= r->side->add_flags;
 	if (r->side->ncpus)
 		attr.ncpus = r->side->ncpus;
+	if (r->side->model)
+		attr.model = r->side->model;
 	const struct map_ops *ops = r->side->choose(a->type, a->flags,
 						    r->side->ctx);
 	r->map_err = ops ? map_create(ops, a, &r->map) : -EOPNOTSUPP;

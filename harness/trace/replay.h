@@ -56,6 +56,9 @@ struct replay_side {
 	 * machine's kernel takes the VM's count.
 	 */
 	unsigned ncpus;
+	/* The kernel version its faithful designs behave as (map_attr.model;
+	 * 0: their newest). */
+	uint32_t model;
 	/*
 	 * A cpu line needs only its cpu slot (maps/base/cpu.h), not the CPU:
 	 * a design compared with a recording of another machine's kernel,

@@ -4,6 +4,7 @@
 #include "maps/base/cpu.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 int map_create(const struct map_ops *ops, const struct map_attr *attr,
@@ -18,10 +19,75 @@ int map_create(const struct map_ops *ops, const struct map_attr *attr,
 		a.ncpus = map_possible_cpus();
 	if (a.ncpus > MAP_MAX_CPUS)
 		return -EINVAL;
+	if (ops->faithful) {
+		if (a.model == 0)
+			a.model = map_newest_model(ops);
+		else if (!map_models(ops, a.model))
+			return -EINVAL;
+	}
 	int err = ops->create(&a, out);
 	if (!err)
 		(*out)->ops = ops;
 	return err;
+}
+
+int map_model_parse(const char *text, uint32_t *model)
+{
+	unsigned major, minor;
+	int used = 0;
+	if (sscanf(text, "%3u.%3u%n", &major, &minor, &used) != 2 ||
+	    text[used] != '\0' || major == 0 || major > 255 || minor > 255)
+		return -EINVAL;
+	*model = MAP_MODEL(major, minor);
+	return 0;
+}
+
+const char *map_model_text(uint32_t model, char *buf, size_t len)
+{
+	snprintf(buf, len, "%u.%u", model >> 8, model & 0xff);
+	return buf;
+}
+
+/* Each of ops's models in turn: fn(model, ctx) until it returns true. */
+static bool each_model(const struct map_ops *ops,
+		       bool (*fn)(uint32_t model, void *ctx), void *ctx)
+{
+	const char *p = ops->models;
+	while (p && *p) {
+		char word[16];
+		size_t n = strcspn(p, " ");
+		uint32_t model;
+		snprintf(word, sizeof(word), "%.*s", (int)(n < 15 ? n : 15), p);
+		if (map_model_parse(word, &model) == 0 && fn(model, ctx))
+			return true;
+		p += n + (p[n] == ' ');
+	}
+	return false;
+}
+
+static bool is_model(uint32_t model, void *ctx)
+{
+	return model == *(uint32_t *)ctx;
+}
+
+static bool note_newest(uint32_t model, void *ctx)
+{
+	uint32_t *newest = ctx;
+	if (model > *newest)
+		*newest = model;
+	return false;
+}
+
+bool map_models(const struct map_ops *ops, uint32_t model)
+{
+	return each_model(ops, is_model, &model);
+}
+
+uint32_t map_newest_model(const struct map_ops *ops)
+{
+	uint32_t newest = 0;
+	each_model(ops, note_newest, &newest);
+	return newest;
 }
 
 const struct map_flag_name map_flag_names[] = {

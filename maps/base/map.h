@@ -24,6 +24,7 @@
 #ifndef MAPLAB_MAP_H
 #define MAPLAB_MAP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -84,7 +85,19 @@ struct map_attr {
 	uint32_t max_entries;
 	uint32_t flags;       /* MAP_F_* */
 	uint32_t ncpus;       /* cpu slots the map serves; 0 = possible CPUs */
+	uint32_t model;       /* the kernel version a faithful design behaves
+				 as (MAP_MODEL(6, 1)): one of its models; 0,
+				 the newest.  Other designs ignore it. */
 };
+
+/* A kernel version as map_attr.model: MAP_MODEL(6, 12). */
+#define MAP_MODEL(major, minor) ((uint32_t)(major) << 8 | (uint32_t)(minor))
+
+/* "6.12" into *model: 0, or -EINVAL. */
+int map_model_parse(const char *text, uint32_t *model);
+
+/* model as "6.12" into buf; returns buf. */
+const char *map_model_text(uint32_t model, char *buf, size_t len);
 
 struct map_ops;
 
@@ -156,7 +169,12 @@ struct map_ops {
 	 * comparison creates its map with them too.
 	 */
 	uint32_t mode_flags;
-	/* The kernel version whose behaviour a faithful design models. */
+	/*
+	 * The kernel versions whose behaviour a faithful design reproduces,
+	 * oldest first, space-separated ("5.10 6.1 6.12 6.18"): the models
+	 * map_attr.model may name.  Where they differ, the design's file says
+	 * how, with the kernel commit (docs/kernels.md has the table).
+	 */
 	const char *models;
 	/*
 	 * Optional (0: no limit).  The most threads that may use the
@@ -276,6 +294,12 @@ struct map_ops {
 };
 
 /* --- Registry (maps/registry.c) ------------------------------------------ */
+
+/* Whether ops is faithful to kernel version model (one of its models). */
+bool map_models(const struct map_ops *ops, uint32_t model);
+
+/* The newest version ops models (0: none). */
+uint32_t map_newest_model(const struct map_ops *ops);
 
 /* Every design, in listing order, NULL-terminated. */
 extern const struct map_ops *const map_registry[];

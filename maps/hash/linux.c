@@ -288,7 +288,7 @@ const struct map_ops hash_linux_ops = {
 		       "RCU readers, prealloc per-cpu free lists",
 	.type = MAP_TYPE_HASH,
 	.faithful = 1,
-	.models = "6.18",
+	.models = "5.10 6.1 6.12 6.18",
 	.create = hash_linux_create,
 	.destroy = hash_linux_destroy,
 	.lookup = hash_linux_lookup,

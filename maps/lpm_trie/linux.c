@@ -46,6 +46,15 @@
  * before it is freed, after an RCU grace period (the kernel's
  * bpf_mem_cache_free_rcu).  An update allocates its node before it takes
  * the lock and an intermediate node under it, as the kernel does.
+ *
+ * Kernel versions (map_attr.model; docs/kernels.md): 6.1, 6.12 and 6.18
+ * as above.  5.10 checks for room before it looks for the key: a full
+ * trie refuses every update with -ENOSPC, a replace of a stored prefix
+ * and a BPF_NOEXIST or BPF_EXIST that would have failed on the key
+ * included.  6.1 and 6.12 got "bpf: Handle in-place update for full LPM
+ * trie correctly" (upstream 532d6b36b2bf, 6.13) and "bpf: Handle
+ * BPF_EXIST and BPF_NOEXIST for LPM trie" (eae6a075e953) from their
+ * stable trees; 5.10's has neither.
  */
 #include "maps/base/attr.h"
 #include "maps/base/cpu.h"
@@ -288,10 +297,13 @@ static int update_locked(struct lpm_linux *t, const struct lpm_linux_key *key,
 {
 	struct lpm_linux_node *n;
 	uint32_t matched;
-	_Atomic(struct lpm_linux_node *) *slot =
-		find_slot(t, key, &n, &matched, NULL, NULL);
+	_Atomic(struct lpm_linux_node *) *slot;
 	int err;
 
+	if (t->map.attr.model < MAP_MODEL(6, 1) &&
+	    t->n_entries == t->map.attr.max_entries)
+		return -ENOSPC; /* 5.10: room first, the key never looked at */
+	slot = find_slot(t, key, &n, &matched, NULL, NULL);
 	if (!n) { /* an empty slot: the new node is a leaf */
 		if ((err = check_add(t, flags)))
 			return err;
@@ -659,7 +671,7 @@ const struct map_ops lpm_trie_linux_ops = {
 		       "intermediate nodes, one writer lock, RCU readers",
 	.type = MAP_TYPE_LPM_TRIE,
 	.faithful = 1,
-	.models = "6.18",
+	.models = "5.10 6.1 6.12 6.18",
 	.create = lpm_linux_create,
 	.destroy = lpm_linux_destroy,
 	.lookup = lpm_linux_lookup,

@@ -29,6 +29,16 @@
  * 128 whatever the target; ncpus is the map's cpu count (attr.ncpus), the
  * kernel's possible CPUs.
  *
+ * Kernel versions (map_attr.model; docs/kernels.md): 6.12 and 6.18 as
+ * above.  5.10 and 6.1 refill towards a fixed target of 128 nodes
+ * (LOCAL_FREE_TARGET), whatever the map's size: the clamp came with
+ * "bpf: Adjust free target to avoid global starvation of LRU map"
+ * (upstream d4adf1c9ee77, 6.16; Debian's 6.12 since 6.12.41, not its 6.1
+ * or 5.10).  With 128, a small map's first refill takes every free node
+ * to one cpu and shrinks the inactive list by the rest, so an update on a
+ * full map evicts far more (16 entries, 24 inserts on one cpu: 8 keys
+ * left, against 16).
+ *
  * Lock order: a local lock, then the global lock, then a bucket lock
  * (lru_htab_evict).  A refill holds c's local lock throughout; a steal
  * holds one victim's local lock at a time and c's own only afterwards.
@@ -85,7 +95,9 @@ static int linux_common_init(struct lru_htab *h)
 		return -ENOMEM;
 	bpf_lru_list_init(&c->global, LOCAL_NR_SCANS);
 	c->ncpus = ncpus;
-	c->target_free = linux_common_clamp_target(h->n_elems / ncpus / 2);
+	c->target_free = h->map.attr.model < MAP_MODEL(6, 12)
+		? LOCAL_FREE_TARGET
+		: linux_common_clamp_target(h->n_elems / ncpus / 2);
 	for (unsigned cpu = 0; cpu < ncpus; cpu++) {
 		struct local_list *loc = &c->local[cpu];
 		map_spin_init(&loc->lock);
@@ -312,6 +324,6 @@ const struct map_ops lru_linux_common_ops = {
 	LRU_HTAB_MAP_OPS,
 	.faithful = 1,
 	.evicts_early = 1,
-	.models = "6.18",
+	.models = "5.10 6.1 6.12 6.18",
 	.create = linux_common_create,
 };

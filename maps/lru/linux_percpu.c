@@ -152,7 +152,7 @@ const struct map_ops lru_linux_percpu_ops = {
 	LRU_HTAB_MAP_OPS,
 	.faithful = 1,
 	.evicts_early = 1,
-	.models = "6.18",
+	.models = "5.10 6.1 6.12 6.18",
 	.mode_flags = MAP_F_NO_COMMON_LRU,
 	.create = linux_percpu_create,
 };
