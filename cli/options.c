@@ -4,6 +4,7 @@
  * commands share.  A command's own options are defined beside it.
  */
 #include "cli/options.h"
+#include "kernel-compare/vm/vm.h"
 #include "cli/cli.h"
 #include "harness/common/outfile.h"
 #include "harness/common/parse.h"
@@ -24,6 +25,10 @@
  * only meet the map's own E2BIG. */
 const struct opt_spec opt_map = { OPT_MAP, "map", TAKES_TEXT, 0, 0, 0, 0,
 	"D[,D...]", "designs (maplab list)" };
+const struct opt_spec opt_kernel = { OPT_KERNEL, "kernel", TAKES_TEXT, 0, 0,
+	0, 0, "K", "the kernel's side in a virtual machine booted from K" };
+const struct opt_spec opt_vm_cpus = { OPT_VM_CPUS, "vm-cpus", TAKES_NUMBER, 1,
+	VM_MAX_CPUS, 0, 0, "N", "the virtual machine's vCPUs" };
 const struct opt_spec opt_model = { OPT_MODEL, "model", TAKES_TEXT, 0, 0, 0, 0,
 	"V", "the kernel version the faithful designs behave as" };
 /* --map where a command runs one design (replay, dump): its help says so. */
@@ -434,4 +439,12 @@ int opts_model(const char *cmd, const char *text, uint32_t *model)
 	return cli_error(cmd, "--model wants a kernel version the faithful "
 			 "designs model (%s), got '%s'", versions,
 			 parse_printable(text, shown, sizeof(shown)));
+}
+
+int opts_refuse_vm_kernel(const char *cmd)
+{
+	return cli_error(cmd, "--kernel boots a kernel in a virtual machine for "
+			 "its behaviour (replay, validate): a VM's timings mean "
+			 "nothing (TCG emulates the CPU; docs/kernels.md), so %s "
+			 "measures this machine's kernel alone", cmd);
 }

@@ -82,7 +82,8 @@ struct cmd_option {
 #define N_OPTIONS(a) (sizeof(a) / sizeof((a)[0]))
 
 /* The options several commands share (defined in options.c). */
-extern const struct opt_spec opt_map, opt_map_one, opt_model, opt_type, opt_key_size, opt_value_size,
+extern const struct opt_spec opt_map, opt_map_one, opt_model, opt_kernel,
+	opt_vm_cpus, opt_type, opt_key_size, opt_value_size,
 	opt_entries, opt_prefill, opt_key_range, opt_flags, opt_threads,
 	opt_duration, opt_ops, opt_seed, opt_rcu, opt_format, opt_out,
 	opt_save, opt_quiet, opt_verbose, opt_trace;
@@ -143,6 +144,15 @@ int opts_design_list(const char *cmd, const char *text,
  * *model (map_attr.model).  0 or EXIT_USAGE after one line naming the
  * versions there are. */
 int opts_model(const char *cmd, const char *text, uint32_t *model);
+
+/* --kernel given to a command that measures cost (kbench, compare,
+ * explain): refused, with why.  EXIT_USAGE. */
+int opts_refuse_vm_kernel(const char *cmd);
+
+/* What those commands' --help says of --kernel. */
+#define OPTS_KERNEL_REFUSED_HELP \
+	"not here: a VM's timings mean nothing (replay and\n" \
+	"validate take it: docs/kernels.md)"
 
 /* --threads N[,N...]: at most max_n counts in the spec's range.  0 or
  * EXIT_USAGE after one line. */

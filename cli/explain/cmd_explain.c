@@ -125,6 +125,7 @@ static const struct cmd_option options[] = {
 		     "per side and size)" },
 	{ &opt_quiet, NULL },
 	{ &opt_verbose, NULL },
+	{ &opt_kernel, OPTS_KERNEL_REFUSED_HELP },
 };
 
 /* 1K, 64K, 1M, or a plain count. */

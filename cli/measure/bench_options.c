@@ -227,6 +227,7 @@ static int apply_bench(void *ctx, enum opt_id id, const struct opt_value *v)
 	case OPT_RUN_REPEAT: c->run_repeat = (unsigned)v->u; return 0;
 	case OPT_NO_SYSCALL: c->no_syscall = true; return 0;
 	case OPT_PHYSICAL: return parse_physical(c, v->text);
+	case OPT_KERNEL: return opts_refuse_vm_kernel(c->cmd);
 	default:
 		if (c->extra)
 			return c->extra->apply(c->extra->ctx, id, v);

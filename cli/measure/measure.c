@@ -380,6 +380,7 @@ static const struct cmd_option kernel_options[] = {
 			   STR(BENCH_DEFAULT_RUN_REPEAT) ")" },
 	{ &opt_no_syscall, NULL },
 	{ &opt_verbose, NULL },
+	{ &opt_kernel, OPTS_KERNEL_REFUSED_HELP },
 };
 #define N_KERNEL_OPTIONS N_OPTIONS(kernel_options)
 

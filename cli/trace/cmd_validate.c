@@ -302,6 +302,8 @@ static int validate_side(const struct trace_cmd *c, const struct trace_batch *b,
 		kside.add_flags = design->mode_flags;
 	if (k->recs)
 		dside.ncpus = c->vm_cpus;
+	struct map_work work = { 0 };
+	dside.work = &work;
 	struct diff_report report = { .label = side->label,
 				      .max_diffs = c->max_diffs };
 	struct tally tally = { 0 };
@@ -324,6 +326,11 @@ static int validate_side(const struct trace_cmd *c, const struct trace_batch *b,
 		if (cmp.stop != REPLAY_DONE)
 			cli_error(c->cmd, "%s", cmp.why);
 	}
+	if (b->n > 1 && (work.evictions || work.steals))
+		printf("validate: %s evicted %llu keys and stole %llu free "
+		       "nodes from other cpus on the way\n", side->label,
+		       (unsigned long long)work.evictions,
+		       (unsigned long long)work.steals);
 	return summarise(c, side->label, k->label, &tally, out);
 }
 

@@ -131,7 +131,9 @@ static int load_dir(const struct trace_cmd *c, const char *dir,
 	if (!rc)
 		qsort(names, n, sizeof(*names), by_name);
 	for (size_t i = 0; i < n && !rc; i++) {
-		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+		size_t len = strlen(dir);
+		snprintf(path, sizeof(path), "%s%s%s", dir,
+			 len && dir[len - 1] == '/' ? "" : "/", names[i]);
 		rc = load_file(c, path, b, cap);
 	}
 	for (size_t i = 0; i < n; i++)

@@ -27,10 +27,6 @@ const struct opt_spec opt_cpus = { OPT_CPUS, "cpus", TAKES_TEXT, 0, 0, 0, 0,
 	"N|LIST", "the cpus a random trace moves between" };
 const struct opt_spec opt_seeds = { OPT_SEEDS, "seeds", TAKES_TEXT, 0, 0, 0, 0,
 	"A-B", "a random trace for each seed from A to B" };
-const struct opt_spec opt_kernel = { OPT_KERNEL, "kernel", TAKES_TEXT, 0, 0,
-	0, 0, "K", "the kernel's side in a virtual machine booted from K" };
-const struct opt_spec opt_vm_cpus = { OPT_VM_CPUS, "vm-cpus", TAKES_NUMBER, 1,
-	VM_MAX_CPUS, 0, 0, "N", "the virtual machine's vCPUs" };
 
 /* --seeds A-B (or one seed, A): a random trace each. */
 static int apply_seeds(struct trace_cmd *c, const char *text)

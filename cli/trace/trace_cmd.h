@@ -55,7 +55,7 @@ struct trace_cmd {
 };
 
 extern const struct opt_spec opt_random, opt_echo, opt_max_diffs, opt_cpus,
-	opt_seeds, opt_kernel, opt_vm_cpus;
+	opt_seeds;
 
 /* The options of a kernel in a virtual machine (replay, validate). */
 #define TRACE_VM_OPTIONS                                                     \

@@ -109,8 +109,23 @@ static void leave_replay_thread(void)
 
 /* --- one side -------------------------------------------------------------- */
 
+/* The map's work, added to the side's tally. */
+static void add_work(struct map_work *to, const struct map *m)
+{
+	struct map_work w = map_work_of(m, -1);
+	to->evictions += w.evictions;
+	to->refills += w.refills;
+	to->nodes_scanned += w.nodes_scanned;
+	to->locks += w.locks;
+	to->steals += w.steals;
+	to->allocations += w.allocations;
+	to->lock_ns += w.lock_ns;
+}
+
 static void close_map(struct replay *r)
 {
+	if (r->map && r->side->work)
+		add_work(r->side->work, r->map);
 	if (r->map)
 		map_destroy(r->map);
 	r->map = NULL;

@@ -59,6 +59,9 @@ struct replay_side {
 	/* The kernel version its faithful designs behave as (map_attr.model;
 	 * 0: their newest). */
 	uint32_t model;
+	/* Where the work of every map the side made is added as the map
+	 * goes (map_ops.work; NULL: not kept): what the traces exercised. */
+	struct map_work *work;
 	/*
 	 * A cpu line needs only its cpu slot (maps/base/cpu.h), not the CPU:
 	 * a design compared with a recording of another machine's kernel,

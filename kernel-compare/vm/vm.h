@@ -91,7 +91,7 @@ struct vm_run {
 	unsigned cpus;                /* vCPUs, 1 to VM_MAX_CPUS */
 	bool verbose;                 /* the verifier's log, as --verbose */
 	bool quiet;                   /* no progress line on stderr */
-	char label[192];              /* out: "kernel 6.12.118+deb13-cloud-
+	char label[4400];             /* out: "kernel 6.12.118+deb13-cloud-
 					 amd64 (VM, 2 cpus)" */
 };
 

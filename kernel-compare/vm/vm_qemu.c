@@ -205,7 +205,10 @@ static void qemu_args(const struct vm_run *run, const struct vm_files *f,
 	ARG("-initrd");
 	ARG("%s", f->image);
 	ARG("-append");
-	ARG("console=ttyS0 quiet loglevel=1 panic=-1 oops=panic");
+	/* earlyprintk: a kernel that cannot even decompress says so there
+	 * ("ZSTD-compressed data is corrupt -- System halted") */
+	ARG("console=ttyS0 earlyprintk=serial,ttyS0,115200 quiet loglevel=1 "
+	    "panic=-1 oops=panic");
 	ARG("-display");
 	ARG("none");
 	ARG("-monitor");
@@ -245,12 +248,42 @@ static double now_s(void)
 	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
-/* Wait for pid until seconds pass: its wait status, or -1 when it was
- * killed for taking too long (it is waited for either way). */
-static int wait_limited(pid_t pid, double seconds)
+/* Whether the console says the VM will never finish: a kernel halted (a
+ * corrupt image's decompressor) or panicked without rebooting. */
+static bool console_says_stuck(const char *path)
+{
+	char buf[4096];
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return false;
+	/* the last bytes are where such a line is */
+	if (fseek(f, -(long)sizeof(buf) + 1, SEEK_END) != 0)
+		rewind(f);
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	for (size_t i = 0; i < n; i++)
+		if (!buf[i])
+			buf[i] = ' ';
+	return strstr(buf, "System halted") || strstr(buf, "end Kernel panic");
+}
+
+static void kill_and_reap(pid_t pid)
+{
+	int status;
+	kill(pid, SIGKILL);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+}
+
+/* Wait for pid until seconds pass: its wait status; -1 when it was
+ * killed for taking too long, -2 when its console said it was stuck (it
+ * is waited for either way). */
+static int wait_limited(pid_t pid, double seconds, const char *console)
 {
 	double deadline = now_s() + seconds;
 	struct timespec tick = { 0, 20 * 1000 * 1000 };
+	unsigned ticks = 0;
 	int status;
 	for (;;) {
 		pid_t got = waitpid(pid, &status, WNOHANG);
@@ -259,10 +292,12 @@ static int wait_limited(pid_t pid, double seconds)
 		if (got < 0 && errno != EINTR)
 			return -1;
 		if (now_s() > deadline) {
-			kill(pid, SIGKILL);
-			while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-				;
+			kill_and_reap(pid);
 			return -1;
+		}
+		if (++ticks % 25 == 0 && console_says_stuck(console)) {
+			kill_and_reap(pid);
+			return -2;
 		}
 		nanosleep(&tick, NULL);
 	}
@@ -334,6 +369,52 @@ static void console_tail(const char *path, char *buf, size_t len)
 	free(text);
 }
 
+/* --- stopping: a VM never outlives its run ------------------------------- */
+
+/* The VM running now and its files: what a SIGINT or SIGTERM must take
+ * down before this process dies of it (PR_SET_PDEATHSIG would kill QEMU,
+ * but not remove the files). */
+static struct {
+	volatile pid_t pid;
+	const struct vm_files *files;
+	struct sigaction old[2];
+} running;
+
+static const int stop_signals[2] = { SIGINT, SIGTERM };
+
+static void remove_files(const struct vm_files *f);
+
+static void on_stop(int sig)
+{
+	if (running.pid > 0)
+		kill(running.pid, SIGKILL);
+	if (running.files)
+		remove_files(running.files);
+	for (unsigned i = 0; i < 2; i++)
+		sigaction(stop_signals[i], &running.old[i], NULL);
+	raise(sig);
+}
+
+/* A signal ignored when the run began (nohup, a script's background
+ * job) stays ignored, as whoever started us asked. */
+static void catch_stops(const struct vm_files *f)
+{
+	struct sigaction sa = { .sa_handler = on_stop };
+	running.files = f;
+	for (unsigned i = 0; i < 2; i++) {
+		sigaction(stop_signals[i], NULL, &running.old[i]);
+		if (running.old[i].sa_handler != SIG_IGN)
+			sigaction(stop_signals[i], &sa, NULL);
+	}
+}
+
+static void release_stops(void)
+{
+	for (unsigned i = 0; i < 2; i++)
+		sigaction(stop_signals[i], &running.old[i], NULL);
+	running.files = NULL;
+}
+
 static size_t trace_lines(const struct vm_trace *traces, size_t n)
 {
 	size_t lines = 0;
@@ -341,6 +422,18 @@ static size_t trace_lines(const struct vm_trace *traces, size_t n)
 		for (const char *p = traces[i].text; (p = strchr(p, '\n')); p++)
 			lines++;
 	return lines;
+}
+
+/* The VM's time limit: boot, then the traces' lines; $MAPLAB_VM_TIMEOUT
+ * (seconds) instead where set (a test of a VM that never answers). */
+static double time_limit(const struct vm_trace *traces, size_t n)
+{
+	const char *env = getenv("MAPLAB_VM_TIMEOUT");
+	double s = env ? strtod(env, NULL) : 0;
+	if (s > 0)
+		return s;
+	return VM_BOOT_SECONDS +
+	       (double)trace_lines(traces, n) / VM_LINES_PER_SECOND;
 }
 
 /* Boot, wait, and read the results back: 0, or -1 with one line. */
@@ -352,15 +445,16 @@ static int boot(struct vm_run *run, const struct vm_files *f,
 	if (find_qemu(qemu, sizeof(qemu)))
 		return vm_available(err, errlen);
 	qemu_args(run, f, qemu, store, argv);
-	double limit = VM_BOOT_SECONDS +
-		       (double)trace_lines(traces, n) / VM_LINES_PER_SECOND;
+	double limit = time_limit(traces, n);
 	pid_t pid = start_qemu(argv, f->qemu_log);
 	if (pid < 0) {
 		snprintf(err, errlen, "cannot start %s: %s", QEMU,
 			 strerror(errno));
 		return -1;
 	}
-	int status = wait_limited(pid, limit);
+	running.pid = pid;
+	int status = wait_limited(pid, limit, f->console);
+	running.pid = 0;
 	size_t len, answered;
 	char *data = slurp(f->results, &len);
 	int rc = vm_results_parse(data, len, run->label, traces, n, &answered,
@@ -369,7 +463,11 @@ static int boot(struct vm_run *run, const struct vm_files *f,
 	if (rc == 0)
 		return 0;
 	console_tail(f->console, tail, sizeof(tail));
-	if (status < 0)
+	if (status == -2)
+		snprintf(err, errlen, "%s: the kernel stopped (%zu of %zu traces "
+			 "answered); its console's last lines: %s", run->label,
+			 answered, n, tail);
+	else if (status < 0)
 		snprintf(err, errlen, "%s: the VM did not finish within %.0f s "
 			 "(%zu of %zu traces answered); its console's last "
 			 "lines: %s", run->label, limit, answered, n, tail);
@@ -387,8 +485,12 @@ int vm_replay_kernel_side(struct vm_run *run, struct vm_trace *traces,
 			  size_t n, char *err, size_t errlen)
 {
 	struct vm_files f;
-	snprintf(run->label, sizeof(run->label), "kernel %s (VM, %u cpu%s)",
-		 run->kernel->release, run->cpus, run->cpus == 1 ? "" : "s");
+	/* a path names the file too: "which kernel" is both */
+	bool path = strchr(run->kernel->spec, '/') != NULL;
+	snprintf(run->label, sizeof(run->label), "kernel %s%s%s (VM, %u cpu%s)",
+		 run->kernel->release, path ? " from " : "",
+		 path ? run->kernel->spec : "", run->cpus,
+		 run->cpus == 1 ? "" : "s");
 	for (size_t i = 0; i < n; i++)
 		traces[i].rec = (struct replay_recorded){ .label = run->label };
 	if (vm_available(err, errlen) || make_files(&f, err, errlen))
@@ -397,9 +499,11 @@ int vm_replay_kernel_side(struct vm_run *run, struct vm_trace *traces,
 		fprintf(stderr, "maplab: booting %s, %s, for %zu trace%s ...\n",
 			run->label, have_kvm() ? "KVM" : "TCG", n,
 			n == 1 ? "" : "s");
+	catch_stops(&f);
 	int rc = build_image(f.image, run, traces, n, err, errlen);
 	if (!rc)
 		rc = boot(run, &f, traces, n, err, errlen);
+	release_stops();
 	remove_files(&f);
 	return rc;
 }

@@ -1,0 +1,199 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# The kernel side in a virtual machine (docs/kernels.md): replay and
+# validate --kernel K boot Debian's 5.10, 6.1 and 6.12 in QEMU with maplab
+# as their init.  What must hold:
+#   - bad input of every kind is one line and exit 2, and leaves no VM or
+#     temporary folder behind (a corrupt vmlinuz, a text file, --vm-cpus 0
+#     or 99, no QEMU, a cost command given --kernel);
+#   - the two named traces of tests/cli/traces/versions answer as each
+#     version does, on its kernel and on the designs modelling it;
+#   - 200 random traces of each faithful design (hash with and without
+#     prealloc, both LRUs, the LPM trie), shapes spread over sizes, key
+#     sizes and flags, match each kernel op for op, and the models of 6.1
+#     and 6.12 answer some of them differently (so a run that booted one
+#     kernel twice would fail);
+#   - with 4 and 8 vCPUs on 6.12, 100 random traces a mode of the two LRUs
+#     over all the cpus match, and the common LRU stole and the per-CPU LRU
+#     filled its shares.
+# Kernels come from the cache (fetched the first time: docs/kernels.md).
+# usage: test_cli_vm.sh MAPLAB SOURCE_ROOT PINFAIL_SHIM kernel|no-kernel
+maplab=$(realpath "$1") root=$2 pinfail=$3
+. "$(dirname "$0")/lib.sh"
+trace=$root/examples/lru_basics.trace
+versions=$root/tests/cli/traces/versions
+
+if [ "$kernel_built" = no-kernel ]; then
+    check 'no kernel side: --kernel says so' one_line_error \
+        'built without the kernel side' \
+        "$maplab" replay --map kernel --kernel 6.12 --trace "$trace"
+    finish
+    exit
+fi
+
+# --- bad input, before any VM ------------------------------------------------
+for n in 0 99; do
+    check "--vm-cpus $n: one line" one_line_error '^maplab validate: --vm-cpus .*1 to 8' \
+        "$maplab" validate --kernel 6.12 --vm-cpus "$n" --random
+done
+printf 'not a kernel\n' >"$tmp/text-vmlinuz"
+check 'a text file as the kernel: one line' one_line_error \
+    "^maplab replay: $tmp/text-vmlinuz is not a Linux kernel image" \
+    "$maplab" replay --map kernel --kernel "$tmp/text-vmlinuz" --trace "$trace"
+check 'a missing kernel path: one line' one_line_error \
+    "^maplab replay: $tmp/none/vmlinuz: No such file or directory" \
+    "$maplab" replay --map kernel --kernel "$tmp/none/vmlinuz" --trace "$trace"
+check 'a series maplab does not fetch: one line' one_line_error \
+    "^maplab validate: no kernel '5.4': maplab fetches 5.10, 6.1 and 6.12" \
+    "$maplab" validate --kernel 5.4 --random
+check 'replay --kernel of a design: one line' one_line_error \
+    '^maplab replay: --kernel boots a kernel for its own maps: give --map kernel' \
+    "$maplab" replay --map lru/linux_common --kernel 6.12 --trace "$trace"
+check '--cpus past the VM: one line' one_line_error \
+    "^maplab validate: --cpus: cpu 2 is past the VM's 2 vCPUs" \
+    "$maplab" validate --kernel 6.12 --vm-cpus 2 --random --cpus 0-3
+for cmd in kbench compare explain; do
+    check "$cmd --kernel: refused, with why" one_line_error \
+        "^maplab $cmd: --kernel boots a kernel in a virtual machine .*timings mean nothing" \
+        "$maplab" "$cmd" --map hash/linux --kernel 6.12
+done
+
+if ! command -v qemu-system-x86_64 >/dev/null; then
+    if [ "${MAPLAB_REQUIRE_KERNEL:-0}" = 1 ]; then
+        echo "FAIL: qemu-system-x86_64 is not installed (./lab installs it)"
+        exit 1
+    fi
+    echo "skipped: the VM tests (qemu-system-x86_64 is not installed)"
+    finish
+    exit
+fi
+
+# Every VM of this script leaves its temporary folder here, so that none
+# can be missed; none may be left, and no QEMU of ours may run on.
+export TMPDIR=$tmp/vm-tmp
+mkdir -p "$TMPDIR"
+nothing_left() {
+    ! compgen -G "$TMPDIR/maplab-vm-*" >/dev/null &&
+        ! pgrep -f "$TMPDIR/maplab-vm-" >/dev/null
+}
+
+# --- the kernels -------------------------------------------------------------
+# Fetched once (into ~/.cache/maplab/kernels, or $MAPLAB_KERNEL_CACHE): the
+# first replay on each also checks that a boot answers at all.
+for k in 5.10 6.1 6.12; do
+    out=$("$maplab" replay --map kernel --kernel "$k" --trace "$versions" 2>"$tmp/err"); rc=$?
+    check "kernel $k: fetched, booted, replayed" test "$rc" -eq 0
+    [ "$rc" -eq 0 ] || sed 's/^/    /' "$tmp/err" | tail -3
+    printf '%s\n' "$out" >"$tmp/versions-$k.out"
+done
+check 'no VM or temporary folder left after the boots' nothing_left
+
+# The two rows of docs/kernels.md's first table, on each kernel: 24
+# distinct inserts into a common LRU of 16 keep 8 keys on 5.10 and 6.1, 16
+# on 6.12; BPF_NOEXIST on a present key of a full LRU of 4 is ok there,
+# EEXIST here.
+answers() { # FILE: each named trace's answer, one line: its dump's count
+    # (lru_24_inserts), its BPF_NOEXIST update's result (lru_full_noexist:
+    # the sixth result, after the map line and four inserts)
+    awk '/^# / { t = /lru_24_inserts/ ? "24" : "noexist"; n = 0; next }
+         /^  / { next }
+         { n++ }
+         t == "24" && /^ok [0-9]+$/ { count = $2 }
+         t == "noexist" && n == 6 { noexist = $0 }
+         END { printf "24:%s noexist:%s", count, noexist }' "$1"
+}
+old='24:8 noexist:ok' new='24:16 noexist:err EEXIST'
+for k in 5.10 6.1; do
+    check "kernel $k: the named traces answer as $k" test "$(answers "$tmp/versions-$k.out")" = "$old"
+done
+check 'kernel 6.12: the named traces answer as 6.12' test "$(answers "$tmp/versions-6.12.out")" = "$new"
+# the designs, modelling each version, answer the same here (no VM)
+for m in 5.10 6.1 6.12 6.18; do
+    "$maplab" replay --model "$m" --trace "$versions" >"$tmp/model-$m.out"
+done
+for m in 5.10 6.1; do
+    check "--model $m: the named traces answer as $m" test "$(answers "$tmp/model-$m.out")" = "$old"
+done
+for m in 6.12 6.18; do
+    check "--model $m: the named traces answer as $m" test "$(answers "$tmp/model-$m.out")" = "$new"
+done
+
+# A corrupt vmlinuz (a real one, its compressed payload overwritten): the
+# kernel halts early; one line with what its console said, no VM left.
+cache=${MAPLAB_KERNEL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/maplab/kernels}
+good=$(ls "$cache"/6.12/vmlinuz-* 2>/dev/null | head -n 1)
+if [ -n "$good" ]; then
+    cp "$good" "$tmp/corrupt-vmlinuz"
+    size=$(stat -c %s "$tmp/corrupt-vmlinuz")
+    dd if=/dev/urandom of="$tmp/corrupt-vmlinuz" bs=4096 count=1 seek=$(( size / 8192 )) \
+        conv=notrunc status=none
+    check 'a corrupt vmlinuz: one line, what its console said' one_line_error \
+        "^maplab replay: kernel .*corrupt-vmlinuz.*: the kernel stopped .*System halted" \
+        timeout 120 "$maplab" replay --map kernel --kernel "$tmp/corrupt-vmlinuz" --trace "$trace"
+    check 'no QEMU installed: one line' one_line_error \
+        '^maplab replay: qemu-system-x86_64 is not installed' \
+        env PATH=/nonexistent "$maplab" replay --map kernel --kernel "$good" --trace "$trace"
+    # interrupted: the VM goes with maplab, and its folder
+    "$maplab" validate --kernel "$good" --random --seeds 1-2000 >/dev/null 2>&1 &
+    pid=$!
+    for _ in $(seq 50); do pgrep -f "$TMPDIR/maplab-vm-" >/dev/null && break; sleep 0.2; done
+    kill -TERM "$pid"; wait "$pid"; rc=$?
+    check 'SIGTERM during a boot: maplab dies of it (143)' test "$rc" -eq 143
+    sleep 0.5
+else
+    check 'the 6.12 kernel is in the cache' false
+fi
+check 'no VM or temporary folder left after the failures' nothing_left
+
+# --- 200 random traces of each faithful design, on each kernel ----------------
+# Shapes spread by seed: max_entries 4 to 300, key sizes 1 to 64 (LPM: 1 to
+# 13 data bytes), values 1 to 24 bytes, the access flags in turn, 100 to
+# 400 operations, on both cpus.
+kinds=("hash zero_seed" "hash zero_seed|no_prealloc" "lru_hash zero_seed"
+       "lru_hash zero_seed|no_common_lru" "lpm_trie no_prealloc")
+extra=("" "|rdonly_prog" "|wronly_prog" "|numa_node" "|rdonly" "|wronly" "" "")
+mkdir -p "$tmp/random"
+for k in "${!kinds[@]}"; do
+    read -r type flags <<<"${kinds[$k]}"
+    for s in $(seq 1 200); do
+        f="$flags${extra[$(( s % ${#extra[@]} ))]}"
+        case "$f" in *no_common_lru*numa_node*) f=${f%|numa_node} ;; esac
+        if [ "$type" = lpm_trie ]; then ks=$(( 5 + s * 13 % 13 )); else ks=$(( 1 + s * 11 % 64 )); fi
+        "$maplab" gentrace --type "$type" --entries $(( 4 + s * 37 % 297 )) --key-size "$ks" \
+            --value-size $(( 1 + s * 7 % 24 )) --flags "$f" --ops $(( 100 + s * 53 % 300 )) \
+            --seed "$s" --cpus 2 >"$tmp/random/$k-$type-$s.trace"
+    done
+done
+for k in 5.10 6.1 6.12; do
+    out=$("$maplab" validate --kernel "$k" --vm-cpus 2 --trace "$tmp/random" 2>&1); rc=$?
+    check "kernel $k: 1000 random traces match the designs modelling it" \
+        grep -qE "^validate: 1000 traces, [0-9]+ trace lines, maplab \(kernel-faithful designs\) matches kernel $k\.[0-9]+.*\(VM, 2 cpus\)$" <<<"$out"
+    [ "$rc" -eq 0 ] || grep -v '^  ' <<<"$out" | tail -4 | sed 's/^/    /'
+done
+# The kernels answered as their models; the models of 6.1 and 6.12 answer
+# some of these traces differently, so the two kernels did too.
+"$maplab" replay --model 6.1 --trace "$tmp/random" >"$tmp/random-6.1.out" 2>/dev/null
+"$maplab" replay --model 6.12 --trace "$tmp/random" >"$tmp/random-6.12.out" 2>/dev/null
+check '6.1 and 6.12 answer some random trace differently' \
+    bash -c '! cmp -s "$1" "$2"' _ "$tmp/random-6.1.out" "$tmp/random-6.12.out"
+
+# --- more cpus: 4 and 8 on 6.12 ------------------------------------------------
+# The common LRU steals where every other cpu holds a node (max_entries
+# below the cpu count); the per-CPU LRU fills each cpu's share of 2.
+for n in 4 8; do
+    out=$("$maplab" validate --map lru/linux_common --kernel 6.12 --vm-cpus "$n" --random \
+        --seeds 1-100 --type lru_hash --entries $(( n - 1 )) --ops 300 --cpus 0-$(( n - 1 )) 2>&1)
+    check "$n cpus: the common LRU matches on 100 traces" \
+        grep -qE "^validate: 100 traces, .* lru/linux_common matches kernel 6\.12.*\(VM, $n cpus\)$" <<<"$out"
+    check "$n cpus: the common LRU stole" \
+        grep -qE '^validate: lru/linux_common evicted [0-9]+ keys and stole [1-9][0-9]* ' <<<"$out"
+    out=$("$maplab" validate --map lru/linux_percpu --kernel 6.12 --vm-cpus "$n" --random \
+        --seeds 1-100 --type lru_hash --entries $(( 2 * n )) --ops 300 --cpus 0-$(( n - 1 )) 2>&1)
+    check "$n cpus: the per-CPU LRU matches on 100 traces" \
+        grep -qE "^validate: 100 traces, .* lru/linux_percpu matches kernel 6\.12.*\(VM, $n cpus\)$" <<<"$out"
+    check "$n cpus: the per-CPU LRU filled its shares (evicted)" \
+        grep -qE '^validate: lru/linux_percpu evicted [1-9][0-9]* keys' <<<"$out"
+done
+check 'no VM or temporary folder left at the end' nothing_left
+
+finish
