@@ -425,15 +425,18 @@ static void every_model(char *buf, size_t len)
 	}
 }
 
+bool opts_model_known(uint32_t model)
+{
+	for (size_t i = 0; map_registry[i]; i++)
+		if (map_registry[i]->faithful && map_models(map_registry[i], model))
+			return true;
+	return false;
+}
+
 int opts_model(const char *cmd, const char *text, uint32_t *model)
 {
 	char shown[64], versions[256];
-	bool modelled = false;
-	if (map_model_parse(text, model) == 0)
-		for (size_t i = 0; map_registry[i] && !modelled; i++)
-			modelled = map_registry[i]->faithful &&
-				   map_models(map_registry[i], *model);
-	if (modelled)
+	if (map_model_parse(text, model) == 0 && opts_model_known(*model))
 		return 0;
 	every_model(versions, sizeof(versions));
 	return cli_error(cmd, "--model wants a kernel version the faithful "

@@ -145,6 +145,9 @@ int opts_design_list(const char *cmd, const char *text,
  * versions there are. */
 int opts_model(const char *cmd, const char *text, uint32_t *model);
 
+/* Whether some faithful design models kernel version model. */
+bool opts_model_known(uint32_t model);
+
 /* --kernel given to a command that measures cost (kbench, compare,
  * explain): refused, with why.  EXIT_USAGE. */
 int opts_refuse_vm_kernel(const char *cmd);

@@ -15,6 +15,7 @@
 #include "kernel-compare/kmap.h"
 #include "kernel-compare/ksim.h"
 #include "kernel-compare/vm/vm.h"
+#include "kernel-compare/vm/vm_sim.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -142,4 +143,40 @@ void vm_traces_free(struct vm_trace *traces, size_t n)
 int vm_agent_main(void)
 {
 	return -1;
+}
+
+static int absent_run(const struct ksim_config *c,
+		      const struct ksim_stream *streams, unsigned n,
+		      struct ksim_result *out, char *err, size_t errlen)
+{
+	(void)c, (void)streams, (void)n, (void)out;
+	return absent(err, errlen);
+}
+
+static bool absent_available(char *why, size_t whylen)
+{
+	absent(why, whylen);
+	return false;
+}
+
+const struct sim_kernel_engine vm_sim_engine = {
+	.run = absent_run,
+	.available = absent_available,
+};
+
+int vm_sim_open(const struct vm_kernel *k, unsigned cpus, bool quiet,
+		char *err, size_t errlen)
+{
+	(void)k, (void)cpus, (void)quiet;
+	absent(err, errlen);
+	return -1;
+}
+
+const char *vm_sim_label(void)
+{
+	return "";
+}
+
+void vm_sim_close(void)
+{
 }

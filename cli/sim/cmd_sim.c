@@ -23,9 +23,13 @@
 #include "harness/common/parse.h"
 #include "harness/sim/simfile.h"
 #include "harness/results/sim_report.h"
+#include "harness/sim/kernel_engine.h"
+#include "kernel-compare/vm/vm.h"
+#include "kernel-compare/vm/vm_sim.h"
 #include "maps/base/cpu.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -192,6 +196,16 @@ static const struct cmd_option sim_options[] = {
 			   "repeat; medians with their min-max (1)" },
 	{ &opt_write_trace, "write the trace (txt, or oracleGeneral by the "
 			    "name,\nnext accesses filled) and stop" },
+	{ &opt_kernel, "the kernel policies in a virtual machine booted from\n"
+		       "kernel K (5.10, 6.1, 6.12, or a vmlinuz; fetched once\n"
+		       "into ~/.cache/maplab/kernels), kept up for the run;\n"
+		       "the designs here, modelling K on its cpus.  Miss\n"
+		       "ratios only: a VM's Mreq/s mean nothing\n"
+		       "(docs/kernels.md)" },
+	{ &opt_vm_cpus, "the VM's vCPUs (1 to 8; this machine's count, at\n"
+			"most 8)" },
+	{ &opt_model, "the kernel version the faithful designs behave as\n"
+		      "(maplab list; default: the newest, or --kernel's)" },
 	{ &opt_quiet, NULL },
 };
 
@@ -209,6 +223,11 @@ struct sim_cli {
 	bool serial, threads_given; /* --cpus (threads[] holds its counts) */
 	bool stream;
 	const char *cachesim_notes; /* sim_cachesim.h's, a line each */
+	/* --kernel K: the kernel policies in a VM of vm_cpus vCPUs, the
+	 * designs' maps made for that many cpus */
+	const char *kernel;
+	unsigned vm_cpus;
+	uint32_t model;             /* --model, or K's where modelled */
 };
 
 /* A column, "N" (1-based) or a header's NAME, into *col or *name. */
@@ -288,6 +307,9 @@ static int apply_sim(void *ctx, enum opt_id id, const struct opt_value *v)
 	case OPT_PLOT: c->plot = v->text; return 0;
 	case OPT_WRITE_TRACE: c->write_trace = v->text; return 0;
 	case OPT_QUIET: c->quiet = true; return 0;
+	case OPT_KERNEL: c->kernel = v->text; return 0;
+	case OPT_VM_CPUS: c->vm_cpus = (unsigned)v->u; return 0;
+	case OPT_MODEL: return opts_model("sim", v->text, &c->model);
 	case OPT_NO_STRAY: c->no_stray = true; return 0;
 	case OPT_STREAM: c->stream = true; return 0;
 	case OPT_RCU: return cli_apply_rcu("sim", v->text);
@@ -553,6 +575,7 @@ static int run_point(const struct sim_cli *c, struct sim_input *in,
 		.serial_cpus = pol->engine != SIM_ENGINE_OPT && c->serial
 				       ? c->threads[t] : 0,
 		.split = c->split, .stray = !c->no_stray,
+		.ncpus = c->kernel ? c->vm_cpus : 0, .model = c->model,
 		.progress = progress_update, .progress_arg = prog,
 	};
 	if (c->repeat > 1)
@@ -572,6 +595,11 @@ static int run_point(const struct sim_cli *c, struct sim_input *in,
 	row->repeat = r;
 	if (sim_run(in, &sc, &row->r, err, sizeof(err)))
 		return cli_error("sim", "%s", err);
+	if (c->kernel && pol->engine == SIM_ENGINE_KERNEL) {
+		/* a VM's speed is the emulator's, not the kernel's: none */
+		row->r.seconds = NAN;
+		row->r.mreq_per_s = NAN;
+	}
 	return 0;
 }
 
@@ -681,17 +709,54 @@ static int refuse_streamed(const struct sim_plan *p, const struct sim_input *in)
 	return 0;
 }
 
-static int simulate(const struct sim_cli *c, struct sim_outputs *o,
+/* --kernel K: the plan must ask for a kernel policy, on cpus the VM
+ * has; then K booted (kept up until vm_sim_close), its engine the
+ * kernel policies', and the designs' model K's where they model it.  0,
+ * or EXIT_USAGE after one line. */
+static int boot_kernel(struct sim_cli *c, const struct sim_plan *p,
+		       char *note, size_t len)
+{
+	bool kernel = false;
+	char err[1024];
+	struct vm_kernel k;
+	for (unsigned i = 0; i < p->n_policies; i++)
+		kernel = kernel || p->policies[i].engine == SIM_ENGINE_KERNEL;
+	if (!kernel)
+		return cli_error("sim", "--kernel boots a kernel for the kernel "
+				 "policies: give --policy kernel or "
+				 "kernel:no_common_lru");
+	for (unsigned i = 0; i < c->n_threads; i++)
+		if (c->threads[i] > c->vm_cpus)
+			return cli_error("sim", "%s %u: the VM has %u vCPUs "
+					 "(--vm-cpus)", c->serial ? "--cpus"
+					 : "--threads", c->threads[i],
+					 c->vm_cpus);
+	if (vm_kernel_resolve(c->kernel, c->quiet, &k, err, sizeof(err)) ||
+	    vm_sim_open(&k, c->vm_cpus, c->quiet, err, sizeof(err)))
+		return cli_error("sim", "%s", err);
+	sim_set_kernel_engine(&vm_sim_engine);
+	uint32_t series;
+	if (!c->model && map_model_parse(k.series, &series) == 0 &&
+	    opts_model_known(series))
+		c->model = series;
+	snprintf(note, len, "the kernel policies ran in %s; the designs made "
+		 "their maps for %u cpus", vm_sim_label(), c->vm_cpus);
+	return 0;
+}
+
+static int simulate(struct sim_cli *c, struct sim_outputs *o,
 		    struct sim_trace *t, struct sim_input *in,
 		    const char *format_name)
 {
 	struct sim_plan plan = { 0 };
-	char notes[1024] = "";
+	char notes[1024] = "", vm_note[600] = "";
 	int rc;
 
 	if ((rc = sim_plan_policies(&plan, c->policies)) ||
 	    (rc = refuse_streamed(&plan, in)) ||
-	    (rc = sim_plan_sizes(&plan, c->sizes, in->distinct)))
+	    (rc = sim_plan_sizes(&plan, c->sizes, in->distinct)) ||
+	    (c->kernel && (rc = boot_kernel(c, &plan, vm_note,
+					    sizeof(vm_note)))))
 		return rc;
 	say_notes(c, t);
 	if (plan.aliases_used[0])
@@ -700,6 +765,9 @@ static int simulate(const struct sim_cli *c, struct sim_outputs *o,
 			 plan.sizes_note[0] ? "\n" : "");
 	snprintf(notes + strlen(notes), sizeof(notes) - strlen(notes), "%s",
 		 plan.sizes_note);
+	if (vm_note[0])
+		snprintf(notes + strlen(notes), sizeof(notes) - strlen(notes),
+			 "%s%s", notes[0] ? "\n" : "", vm_note);
 	/* jsonl and csv have no head: the notes go to stderr, a line each. */
 	for (char *line = notes, *end; *line && c->format != RECORD_TABLE;
 	     line = *end ? end + 1 : end) {
@@ -723,6 +791,8 @@ static int simulate(const struct sim_cli *c, struct sim_outputs *o,
 	unsigned n_rows = 0;
 	rc = rows ? run_points(c, in, &plan, rows, &n_rows)
 		  : cli_error("sim", "out of memory");
+	if (c->kernel)
+		vm_sim_close();
 	if (!rc) {
 		struct sim_report rep = {
 			.in = in, .format_name = format_name,
@@ -762,6 +832,8 @@ static int run_sim(int argc, char **argv, const char *cachesim_notes)
 	struct sim_input in;
 	int rc;
 	c.cachesim_notes = cachesim_notes;
+	unsigned here = map_cpu_allowed_count();
+	c.vm_cpus = here < VM_MAX_CPUS ? here : VM_MAX_CPUS;
 	sim_csv_params_init(&c.csv);
 	rc = opts_parse("sim", argc, argv, sim_options, N_OPTIONS(sim_options),
 			apply_sim, &c, usage_sim, after_sim);

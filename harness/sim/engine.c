@@ -568,6 +568,7 @@ static int create_map(const struct sim_input *in, const struct sim_config *c,
 				  : map_cpus_for_threads(c->serial_cpus
 							 ? c->serial_cpus
 							 : c->threads),
+		.model = c->model,
 	};
 	int rc = map_create(ops, &attr, m);
 	if (rc)
@@ -826,6 +827,19 @@ static void count_kernel_bytes(const struct sim_worker *w,
 	}
 }
 
+/* The kernel's cpus: its machine's (a VM's), or this process's. */
+static unsigned kernel_cpu_count(void)
+{
+	return kernel_engine->machine_cpus ? kernel_engine->machine_cpus()
+					   : map_cpu_allowed_count();
+}
+
+/* The id of the kernel's i-th cpu. */
+static int kernel_cpu_id(unsigned i)
+{
+	return kernel_engine->machine_cpus ? (int)i : map_cpu_allowed_id(i);
+}
+
 /* Serial cpus: each request's CPU, the c-th allowed for cpu slot c, as a
  * team pins worker c.  0, or -EINVAL / -ENOMEM with err. */
 static int serial_kernel_cpus(const struct sim_shared *s,
@@ -833,9 +847,9 @@ static int serial_kernel_cpus(const struct sim_shared *s,
 {
 	unsigned n = s->c->serial_cpus;
 	size_t total = s->workers[0].n;
-	if (n > map_cpu_allowed_count()) {
-		snprintf(err, errlen, "%u cpus: this process may use %u", n,
-			 map_cpu_allowed_count());
+	if (n > kernel_cpu_count()) {
+		snprintf(err, errlen, "%u cpus: the kernel's side may use %u", n,
+			 kernel_cpu_count());
 		return -EINVAL;
 	}
 	uint16_t *cpus = malloc((total ? total : 1) * sizeof(*cpus));
@@ -844,7 +858,7 @@ static int serial_kernel_cpus(const struct sim_shared *s,
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < total; i++)
-		cpus[i] = (uint16_t)map_cpu_allowed_id(
+		cpus[i] = (uint16_t)kernel_cpu_id(
 			worker_of(s->in, s->c->split, i, i, n));
 	st->cpus = cpus;
 	return 0;
@@ -872,12 +886,16 @@ static int kernel_pass(struct sim_shared *s, struct sim_result *r, char *err,
 
 	if (rc)
 		snprintf(err, errlen, "out of memory");
+	if (!rc && !kernel_engine) {
+		snprintf(err, errlen, "built without the kernel side");
+		rc = -EOPNOTSUPP;
+	}
 	if (!rc && c->serial_cpus)
 		rc = serial_kernel_cpus(s, &st[0], err, errlen);
 	for (unsigned k = 0; !rc && k < s->n_workers; k++) {
-		if (k >= map_cpu_allowed_count()) {
-			snprintf(err, errlen, "%u threads: this process may use "
-				 "%u CPUs", s->n_workers, map_cpu_allowed_count());
+		if (k >= kernel_cpu_count()) {
+			snprintf(err, errlen, "%u threads: the kernel's side may "
+				 "use %u CPUs", s->n_workers, kernel_cpu_count());
 			rc = -EINVAL;
 			break;
 		}
@@ -885,7 +903,7 @@ static int kernel_pass(struct sim_shared *s, struct sim_result *r, char *err,
 					      .n = s->workers[k].n,
 					      .counted_from =
 						      s->workers[k].counted_from,
-					      .cpu = map_cpu_allowed_id(k),
+					      .cpu = kernel_cpu_id(k),
 					      .cpus = st[k].cpus };
 		/* the byte miss ratio needs to know which requests missed */
 		if (r->has_bytes &&
@@ -893,10 +911,6 @@ static int kernel_pass(struct sim_shared *s, struct sim_result *r, char *err,
 			snprintf(err, errlen, "out of memory");
 			rc = -ENOMEM;
 		}
-	}
-	if (!rc && !kernel_engine) {
-		snprintf(err, errlen, "built without the kernel side");
-		rc = -EOPNOTSUPP;
 	}
 	if (!rc)
 		rc = kernel_engine->run(&kc, st, s->n_workers, &kr, err, errlen);

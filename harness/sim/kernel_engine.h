@@ -100,6 +100,13 @@ struct sim_kernel_engine {
 	/* Whether this process can run it at all (BPF allowed, the program
 	 * loads); false with a one-line reason in why. */
 	bool (*available)(char *why, size_t whylen);
+	/*
+	 * Optional.  The cpus of the machine the engine's kernel runs on,
+	 * numbered 0 to the count - 1 (a virtual machine's: kernel-compare/
+	 * vm/vm_sim.h).  NULL: this machine, whose streams go on the CPUs this
+	 * process may use, as the team pins its workers.
+	 */
+	unsigned (*machine_cpus)(void);
 };
 
 /* The engine sim's kernel policy uses from now on (NULL: none). */

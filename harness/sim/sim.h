@@ -138,6 +138,8 @@ struct sim_config {
 	bool stray;          /* one thread, designs: the untimed stray pass */
 	unsigned ncpus;      /* the map's cpu slots; 0: the possible CPUs
 				(at least threads), as bench's maps */
+	uint32_t model;      /* a faithful design's kernel version
+				(map_attr.model; 0: its newest) */
 	unsigned serial_cpus;/* 0: off.  N: the deterministic multi-cpu mode:
 				one thread (threads must be 1) replays every
 				request in order, request i as the cpu the

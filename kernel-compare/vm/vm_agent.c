@@ -10,8 +10,11 @@
  * of a container, without the job, it returns at once.
  */
 #include "kernel-compare/kmap.h"
+#include "kernel-compare/ksim.h"
 #include "kernel-compare/vm/vm.h"
 #include "kernel-compare/vm/vm_protocol.h"
+#include "kernel-compare/vm/vm_session.h"
+#include "kernel-compare/vm/vm_sim.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -55,9 +58,9 @@ static void set_up_machine(void)
 }
 
 /* The results port, raw: no line discipline between us and the host. */
-static int open_port(void)
+static int open_port(int mode)
 {
-	int fd = open(VM_RESULTS_PORT, O_WRONLY | O_NOCTTY);
+	int fd = open(VM_RESULTS_PORT, mode | O_NOCTTY);
 	struct termios t;
 	if (fd >= 0 && tcgetattr(fd, &t) == 0) {
 		cfmakeraw(&t);
@@ -98,6 +101,60 @@ static int replay_one(struct vm_results_writer *w, size_t i,
 	return rc;
 }
 
+/* A sim request: ksim's run on this VM's kernel, its reply sent back. */
+static int answer_ksim(int port, const void *req, size_t len)
+{
+	struct ksim_config c;
+	struct ksim_stream *streams = NULL;
+	struct ksim_result r = { 0 };
+	unsigned n = 0;
+	char err[512] = "";
+	void *reply;
+	size_t reply_len;
+	int rc = vm_sim_decode_request(req, len, &c, &streams, &n);
+	if (rc)
+		snprintf(err, sizeof(err), "the request is garbled");
+	else if (!(r.streams = calloc(n, sizeof(*r.streams))))
+		rc = -ENOMEM;
+	if (!rc)
+		rc = ksim_run(&c, streams, n, &r, err, sizeof(err));
+	int wrc = vm_sim_encode_reply(streams, n, &r, rc, err, &reply, &reply_len);
+	if (!wrc) {
+		wrc = vm_frame_write(port, VM_FRAME_KSIM, reply, reply_len);
+		free(reply);
+	}
+	free(r.streams);
+	vm_sim_free_request(streams, n);
+	return wrc;
+}
+
+/* A session: requests and replies until the host says quit. */
+static int run_session(void)
+{
+	int port = open_port(O_RDWR);
+	if (port < 0 || vm_frame_write(port, VM_FRAME_READY, "", 0)) {
+		fprintf(stderr, "maplab-vm: %s: %s\n", VM_RESULTS_PORT,
+			strerror(errno));
+		return -1;
+	}
+	for (;;) {
+		uint32_t kind;
+		void *req;
+		size_t len;
+		int rc = vm_frame_read(port, -1, &kind, &req, &len);
+		if (rc) {
+			fprintf(stderr, "maplab-vm: the session's port: %s\n",
+				strerror(-rc));
+			return -1;
+		}
+		if (kind == VM_FRAME_KSIM)
+			rc = answer_ksim(port, req, len);
+		free(req);
+		if (kind == VM_FRAME_QUIT || rc)
+			return rc ? -1 : 0;
+	}
+}
+
 /* The job, run: 0, or -1 with why on the console. */
 static int run_job(void)
 {
@@ -105,13 +162,15 @@ static int run_job(void)
 	struct vm_job job;
 	struct vm_results_writer *w;
 	char *text = read_file(VM_JOB_FILE);
-	int port = open_port();
 	if (!text || vm_job_parse(text, &job, err, sizeof(err))) {
 		fprintf(stderr, "maplab-vm: %s\n", text ? err : "no job");
 		free(text);
 		return -1;
 	}
 	free(text);
+	if (job.session)
+		return run_session();
+	int port = open_port(O_WRONLY);
 	if (port < 0 || vm_results_open(&w, port)) {
 		fprintf(stderr, "maplab-vm: %s: %s\n", VM_RESULTS_PORT,
 			strerror(errno));

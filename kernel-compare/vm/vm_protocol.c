@@ -19,22 +19,25 @@
 int vm_job_format(const struct vm_job *job, char *buf, size_t len)
 {
 	int n = snprintf(buf, len, JOB_MAGIC "cpus %u\nverbose %d\ntraces "
-			 "%zu\n", job->cpus, job->verbose, job->n_traces);
+			 "%zu\nsession %d\n", job->cpus, job->verbose,
+			 job->n_traces, job->session);
 	return n >= 0 && (size_t)n < len ? n : -1;
 }
 
 int vm_job_parse(const char *text, struct vm_job *job, char *err,
 		 size_t errlen)
 {
-	int verbose;
+	int verbose, session;
 	if (strncmp(text, JOB_MAGIC, strlen(JOB_MAGIC)) != 0 ||
 	    sscanf(text + strlen(JOB_MAGIC), "cpus %u\nverbose %d\ntraces "
-		   "%zu\n", &job->cpus, &verbose, &job->n_traces) != 3) {
+		   "%zu\nsession %d\n", &job->cpus, &verbose, &job->n_traces,
+		   &session) != 4) {
 		snprintf(err, errlen, "%s is not a job of this maplab",
 			 VM_JOB_FILE);
 		return -1;
 	}
 	job->verbose = verbose != 0;
+	job->session = session != 0;
 	return 0;
 }
 

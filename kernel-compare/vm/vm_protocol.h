@@ -6,7 +6,8 @@
  * The job, host to VM, is files in the initramfs:
  *
  *   /job/job         "maplab-vm-job 1\n", then "cpus N\n", "verbose 0|1\n",
- *                    "traces N\n"
+ *                    "traces N\n", "session 0|1\n" (1: no traces; requests
+ *                    come over the port: vm_session.h)
  *   /job/flags       N lines: trace I's creation flags added to its map
  *                    lines (hex)
  *   /job/trace-I     trace I, as text (format v1), I from 0
@@ -45,6 +46,7 @@ struct vm_job {
 	unsigned cpus;
 	bool verbose;
 	size_t n_traces;
+	bool session;
 };
 
 /* The job file's text into buf (NUL-terminated): its length, or -1 if

@@ -1,19 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * vm_qemu.c: one boot of a kernel in QEMU with a batch of traces (vm.h).
- *
- * The image is this binary as /init with its libraries, the device nodes
- * the agent writes to, and the job (vm_protocol.h); the VM runs under a
- * time limit that grows with the traces' lines, its console and results
- * going to files in a temporary folder.  QEMU is started with
- * PR_SET_PDEATHSIG, so that a maplab killed any way takes its VM along;
- * on the time limit it is killed and waited for.  Accelerator: KVM where
- * the machine has hardware virtualisation (kvm_intel or kvm_amd loaded
- * and /dev/kvm usable), TCG otherwise (software: behaviour only).
+ * vm_qemu.c: one QEMU process, its image, its folder and its time limit
+ * (vm_qemu.h).
  */
-#include "kernel-compare/vm/vm.h"
+#include "kernel-compare/vm/vm_qemu.h"
 #include "kernel-compare/vm/vm_initramfs.h"
-#include "kernel-compare/vm/vm_protocol.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -23,18 +14,12 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
-#define QEMU "qemu-system-x86_64"
 #define VM_MEMORY "1024"
-/* Boot and power-off take 5 to 30 s under TCG on a loaded 2-core host
- * (5.10 is the slowest); each trace line some microseconds. */
-#define VM_BOOT_SECONDS 120
-#define VM_LINES_PER_SECOND 2000
-#define VM_QEMU_ARGS 32 /* qemu_args writes 26 */
+#define VM_QEMU_ARGS 32 /* qemu_args writes 28 at most */
 
 /* --- finding QEMU ------------------------------------------------------------ */
 
@@ -47,7 +32,7 @@ static int find_qemu(char *buf, size_t len)
 			: "/usr/local/bin:/usr/bin:/bin");
 	for (char *save, *d = strtok_r(dirs, ":", &save); d;
 	     d = strtok_r(NULL, ":", &save)) {
-		snprintf(buf, len, "%s/%s", d, QEMU);
+		snprintf(buf, len, "%s/%s", d, VM_QEMU);
 		if (access(buf, X_OK) == 0)
 			return 0;
 	}
@@ -60,7 +45,7 @@ int vm_available(char *why, size_t len)
 	if (find_qemu(qemu, sizeof(qemu)) == 0)
 		return 0;
 	snprintf(why, len, "%s is not installed (apt-get install "
-		 "--no-install-recommends qemu-system-x86)", QEMU);
+		 "--no-install-recommends qemu-system-x86)", VM_QEMU);
 	return -1;
 }
 
@@ -71,6 +56,11 @@ static bool have_kvm(void)
 	return (access("/sys/module/kvm_intel", F_OK) == 0 ||
 		access("/sys/module/kvm_amd", F_OK) == 0) &&
 	       access("/dev/kvm", R_OK | W_OK) == 0;
+}
+
+const char *vm_accelerator(void)
+{
+	return have_kvm() ? "KVM" : "TCG";
 }
 
 /* --- the image ----------------------------------------------------------- */
@@ -85,13 +75,11 @@ static int own_path(char *buf, size_t len)
 	return 0;
 }
 
-static int add_job(struct vm_initramfs *ir, const struct vm_run *run,
+static int add_job(struct vm_initramfs *ir, const struct vm_job *job,
 		   const struct vm_trace *traces, size_t n)
 {
 	char job_text[256], path[64];
-	struct vm_job job = { .cpus = run->cpus, .verbose = run->verbose,
-			      .n_traces = n };
-	int len = vm_job_format(&job, job_text, sizeof(job_text));
+	int len = vm_job_format(job, job_text, sizeof(job_text));
 	int rc = len < 0 ? -EOVERFLOW
 			 : vm_initramfs_bytes(ir, VM_JOB_FILE, job_text,
 					      (size_t)len, 0644);
@@ -112,11 +100,11 @@ static int add_job(struct vm_initramfs *ir, const struct vm_run *run,
 	return rc;
 }
 
-/* The image at path: this binary as /init, the nodes, the job. */
-static int build_image(const char *path, const struct vm_run *run,
-		       const struct vm_trace *traces, size_t n, char *err,
-		       size_t errlen)
+int vm_image_build(const struct vm_files *f, const struct vm_job *job,
+		   const struct vm_trace *traces, size_t n, char *err,
+		   size_t errlen)
 {
+	const char *path = f->image;
 	struct vm_initramfs *ir;
 	char exe[4096];
 	if (own_path(exe, sizeof(exe))) {
@@ -137,7 +125,7 @@ static int build_image(const char *path, const struct vm_run *run,
 	if (!rc)
 		rc = vm_initramfs_node(ir, VM_RESULTS_PORT, S_IFCHR | 0600, 4, 65);
 	if (!rc)
-		rc = add_job(ir, run, traces, n);
+		rc = add_job(ir, job, traces, n);
 	if (rc) {
 		if (rc < 0)
 			snprintf(err, errlen, "the VM's image %s: %s", path,
@@ -148,14 +136,9 @@ static int build_image(const char *path, const struct vm_run *run,
 	return vm_initramfs_close(ir, err, errlen);
 }
 
-/* --- the boot ------------------------------------------------------------ */
+/* --- the folder ------------------------------------------------------------ */
 
-struct vm_files {
-	char dir[64];         /* the temporary folder */
-	char image[96], console[96], results[96], qemu_log[96];
-};
-
-static int make_files(struct vm_files *f, char *err, size_t errlen)
+int vm_files_make(struct vm_files *f, char *err, size_t errlen)
 {
 	const char *tmp = getenv("TMPDIR");
 	snprintf(f->dir, sizeof(f->dir), "%s/maplab-vm-XXXXXX",
@@ -172,7 +155,7 @@ static int make_files(struct vm_files *f, char *err, size_t errlen)
 	return 0;
 }
 
-static void remove_files(const struct vm_files *f)
+void vm_files_remove(const struct vm_files *f)
 {
 	unlink(f->image);
 	unlink(f->console);
@@ -181,8 +164,11 @@ static void remove_files(const struct vm_files *f)
 	rmdir(f->dir);
 }
 
+/* --- the process --------------------------------------------------------- */
+
 /* QEMU's command line into argv (strings in store). */
-static void qemu_args(const struct vm_run *run, const struct vm_files *f,
+static void qemu_args(const struct vm_kernel *k, unsigned cpus,
+		      const struct vm_files *f, enum vm_port port,
 		      const char *qemu, char store[][4200], char **argv)
 {
 	unsigned n = 0;
@@ -199,9 +185,9 @@ static void qemu_args(const struct vm_run *run, const struct vm_files *f,
 	ARG("-m");
 	ARG(VM_MEMORY);
 	ARG("-smp");
-	ARG("%u", run->cpus);
+	ARG("%u", cpus);
 	ARG("-kernel");
-	ARG("%s", run->kernel->path);
+	ARG("%s", k->path);
 	ARG("-initrd");
 	ARG("%s", f->image);
 	ARG("-append");
@@ -215,15 +201,22 @@ static void qemu_args(const struct vm_run *run, const struct vm_files *f,
 	ARG("none");
 	ARG("-serial");
 	ARG("file:%s", f->console);
-	ARG("-serial");
-	ARG("file:%s", f->results);
+	if (port == VM_PORT_SOCKET) {
+		ARG("-chardev");
+		ARG("socket,id=port,path=%s,server=on,wait=on", f->results);
+		ARG("-serial");
+		ARG("chardev:port");
+	} else {
+		ARG("-serial");
+		ARG("file:%s", f->results);
+	}
 	ARG("-no-reboot");
 #undef ARG
 	argv[n] = NULL;
 }
 
 /* Start QEMU: its pid, or -1.  It dies with this process. */
-static pid_t start_qemu(char **argv, const char *log)
+static pid_t fork_qemu(char **argv, const char *log)
 {
 	pid_t parent = getpid();
 	pid_t pid = fork();
@@ -241,6 +234,23 @@ static pid_t start_qemu(char **argv, const char *log)
 	_exit(127);
 }
 
+pid_t vm_qemu_start(const struct vm_kernel *k, unsigned cpus,
+		    const struct vm_files *f, enum vm_port port, char *err,
+		    size_t errlen)
+{
+	char qemu[4096], store[VM_QEMU_ARGS][4200], *argv[VM_QEMU_ARGS + 1];
+	if (find_qemu(qemu, sizeof(qemu))) {
+		vm_available(err, errlen);
+		return -1;
+	}
+	qemu_args(k, cpus, f, port, qemu, store, argv);
+	pid_t pid = fork_qemu(argv, f->qemu_log);
+	if (pid < 0)
+		snprintf(err, errlen, "cannot start %s: %s", VM_QEMU,
+			 strerror(errno));
+	return pid;
+}
+
 static double now_s(void)
 {
 	struct timespec t;
@@ -250,7 +260,7 @@ static double now_s(void)
 
 /* Whether the console says the VM will never finish: a kernel halted (a
  * corrupt image's decompressor) or panicked without rebooting. */
-static bool console_says_stuck(const char *path)
+bool vm_console_stuck(const char *path)
 {
 	char buf[4096];
 	FILE *f = fopen(path, "rb");
@@ -268,7 +278,7 @@ static bool console_says_stuck(const char *path)
 	return strstr(buf, "System halted") || strstr(buf, "end Kernel panic");
 }
 
-static void kill_and_reap(pid_t pid)
+void vm_qemu_kill(pid_t pid)
 {
 	int status;
 	kill(pid, SIGKILL);
@@ -279,7 +289,7 @@ static void kill_and_reap(pid_t pid)
 /* Wait for pid until seconds pass: its wait status; -1 when it was
  * killed for taking too long, -2 when its console said it was stuck (it
  * is waited for either way). */
-static int wait_limited(pid_t pid, double seconds, const char *console)
+int vm_qemu_wait(pid_t pid, double seconds, const char *console)
 {
 	double deadline = now_s() + seconds;
 	struct timespec tick = { 0, 20 * 1000 * 1000 };
@@ -292,11 +302,11 @@ static int wait_limited(pid_t pid, double seconds, const char *console)
 		if (got < 0 && errno != EINTR)
 			return -1;
 		if (now_s() > deadline) {
-			kill_and_reap(pid);
+			vm_qemu_kill(pid);
 			return -1;
 		}
-		if (++ticks % 25 == 0 && console_says_stuck(console)) {
-			kill_and_reap(pid);
+		if (++ticks % 25 == 0 && vm_console_stuck(console)) {
+			vm_qemu_kill(pid);
 			return -2;
 		}
 		nanosleep(&tick, NULL);
@@ -304,7 +314,7 @@ static int wait_limited(pid_t pid, double seconds, const char *console)
 }
 
 /* A whole file, malloc'd (*len bytes, NUL after them); NULL if none. */
-static char *slurp(const char *path, size_t *len)
+char *vm_slurp(const char *path, size_t *len)
 {
 	FILE *f = fopen(path, "rb");
 	char *buf = NULL;
@@ -327,10 +337,10 @@ static char *slurp(const char *path, size_t *len)
  * what a user needs to see why a VM did not answer.  Escape sequences
  * (the firmware's) and carriage returns are dropped.
  */
-static void console_tail(const char *path, char *buf, size_t len)
+void vm_console_tail(const char *path, char *buf, size_t len)
 {
 	size_t n;
-	char *text = slurp(path, &n);
+	char *text = vm_slurp(path, &n);
 	buf[0] = '\0';
 	if (!text || !n) {
 		snprintf(buf, len, "(the console is empty)");
@@ -369,6 +379,17 @@ static void console_tail(const char *path, char *buf, size_t len)
 	free(text);
 }
 
+const char *vm_label(const struct vm_kernel *k, unsigned cpus, char *buf,
+		     size_t len)
+{
+	/* a path names the file too: "which kernel" is both */
+	bool path = strchr(k->spec, '/') != NULL;
+	snprintf(buf, len, "kernel %s%s%s (VM, %u cpu%s)", k->release,
+		 path ? " from " : "", path ? k->spec : "", cpus,
+		 cpus == 1 ? "" : "s");
+	return buf;
+}
+
 /* --- stopping: a VM never outlives its run ------------------------------- */
 
 /* The VM running now and its files: what a SIGINT or SIGTERM must take
@@ -382,14 +403,12 @@ static struct {
 
 static const int stop_signals[2] = { SIGINT, SIGTERM };
 
-static void remove_files(const struct vm_files *f);
-
 static void on_stop(int sig)
 {
 	if (running.pid > 0)
 		kill(running.pid, SIGKILL);
 	if (running.files)
-		remove_files(running.files);
+		vm_files_remove(running.files);
 	for (unsigned i = 0; i < 2; i++)
 		sigaction(stop_signals[i], &running.old[i], NULL);
 	raise(sig);
@@ -397,7 +416,7 @@ static void on_stop(int sig)
 
 /* A signal ignored when the run began (nohup, a script's background
  * job) stays ignored, as whoever started us asked. */
-static void catch_stops(const struct vm_files *f)
+void vm_guard(const struct vm_files *f)
 {
 	struct sigaction sa = { .sa_handler = on_stop };
 	running.files = f;
@@ -408,110 +427,15 @@ static void catch_stops(const struct vm_files *f)
 	}
 }
 
-static void release_stops(void)
+void vm_guard_pid(pid_t pid)
 {
+	running.pid = pid;
+}
+
+void vm_unguard(void)
+{
+	running.pid = 0;
 	for (unsigned i = 0; i < 2; i++)
 		sigaction(stop_signals[i], &running.old[i], NULL);
 	running.files = NULL;
-}
-
-static size_t trace_lines(const struct vm_trace *traces, size_t n)
-{
-	size_t lines = 0;
-	for (size_t i = 0; i < n; i++)
-		for (const char *p = traces[i].text; (p = strchr(p, '\n')); p++)
-			lines++;
-	return lines;
-}
-
-/* The VM's time limit: boot, then the traces' lines; $MAPLAB_VM_TIMEOUT
- * (seconds) instead where set (a test of a VM that never answers). */
-static double time_limit(const struct vm_trace *traces, size_t n)
-{
-	const char *env = getenv("MAPLAB_VM_TIMEOUT");
-	double s = env ? strtod(env, NULL) : 0;
-	if (s > 0)
-		return s;
-	return VM_BOOT_SECONDS +
-	       (double)trace_lines(traces, n) / VM_LINES_PER_SECOND;
-}
-
-/* Boot, wait, and read the results back: 0, or -1 with one line. */
-static int boot(struct vm_run *run, const struct vm_files *f,
-		struct vm_trace *traces, size_t n, char *err, size_t errlen)
-{
-	char qemu[4096], store[VM_QEMU_ARGS][4200], *argv[VM_QEMU_ARGS + 1],
-	     tail[600], why[256];
-	if (find_qemu(qemu, sizeof(qemu)))
-		return vm_available(err, errlen);
-	qemu_args(run, f, qemu, store, argv);
-	double limit = time_limit(traces, n);
-	pid_t pid = start_qemu(argv, f->qemu_log);
-	if (pid < 0) {
-		snprintf(err, errlen, "cannot start %s: %s", QEMU,
-			 strerror(errno));
-		return -1;
-	}
-	running.pid = pid;
-	int status = wait_limited(pid, limit, f->console);
-	running.pid = 0;
-	size_t len, answered;
-	char *data = slurp(f->results, &len);
-	int rc = vm_results_parse(data, len, run->label, traces, n, &answered,
-				  why, sizeof(why));
-	free(data);
-	if (rc == 0)
-		return 0;
-	console_tail(f->console, tail, sizeof(tail));
-	if (status == -2)
-		snprintf(err, errlen, "%s: the kernel stopped (%zu of %zu traces "
-			 "answered); its console's last lines: %s", run->label,
-			 answered, n, tail);
-	else if (status < 0)
-		snprintf(err, errlen, "%s: the VM did not finish within %.0f s "
-			 "(%zu of %zu traces answered); its console's last "
-			 "lines: %s", run->label, limit, answered, n, tail);
-	else if (WIFEXITED(status) && WEXITSTATUS(status) != 0) {
-		console_tail(f->qemu_log, tail, sizeof(tail));
-		snprintf(err, errlen, "%s: %s failed: %s", run->label, QEMU,
-			 tail);
-	} else
-		snprintf(err, errlen, "%s: the VM stopped and %s; its "
-			 "console's last lines: %s", run->label, why, tail);
-	return -1;
-}
-
-int vm_replay_kernel_side(struct vm_run *run, struct vm_trace *traces,
-			  size_t n, char *err, size_t errlen)
-{
-	struct vm_files f;
-	/* a path names the file too: "which kernel" is both */
-	bool path = strchr(run->kernel->spec, '/') != NULL;
-	snprintf(run->label, sizeof(run->label), "kernel %s%s%s (VM, %u cpu%s)",
-		 run->kernel->release, path ? " from " : "",
-		 path ? run->kernel->spec : "", run->cpus,
-		 run->cpus == 1 ? "" : "s");
-	for (size_t i = 0; i < n; i++)
-		traces[i].rec = (struct replay_recorded){ .label = run->label };
-	if (vm_available(err, errlen) || make_files(&f, err, errlen))
-		return -1;
-	if (!run->quiet && isatty(STDERR_FILENO))
-		fprintf(stderr, "maplab: booting %s, %s, for %zu trace%s ...\n",
-			run->label, have_kvm() ? "KVM" : "TCG", n,
-			n == 1 ? "" : "s");
-	catch_stops(&f);
-	int rc = build_image(f.image, run, traces, n, err, errlen);
-	if (!rc)
-		rc = boot(run, &f, traces, n, err, errlen);
-	release_stops();
-	remove_files(&f);
-	return rc;
-}
-
-void vm_traces_free(struct vm_trace *traces, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		free((char *)traces[i].rec.text);
-		traces[i].rec.text = NULL;
-	}
 }

@@ -16,6 +16,8 @@
 #   - with 4 and 8 vCPUs on 6.12, 100 random traces a mode of the two LRUs
 #     over all the cpus match, and the common LRU stole and the per-CPU LRU
 #     filled its shares.
+#   - sim's kernel policies in a VM miss exactly as the designs modelling
+#     that kernel, on that many cpus, and the VM's speed is not reported.
 # Kernels come from the cache (fetched the first time: docs/kernels.md).
 # usage: test_cli_vm.sh MAPLAB SOURCE_ROOT PINFAIL_SHIM kernel|no-kernel
 maplab=$(realpath "$1") root=$2 pinfail=$3
@@ -194,6 +196,36 @@ for n in 4 8; do
     check "$n cpus: the per-CPU LRU filled its shares (evicted)" \
         grep -qE '^validate: lru/linux_percpu evicted [1-9][0-9]* keys' <<<"$out"
 done
+# --- sim: the kernel policies in a VM kept up for the whole run ---------------
+# On 6.1 with 2 vCPUs and on 6.12 with 4 serial cpus, the kernel's two LRUs
+# miss exactly as the designs modelling that kernel on that many cpus do;
+# the VM's speed is not reported.
+misses() { # OUTPUT POLICY COLUMN: the policy's miss count in sim's table
+    awk -v p="$2" -v c="$3" '$1 == p { print $c }' <<<"$1"
+}
+for run in "6.1 2 --threads 1" "6.12 4 --cpus 4"; do
+    read -r k n mode m <<<"$run"
+    out=$("$maplab" sim --trace "$root/examples/traces/zipf.txt" --sizes 0.1 \
+        --policy lru/linux_common,lru/linux_percpu,kernel,kernel:no_common_lru \
+        --kernel "$k" --vm-cpus "$n" "$mode" "$m" 2>&1)
+    # policy entries thr [cpus] requests misses ...: --cpus adds a column
+    [ "$mode" = --cpus ] && col=6 || col=5
+    common=$(misses "$out" lru/linux_common "$col")
+    percpu=$(misses "$out" lru/linux_percpu "$col")
+    check "sim --kernel $k, $n cpus: the kernel's common LRU misses as lru/linux_common" \
+        test -n "$common" -a "$(misses "$out" kernel "$col")" = "$common"
+    check "sim --kernel $k, $n cpus: the per-CPU LRU misses as lru/linux_percpu" \
+        test -n "$percpu" -a "$(misses "$out" kernel:no_common_lru "$col")" = "$percpu"
+    check "sim --kernel $k: no speed for the VM's rows" \
+        grep -qE '^kernel +[0-9]+ .* - +[0-9.-]+ +- +-$' <<<"$out"
+done
+check 'sim --kernel without a kernel policy: one line' one_line_error \
+    '^maplab sim: --kernel boots a kernel for the kernel policies' \
+    "$maplab" sim --trace "$root/examples/traces/zipf.txt" --sizes 0.1 --policy lru/global --kernel 6.12
+check 'sim --kernel with more threads than vCPUs: one line' one_line_error \
+    "^maplab sim: --threads 3: the VM has 2 vCPUs" \
+    "$maplab" sim --trace "$root/examples/traces/zipf.txt" --sizes 0.1 --policy kernel \
+    --kernel 6.12 --vm-cpus 2 --threads 3
 check 'no VM or temporary folder left at the end' nothing_left
 
 finish

@@ -16,13 +16,15 @@
 
 Test(vm_job, reads_back_as_written)
 {
-	struct vm_job job = { .cpus = 8, .verbose = true, .n_traces = 1200 }, back;
+	struct vm_job job = { .cpus = 8, .verbose = true, .n_traces = 1200,
+			      .session = true }, back;
 	char text[256], err[128];
 	cr_assert_gt(vm_job_format(&job, text, sizeof(text)), 0);
 	cr_assert_eq(vm_job_parse(text, &back, err, sizeof(err)), 0, "%s", err);
 	cr_expect_eq(back.cpus, 8);
 	cr_expect(back.verbose);
 	cr_expect_eq(back.n_traces, 1200);
+	cr_expect(back.session);
 	cr_expect_eq(vm_job_parse("maplab-vm-job 2\ncpus 1\n", &back, err,
 				  sizeof(err)), -1);
 	cr_expect_str_eq(err, "/job/job is not a job of this maplab");
