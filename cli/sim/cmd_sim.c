@@ -709,10 +709,23 @@ static int refuse_streamed(const struct sim_plan *p, const struct sim_input *in)
 	return 0;
 }
 
-/* --kernel K: the plan must ask for a kernel policy, on cpus the VM
- * has; then K booted (kept up until vm_sim_close), its engine the
- * kernel policies', and the designs' model K's where they model it.  0,
- * or EXIT_USAGE after one line. */
+/* The designs' model for kernel k: --model's, else k's series where the
+ * faithful designs model it. */
+static void model_of(struct sim_cli *c, const char *series)
+{
+	uint32_t model;
+	if (!c->model && map_model_parse(series, &model) == 0 &&
+	    opts_model_known(model))
+		c->model = model;
+}
+
+/*
+ * --kernel K --vm-cpus N: the designs make their maps for N cpus and model
+ * K; the kernel policies, if the plan asks for any, run in a VM booted
+ * from K (kept up until vm_sim_close), on cpus the VM has.  Without a
+ * kernel policy no VM is booted: a series is known by its name (a path's
+ * header is read).  0, or EXIT_USAGE after one line.
+ */
 static int boot_kernel(struct sim_cli *c, const struct sim_plan *p,
 		       char *note, size_t len)
 {
@@ -721,24 +734,31 @@ static int boot_kernel(struct sim_cli *c, const struct sim_plan *p,
 	struct vm_kernel k;
 	for (unsigned i = 0; i < p->n_policies; i++)
 		kernel = kernel || p->policies[i].engine == SIM_ENGINE_KERNEL;
-	if (!kernel)
-		return cli_error("sim", "--kernel boots a kernel for the kernel "
-				 "policies: give --policy kernel or "
-				 "kernel:no_common_lru");
-	for (unsigned i = 0; i < c->n_threads; i++)
+	uint32_t series;
+	if (!kernel && !strchr(c->kernel, '/') &&
+	    map_model_parse(c->kernel, &series) == 0) {
+		model_of(c, c->kernel);
+		snprintf(note, len, "the designs model kernel %s on %u cpus (no "
+			 "kernel policy: no VM)", c->kernel, c->vm_cpus);
+		return 0;
+	}
+	for (unsigned i = 0; kernel && i < c->n_threads; i++)
 		if (c->threads[i] > c->vm_cpus)
 			return cli_error("sim", "%s %u: the VM has %u vCPUs "
 					 "(--vm-cpus)", c->serial ? "--cpus"
 					 : "--threads", c->threads[i],
 					 c->vm_cpus);
-	if (vm_kernel_resolve(c->kernel, c->quiet, &k, err, sizeof(err)) ||
-	    vm_sim_open(&k, c->vm_cpus, c->quiet, err, sizeof(err)))
+	if (vm_kernel_resolve(c->kernel, c->quiet, &k, err, sizeof(err)))
+		return cli_error("sim", "%s", err);
+	model_of(c, k.series);
+	if (!kernel) {
+		snprintf(note, len, "the designs model kernel %s on %u cpus (no "
+			 "kernel policy: no VM)", k.series, c->vm_cpus);
+		return 0;
+	}
+	if (vm_sim_open(&k, c->vm_cpus, c->quiet, err, sizeof(err)))
 		return cli_error("sim", "%s", err);
 	sim_set_kernel_engine(&vm_sim_engine);
-	uint32_t series;
-	if (!c->model && map_model_parse(k.series, &series) == 0 &&
-	    opts_model_known(series))
-		c->model = series;
 	snprintf(note, len, "the kernel policies ran in %s; the designs made "
 		 "their maps for %u cpus", vm_sim_label(), c->vm_cpus);
 	return 0;
@@ -792,7 +812,7 @@ static int simulate(struct sim_cli *c, struct sim_outputs *o,
 	rc = rows ? run_points(c, in, &plan, rows, &n_rows)
 		  : cli_error("sim", "out of memory");
 	if (c->kernel)
-		vm_sim_close();
+		vm_sim_close(); /* none was open: nothing done */
 	if (!rc) {
 		struct sim_report rep = {
 			.in = in, .format_name = format_name,

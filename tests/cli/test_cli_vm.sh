@@ -219,9 +219,16 @@ for run in "6.1 2 --threads 1" "6.12 4 --cpus 4"; do
     check "sim --kernel $k: no speed for the VM's rows" \
         grep -qE '^kernel +[0-9]+ .* - +[0-9.-]+ +- +-$' <<<"$out"
 done
-check 'sim --kernel without a kernel policy: one line' one_line_error \
-    '^maplab sim: --kernel boots a kernel for the kernel policies' \
-    "$maplab" sim --trace "$root/examples/traces/zipf.txt" --sizes 0.1 --policy lru/global --kernel 6.12
+# Without a kernel policy no VM boots: the designs model K on N cpus.
+out=$("$maplab" sim --trace "$root/examples/traces/zipf.txt" --sizes 0.1 \
+    --policy lru/linux_common --kernel 5.10 --vm-cpus 4 2>&1)
+check 'sim --kernel without a kernel policy: the designs model it, no VM' \
+    grep -q 'the designs model kernel 5.10 on 4 cpus (no kernel policy: no VM)' <<<"$out"
+newest=$("$maplab" sim --trace "$root/examples/traces/zipf.txt" --sizes 0.1 \
+    --policy lru/linux_common --kernel 5.10 --vm-cpus 4 --model 6.18 2>&1)
+check "sim --kernel 5.10 without a VM: 5.10's misses, not 6.18's" \
+    test -n "$(misses "$out" lru/linux_common 5)" -a \
+    "$(misses "$out" lru/linux_common 5)" != "$(misses "$newest" lru/linux_common 5)"
 check 'sim --kernel with more threads than vCPUs: one line' one_line_error \
     "^maplab sim: --threads 3: the VM has 2 vCPUs" \
     "$maplab" sim --trace "$root/examples/traces/zipf.txt" --sizes 0.1 --policy kernel \
