@@ -756,6 +756,14 @@ static int boot_kernel(struct sim_cli *c, const struct sim_plan *p,
 			 "kernel policy: no VM)", k.series, c->vm_cpus);
 		return 0;
 	}
+	/* ksim's program is BPF_PROG_TYPE_SYSCALL (kernel-compare/bpf/
+	 * ksim.bpf.c), which came in 5.14: older kernels refuse it. */
+	uint32_t v;
+	if (map_model_parse(k.series, &v) == 0 && v < MAP_MODEL(5, 14))
+		return cli_error("sim", "the kernel policies run a BPF program "
+				 "of BPF_PROG_TYPE_SYSCALL, which kernel %s lacks "
+				 "(5.14 and later have it): drop them, and the "
+				 "designs alone model %s", k.series, k.series);
 	if (vm_sim_open(&k, c->vm_cpus, c->quiet, err, sizeof(err)))
 		return cli_error("sim", "%s", err);
 	sim_set_kernel_engine(&vm_sim_engine);

@@ -229,6 +229,9 @@ newest=$("$maplab" sim --trace "$root/examples/traces/zipf.txt" --sizes 0.1 \
 check "sim --kernel 5.10 without a VM: 5.10's misses, not 6.18's" \
     test -n "$(misses "$out" lru/linux_common 5)" -a \
     "$(misses "$out" lru/linux_common 5)" != "$(misses "$newest" lru/linux_common 5)"
+check 'sim --kernel 5.10 with a kernel policy: one line, why' one_line_error \
+    '^maplab sim: the kernel policies run a BPF program of BPF_PROG_TYPE_SYSCALL, which kernel 5.10 lacks' \
+    "$maplab" sim --trace "$root/examples/traces/zipf.txt" --sizes 0.1 --policy kernel --kernel 5.10
 check 'sim --kernel with more threads than vCPUs: one line' one_line_error \
     "^maplab sim: --threads 3: the VM has 2 vCPUs" \
     "$maplab" sim --trace "$root/examples/traces/zipf.txt" --sizes 0.1 --policy kernel \
