@@ -182,13 +182,14 @@ static void warn_other_kernel(const struct trace_cmd *c,
 					? sides[s].choose(a->type, a->flags,
 							  sides[s].ctx)
 					: NULL;
+				if (!o || !o->faithful || !o->models)
+					continue; /* not a map line, or no model */
 				bool seen = false;
 				for (unsigned w = 0; w < n_warned; w++)
 					seen = seen || warned[w] == o;
 				uint32_t as = sides[s].model ? sides[s].model
 					      : map_newest_model(o);
-				if (!o || seen || !o->faithful || !o->models ||
-				    as == kernel)
+				if (seen || as == kernel)
 					continue;
 				warned[n_warned++] = o;
 				char v[16];
