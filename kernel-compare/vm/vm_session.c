@@ -108,14 +108,28 @@ static int read_all(int fd, void *buf, size_t len, double deadline)
 	return 0;
 }
 
+/*
+ * The rest of a frame once its first byte has come: a frame is never left
+ * half read, or the next read would start inside it.  A VM under TCG on a
+ * busy host sends a frame's bytes in bursts seconds apart; a frame whose
+ * rest takes longer than this, its VM is taken as hung.
+ */
+#define FRAME_REST_SECONDS 120
+
 int vm_frame_read(int fd, int timeout_ms, uint32_t *kind, void **payload,
 		  size_t *len)
 {
 	double deadline = timeout_ms < 0 ? -1 : now_s() + timeout_ms / 1000.0;
 	struct frame_head h;
-	int rc = read_all(fd, &h, sizeof(h), deadline);
+	/* timeout_ms bounds the wait for a frame to start, not its length. */
+	int rc = read_all(fd, &h, 1, deadline);
 	if (rc)
 		return rc;
+	if (deadline >= 0)
+		deadline = now_s() + FRAME_REST_SECONDS;
+	rc = read_all(fd, (char *)&h + 1, sizeof(h) - 1, deadline);
+	if (rc)
+		return rc == -ETIMEDOUT ? -EIO : rc;
 	if (h.magic != VM_FRAME_MAGIC || h.raw_len > VM_FRAME_MAX ||
 	    h.packed_len > compressBound(VM_FRAME_MAX))
 		return -EPROTO;
@@ -127,6 +141,8 @@ int vm_frame_read(int fd, int timeout_ms, uint32_t *kind, void **payload,
 		return -ENOMEM;
 	}
 	rc = read_all(fd, packed, h.packed_len, deadline);
+	if (rc == -ETIMEDOUT)
+		rc = -EIO; /* cut off: not a frame that may still start */
 	uLongf raw_len = h.raw_len;
 	if (!rc && (uncompress(raw, &raw_len, packed, h.packed_len) != Z_OK ||
 		    raw_len != h.raw_len))

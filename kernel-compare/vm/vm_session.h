@@ -65,9 +65,11 @@ void vm_session_stop(struct vm_session *s);
 /* A frame to fd: 0 or -errno. */
 int vm_frame_write(int fd, uint32_t kind, const void *payload, size_t len);
 
-/* A frame from fd, waiting at most timeout_ms (-1: for ever): 0 and
- * *payload malloc'd; -ETIMEDOUT, -EPIPE (the other side went), -EPROTO
- * (not a frame), or another -errno. */
+/* A frame from fd, waiting at most timeout_ms (-1: for ever) for it to
+ * start; once started it is read whole (its rest within two minutes, or
+ * -EIO: cut off).  0 and *payload malloc'd; -ETIMEDOUT (no frame began:
+ * call again), -EPIPE (the other side went), -EPROTO (not a frame), -EIO,
+ * or another -errno. */
 int vm_frame_read(int fd, int timeout_ms, uint32_t *kind, void **payload,
 		  size_t *len);
 

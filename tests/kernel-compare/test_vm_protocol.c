@@ -3,7 +3,11 @@
  * kernel-compare/vm/vm_protocol.h: a job read back as it was written, and
  * the results stream of a VM: every recording back whole, dumps and stops
  * included; a stream cut short gives back the whole frames before the cut
- * and says how many; a stream that is not maplab's is refused.
+ * and says how many; a stream that is not maplab's is refused.  And
+ * kernel-compare/vm/vm_session.h's frames: one whose bytes come in bursts
+ * further apart than the read's timeout is still read whole (a slow VM
+ * must not make the next read start inside a frame), and a wait that
+ * sees no frame begin leaves the stream as it was.
  */
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -13,6 +17,11 @@
 #include <unistd.h>
 
 #include "kernel-compare/vm/vm_protocol.h"
+#include "kernel-compare/vm/vm_session.h"
+
+#include <pthread.h>
+#include <sys/socket.h>
+#include <time.h>
 
 Test(vm_job, reads_back_as_written)
 {
@@ -118,4 +127,90 @@ Test(vm_results, a_stream_that_is_not_maplabs_is_refused)
 	cr_expect_eq(vm_results_parse("", 0, "k", t, 1, &answered, err,
 				      sizeof(err)), -1);
 	cr_expect_str_eq(err, "no results came back");
+}
+
+/* --- frames --------------------------------------------------------------- */
+
+struct slow_writer {
+	int fd;
+	const unsigned char *bytes;
+	size_t len, cut; /* the first cut bytes, a pause, then the rest */
+};
+
+static void *write_in_two_bursts(void *arg)
+{
+	struct slow_writer *w = arg;
+	struct timespec pause = { 0, 700 * 1000 * 1000 };
+	cr_assert_eq(write(w->fd, w->bytes, w->cut), (ssize_t)w->cut);
+	nanosleep(&pause, NULL);
+	cr_assert_eq(write(w->fd, w->bytes + w->cut, w->len - w->cut),
+		     (ssize_t)(w->len - w->cut));
+	return NULL;
+}
+
+/* One frame's bytes, as vm_frame_write sends them. */
+static size_t frame_bytes(uint32_t kind, const char *text, unsigned char *buf,
+			  size_t cap)
+{
+	int sv[2];
+	cr_assert_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	cr_assert_eq(vm_frame_write(sv[0], kind, text, strlen(text) + 1), 0);
+	close(sv[0]);
+	size_t n = 0;
+	ssize_t r;
+	while ((r = read(sv[1], buf + n, cap - n)) > 0)
+		n += (size_t)r;
+	close(sv[1]);
+	return n;
+}
+
+static void expect_frame(int fd, int timeout_ms, uint32_t kind, const char *text)
+{
+	uint32_t got;
+	void *payload = NULL;
+	size_t len = 0;
+	int rc = vm_frame_read(fd, timeout_ms, &got, &payload, &len);
+	cr_assert_eq(rc, 0, "vm_frame_read: %s", strerror(-rc));
+	cr_expect_eq(got, kind);
+	cr_expect_eq(len, strlen(text) + 1);
+	cr_expect_str_eq(payload, text);
+	free(payload);
+}
+
+Test(vm_frame, a_frame_sent_in_bursts_slower_than_the_timeout_is_read_whole)
+{
+	unsigned char buf[4096];
+	const char *text = "a frame whose bytes come 0.7 s apart";
+	size_t len = frame_bytes(7, text, buf, sizeof(buf));
+	int sv[2];
+	cr_assert_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	/* Cut inside the header and inside the payload: both must hold. */
+	size_t cuts[] = { 5, len - 3 };
+	for (unsigned i = 0; i < 2; i++) {
+		struct slow_writer w = { sv[0], buf, len, cuts[i] };
+		pthread_t t;
+		pthread_create(&t, NULL, write_in_two_bursts, &w);
+		expect_frame(sv[1], 200, 7, text);
+		pthread_join(t, NULL);
+	}
+	close(sv[0]);
+	close(sv[1]);
+}
+
+Test(vm_frame, a_wait_that_sees_no_frame_begin_leaves_the_stream_as_it_was)
+{
+	unsigned char buf[4096];
+	const char *text = "after a wait";
+	size_t len = frame_bytes(3, text, buf, sizeof(buf));
+	int sv[2];
+	uint32_t kind;
+	void *payload = NULL;
+	size_t n;
+	cr_assert_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	cr_expect_eq(vm_frame_read(sv[1], 50, &kind, &payload, &n), -ETIMEDOUT);
+	cr_assert_eq(write(sv[0], buf, len), (ssize_t)len);
+	expect_frame(sv[1], 50, 3, text);
+	close(sv[0]);
+	cr_expect_eq(vm_frame_read(sv[1], 50, &kind, &payload, &n), -EPIPE);
+	close(sv[1]);
 }
