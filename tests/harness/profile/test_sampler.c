@@ -121,8 +121,11 @@ static void *worker_main(void *arg)
 	long long start, t;
 
 	atomic_store(&w->tid, my_tid());
+	/* Wait asleep: the sampler is already on, and a spin here, on a host
+	 * that keeps the starting thread off the cpu, would be sampled
+	 * outside the spinners (a run beside a busy VM saw 18 % there). */
 	while (!atomic_load(&w->go))
-		;
+		nanosleep(&(struct timespec){ 0, 100000 }, NULL);
 	start = thread_cpu_ns();
 	while ((t = thread_cpu_ns()) - start < (w->run_ns ? w->run_ns
 							  : RUN_CPU_NS)) {
@@ -188,7 +191,7 @@ Test(sampler, known_costs, .timeout = 120)
 {
 	struct worker w = { .syscalls = 0 };
 	struct prof_sample_set set = { 0 };
-	size_t once = 0, twice = 0;
+	size_t once = 0, twice = 0, in_kernel = 0;
 	double share, truth, expect_n;
 
 	skip_unless_allowed();
@@ -199,6 +202,10 @@ Test(sampler, known_costs, .timeout = 120)
 		cr_expect_eq(s->tid, (uint32_t)atomic_load(&w.tid), "sample %zu", i);
 		cr_expect_eq(s->pid, (uint32_t)getpid(), "sample %zu", i);
 		cr_expect_eq(prof_sample_frames(&set, i)[0], s->ip);
+		/* A sample the timer took while the kernel served the
+		 * thread (an interrupt, a page fault): on a busy host these
+		 * grow, and they are no user code's. */
+		in_kernel += prof_addr_is_kernel(s->ip);
 		once += in_section(s->ip, __start_maplab_spin_once,
 				   __stop_maplab_spin_once);
 		twice += in_section(s->ip, __start_maplab_spin_twice,
@@ -212,13 +219,17 @@ Test(sampler, known_costs, .timeout = 120)
 	cr_expect(set.n > expect_n / 2 && set.n < expect_n * 1.5,
 		  "%zu samples for %.0f ms of CPU at %d Hz", set.n,
 		  w.cpu_ns / 1e6, PROF_DEFAULT_HZ);
-	cr_expect_geq((once + twice) * 10, set.n * 9, "only %zu of %zu samples "
-		      "in the spinners", once + twice, set.n);
+	cr_expect_geq((once + twice) * 10, (set.n - in_kernel) * 9, "only %zu of "
+		      "%zu user-mode samples in the spinners (%zu in the kernel)",
+		      once + twice, set.n - in_kernel, in_kernel);
+	cr_expect_leq(in_kernel * 2, set.n, "%zu of %zu samples in the kernel",
+		      in_kernel, set.n);
 	cr_assert_gt(once + twice, 0);
 	share = (double)twice / (double)(once + twice);
 	truth = (double)w.twice_ns / (double)(w.once_ns + w.twice_ns);
 	cr_log_info("spin_twice: %zu samples, spin_once: %zu: share %.3f "
-		    "(its CPU time says %.3f)", twice, once, share, truth);
+		    "(its CPU time says %.3f); %zu in the kernel", twice, once,
+		    share, truth, in_kernel);
 	cr_expect(share > 2.0 / 3 - SHARE_TOLERANCE &&
 		  share < 2.0 / 3 + SHARE_TOLERANCE,
 		  "spin_twice's share %.3f is not 2/3 +- %.2f (CPU time says %.3f;"
