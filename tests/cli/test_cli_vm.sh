@@ -216,8 +216,10 @@ for run in "6.1 2 --threads 1" "6.12 4 --cpus 4"; do
         test -n "$common" -a "$(misses "$out" kernel "$col")" = "$common"
     check "sim --kernel $k, $n cpus: the per-CPU LRU misses as lru/linux_percpu" \
         test -n "$percpu" -a "$(misses "$out" kernel:no_common_lru "$col")" = "$percpu"
+    before=$fail
     check "sim --kernel $k: no speed for the VM's rows" \
         grep -qE '^kernel +[0-9]+ .* - +[0-9.-]+ +- +-$' <<<"$out"
+    [ "$fail" = "$before" ] || sed 's/^/    /' <<<"$out"
 done
 # Without a kernel policy no VM boots: the designs model K on N cpus.
 out=$("$maplab" sim --trace "$root/examples/traces/zipf.txt" --sizes 0.1 \
