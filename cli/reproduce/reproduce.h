@@ -41,6 +41,7 @@ enum repro_finding {
 	FINDING_PREALLOC,
 	FINDING_PERCPU_LRU,
 	FINDING_KERNEL_GAP,
+	FINDING_KERNELS,   /* the kernels users run: 5.10, 6.1, 6.12 */
 	FINDING_PUBLISHED, /* "suite" on the command line */
 	FINDING_LAST = FINDING_PUBLISHED,
 };
@@ -69,24 +70,31 @@ struct repro_plan {
 	unsigned n_steps;
 	/* What --quick cut, in words, for findings.md (empty when full). */
 	char cuts[512];
+	/* A finding asked for that --quick leaves out, in words ("finding 6
+	 * (...)"; empty when none): a plan of no steps says so. */
+	char left_out[160];
 };
+
+/* Why --quick leaves finding 6 out. */
+#define REPRO_KERNELS_WHY "six kernels booted in VMs: minutes under TCG"
 
 /* The plan for these findings (only[f] true: run finding f; every
  * finding when none is set; finding 5 reads finding 1's steps), the
  * traces of `examples` (the examples/ folder) in it; `kernel`: whether
- * the kernel side can run here (reproduce_plan.c says what runs without
- * it).  0, or -1 when the
- * plan does not fit (a programming error: REPRO_MAX_* too small). */
+ * the kernel side can run here; `vm`: whether a VM can boot here too
+ * (QEMU: finding 6's kernel policies); reproduce_plan.c says what runs
+ * without them.  0, or -1 when the plan does not fit (a programming
+ * error: REPRO_MAX_* too small). */
 int repro_plan_build(struct repro_plan *p, bool quick,
 		     const bool only[FINDING_LAST + 1], const char *examples,
-		     bool kernel);
+		     bool kernel, bool vm);
 void repro_plan_free(struct repro_plan *p);
 
 /* The step's command as one shell line ("maplab compare --map ..."),
  * without the output options reproduce adds. */
 void repro_step_command(const struct repro_step *s, char *buf, size_t len);
 
-/* "1".."5" or "suite" back to the finding: 0 or -1. */
+/* "1".."6" or "suite" back to the finding: 0 or -1. */
 int repro_parse_finding(const char *text, enum repro_finding *out);
 const char *repro_finding_name(enum repro_finding f);
 

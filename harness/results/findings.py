@@ -825,6 +825,186 @@ def plot_percpu(run, recs, pols, sizes, styles):
                   "finding4-percpu-lru", ncol=4)
 
 
+# --- finding 6: the kernels users run ----------------------------------------------------
+
+KERNELS_USERS_RUN = ("5.10", "6.1", "6.12")
+LRU_PAIRS = (("common", "lru/linux_common", "kernel"),
+             ("per-CPU", "lru/linux_percpu", "kernel:no_common_lru"))
+
+
+def kernel_steps(run):
+    """finding 6's steps that ran, {(kernel, cpus): step}: their ids are
+    f6-K-Ncpu (reproduce_plan.c)."""
+    out = {}
+    for s in run.steps_like("f6-"):
+        k, _, n = s[3:].rpartition("-")
+        if run.ran(s) and k and n.endswith("cpu") and n[:-3].isdigit():
+            out[(k, int(n[:-3]))] = s
+    return out
+
+
+def kernel_agreement(recs):
+    """'yes' where every kernel row (the VM's) missed as its design did,
+    'NO' where one did not, None where no kernel policy ran."""
+    pairs = [(d, k) for _, d, k in LRU_PAIRS]
+    seen = False
+    for r in recs:
+        for d, k in pairs:
+            if r["policy"] != k:
+                continue
+            seen = True
+            twin = next((x for x in recs if x["policy"] == d and x["entries"] == r["entries"]),
+                        None)
+            if not twin or twin["misses"] != r["misses"]:
+                return "NO"
+    return "yes" if seen else None
+
+
+def finding_kernels(run, styles):
+    f = Finding(6, "The kernels users run",
+                "How do the maps you get differ across the kernels users run (Debian's "
+                "5.10, 6.1 and 6.12) and their cpu counts: how much of an LRU map's "
+                "max_entries does each give when one cpu does the inserting?")
+    f.commands = run.commands("f6-")
+    steps = kernel_steps(run)
+    if not steps:
+        f.missing = (f"--quick leaves out {run.meta['left_out']}: run without --quick"
+                     if run.meta.get("left_out") else "its sim steps did not run")
+        return f
+    data = {kc: run.of(s, record="sim") for kc, s in steps.items()}
+    sizes = sorted({r["entries"] for rs in data.values() for r in rs})
+    cpus = sorted({n for _, n in steps})
+
+    def rec(k, n, design, size):
+        return next((r for r in data.get((k, n), []) if r["policy"] == design
+                     and r["entries"] == size), None)
+
+    rows = []
+    for (k, n) in sorted(steps, key=lambda kc: (KERNELS_USERS_RUN.index(kc[0])
+                                                if kc[0] in KERNELS_USERS_RUN else 9, kc[1])):
+        row = [k, str(n)]
+        for size in sizes:
+            for _, design, _ in LRU_PAIRS:
+                r = rec(k, n, design, size)
+                row.append(f"{r['effective_capacity']:.3f} / {r['miss_ratio']:.4f}"
+                           if r else "–")
+        agree = kernel_agreement(data[(k, n)])
+        row.append(agree or ("no BPF_PROG_TYPE_SYSCALL" if k == "5.10" else "no VM"))
+        rows.append(row)
+    head = ["kernel", "cpus"] + [f"{name}, {size_label(size)}" for size in sizes
+                                 for name, _, _ in LRU_PAIRS] + ["kernel in a VM agrees"]
+    f.body += ["Effective capacity (mean live entries / max_entries) / miss ratio of the "
+               "faithful designs modelling each kernel on each cpu count, one thread "
+               "replaying a zipf 0.99 trace as cpu 0 (the other cpus insert nothing). "
+               "The last column: whether the kernel's own two LRUs, run by sim in a VM "
+               "booted from that kernel with that many vCPUs, missed exactly as the "
+               "designs did (5.10 cannot run sim's BPF_PROG_TYPE_SYSCALL program: "
+               "`validate --kernel 5.10` checks its designs op for op instead).", "",
+               md_table(head, rows), "",
+               "What differs op for op between the kernels (BPF_NOEXIST on a full LRU map, "
+               "the refill target, the trie's full-map updates), with each difference's "
+               "commit: docs/kernels.md.", "",
+               "In the plot, the kernel's own effective capacity (an open circle) is "
+               "sampled once per batch of 8192 requests (bpf_map_sum_elem_count, a kfunc "
+               "of 6.6 and later: 6.1's VM gives none), the designs' every 256 requests: "
+               "where the live count swings with each refill (the common LRU at 256 "
+               "entries), the kernel's few samples land a few points off the designs' "
+               "mean while the misses are equal, request for request.", ""]
+    f.answer = kernels_answer(rec, sizes, cpus)
+    failed = [s for s in run.steps_like("f6-") if not run.ran(s)]
+    if failed:
+        f.trust.append("steps that failed, their rows left out: " + ", ".join(failed))
+    if not f.answer:
+        f.missing = "too few of its steps ran: " + ", ".join(failed or ["none failed"])
+    f.plots += plot_kernels(run, rec, sizes, cpus)
+    f.trust[:0] = ["every figure is one replay on one thread in one order: it repeats exactly "
+               "(no spread to give), on any host",
+               "the designs answer for each kernel through their models (--model), which "
+               "`validate --kernel K` checks op for op against K in a VM "
+               "(tests/cli/test_cli_vm.sh); the VM is used for behaviour only, never speed",
+               "host: " + plotting.host_line(run.host)]
+    return f
+
+
+def kernels_answer(rec, sizes, cpus):
+    """The answer from the cpu counts each kernel has records for (a step
+    that failed leaves its count out), or None."""
+    small, large = sizes[0], sizes[-1]
+
+    def span(kernels, design, size):
+        """The records at the fewest and the most cpus with one, and
+        those counts."""
+        have = [(n, r) for n in cpus for k in kernels
+                for r in [rec(k, n, design, size)] if r]
+        return (have[0], have[-1]) if have else None
+    pc = span(KERNELS_USERS_RUN, "lru/linux_percpu", large)
+    old = span(("6.1", "5.10"), "lru/linux_common", small)
+    new = span(("6.12",), "lru/linux_common", small)
+    if not (pc and old and new):
+        return None
+    (plo, pclo), (phi, pchi) = pc
+    (nlo, newlo), (nhi, newhi) = new
+    oldr = old[1][1]
+    text = (f"The per-CPU LRU gives the one inserting cpu 1/N of max_entries on every kernel "
+            f"({pclo['effective_capacity']:.2f} of {size_label(large)} at {plo} cpus, "
+            f"{pchi['effective_capacity']:.2f} at {phi}; miss ratio "
+            f"{pclo['miss_ratio']:.2f} to {pchi['miss_ratio']:.2f}); the common LRU of a "
+            f"{size_label(small)}-entry map keeps {oldr['effective_capacity']:.2f} of it live "
+            f"on 5.10 and 6.1 at any cpu count but {newlo['effective_capacity']:.2f} to "
+            f"{newhi['effective_capacity']:.2f} on 6.12 ({nlo} to {nhi} cpus: its refill "
+            f"target shrinks with the map), for a miss ratio only "
+            f"{oldr['miss_ratio'] - newhi['miss_ratio']:.3f} lower")
+    big = [r for k in KERNELS_USERS_RUN for n in cpus
+           for r in [rec(k, n, "lru/linux_common", large)] if r]
+    caps = {f"{r['effective_capacity']:.3f}" for r in big}
+    if len(caps) == 1:
+        text += f"; at {size_label(large)} entries the three kernels agree ({caps.pop()})"
+    return text + "."
+
+
+def plot_kernels(run, rec, sizes, cpus):
+    """Grouped bars, a group per cpu count and a bar per kernel (the
+    design modelling it), so that kernels that agree stand side by side
+    rather than hide each other; the kernel's own figure from its VM is an
+    open marker on its bar's top, where it agrees."""
+    if not plotting.have_matplotlib():
+        return []
+    fig, axes = plotting.panels(2 * len(sizes), ncols=2, panel_height_px=330)
+    colours = version_colours()
+    width = 0.8 / len(KERNELS_USERS_RUN)
+    panels = [(size, pair) for size in sizes for pair in LRU_PAIRS]
+    for ax, (size, (name, design, kernel)) in zip(axes, panels):
+        for j, k in enumerate(KERNELS_USERS_RUN):
+            xs = [i + (j - (len(KERNELS_USERS_RUN) - 1) / 2) * width for i in range(len(cpus))]
+            designs = [rec(k, n, design, size) for n in cpus]
+            ax.bar([x for x, r in zip(xs, designs) if r],
+                   [r["effective_capacity"] for r in designs if r], width=width * 0.9,
+                   color=colours[k], label=f"the design modelling {k}")
+            kernels = [(x, rec(k, n, kernel, size)) for x, n in zip(xs, cpus)]
+            kernels = [(x, r) for x, r in kernels if r]
+            if kernels:
+                ax.plot([x for x, _ in kernels], [r["effective_capacity"] for _, r in kernels],
+                        linestyle="none", marker="o", markersize=10, fillstyle="none",
+                        markeredgewidth=1.8, color="black",
+                        label="the kernel itself, in a VM (6.12; 6.1 cannot count its "
+                              "entries)")
+        ax.set_xticks(range(len(cpus)))
+        ax.set_xticklabels([str(n) for n in cpus])
+        ax.set_xlabel("cpus (one of them inserts)")
+        ax.set_ylim(0, 1.1)
+        ax.set_ylabel("effective capacity")
+        ax.set_title(f"{name} LRU, max_entries {size_label(size)}")
+    return finish(run, fig, axes,
+                  "Finding 6: the share of an LRU map in use when one cpu inserts, per "
+                  "kernel and cpu count", "finding6-kernels", ncol=2)
+
+
+def version_colours():
+    """A colour per kernel version, from the designs' palette."""
+    st = plotting.Styles()
+    return {k: st.get(f"model {k}")["color"] for k in KERNELS_USERS_RUN}
+
+
 # --- finding 5: kernel against userspace ----------------------------------------------
 
 def finding_gap(run, styles):
@@ -1098,10 +1278,12 @@ def write(run):
     styles = plotting.Styles() if plotting.have_matplotlib() else None
     findings = [finding_trie_vs_hash(run, styles), finding_lru(run, styles),
                 finding_prealloc(run, styles), finding_percpu(run, styles),
-                finding_gap(run, styles), finding_suite(run, styles)]
+                finding_gap(run, styles), finding_kernels(run, styles),
+                finding_suite(run, styles)]
     ran = {s.get("finding") for s in run.steps.values()}
     findings = [f for f in findings if str(f.number) in ran or
-                (f.number == 5 and "1" in ran)]
+                (f.number == 5 and "1" in ran) or
+                (f.number == 6 and run.meta.get("left_out"))]
     md = ["# maplab findings", "",
           f"Measured by `maplab reproduce{' --quick' if run.quick else ''}` on "
           f"{plotting.host_line(run.host)}, {run.host.get('date', '')}.", ""]

@@ -16,7 +16,7 @@ expect 0 'usage: maplab reproduce --out DIR' "$maplab" reproduce --help
 check 'no --out: one line, exit 2' one_line_error 'reproduce: --out DIR is required' \
     "$maplab" reproduce --quick
 check '--only 7: one line, exit 2' one_line_error \
-    "reproduce: --only: no finding '7' \\(1, 2, 3, 4, 5 or suite\\)" \
+    "reproduce: --only: no finding '7' \\(1 to 6, or suite\\)" \
     "$maplab" reproduce --only 7 --out "$tmp/x"
 check '--only with nothing: exit 2' one_line_error 'name at least one finding' \
     "$maplab" reproduce --only , --out "$tmp/x"
@@ -32,6 +32,7 @@ for f in 1 2 3 4 suite; do
     check "the full plan has finding $f's steps" grep -q "^# finding $f," <<<"$full"
     check "the quick plan has finding $f's steps" grep -q "^# finding $f," <<<"$quick"
 done
+check "the full plan has finding 6's steps" grep -q "^# finding 6," <<<"$full"
 steps() { grep -c '^maplab ' <<<"$1"; }
 check 'quick runs fewer steps than full' test "$(steps "$quick")" -lt "$(steps "$full")"
 check 'quick: 2 repeats of 0.3 s' grep -q -- '--duration 0.3 --warmup 0.1 --repeat 2' <<<"$quick"
@@ -46,6 +47,26 @@ check 'the full plan is estimated under 30 minutes' test "$(minutes "$full")" -l
 only=$("$maplab" reproduce --only 4 --dry-run --out "$tmp/x" 2>/dev/null)
 check '--only 4: finding 4 alone' test "$(grep -c '^# finding' <<<"$only")" -eq \
     "$(grep -c '^# finding 4,' <<<"$only")"
+# Finding 6: a sim per kernel users run and cpu count, in the full plan
+# only; the kernel's own LRUs beside the designs (a VM) on 6.1 and 6.12,
+# never on 5.10 (no BPF_PROG_TYPE_SYSCALL), and only where a VM can boot.
+check 'full: finding 6, a sim per kernel and cpu count' test "$(grep -cE \
+    '^maplab sim .* --kernel (5\.10|6\.1|6\.12) --vm-cpus [248] ' <<<"$full")" -eq 9
+check 'full: no kernel policy on 5.10' \
+    bash -c '! grep -E -- "kernel:no_common_lru.* --kernel 5\.10 " <<<"$1"' _ "$full"
+in_vm=$(grep -cE -- 'kernel,kernel:no_common_lru .* --kernel 6\.(1|12) ' <<<"$full")
+if has_kernel && command -v qemu-system-x86_64 >/dev/null; then
+    check 'full: the kernel LRUs in a VM on 6.1 and 6.12' test "$in_vm" -eq 6
+else
+    check 'full: no VM here, the designs alone' test "$in_vm" -eq 0
+fi
+check 'quick: finding 6 left out' bash -c '! grep -q "^# finding 6," <<<"$1"' _ "$quick"
+check 'quick: the plan says finding 6 is left out' \
+    grep -q '^# .*finding 6 left out (six kernels booted in VMs' <<<"$quick"
+check '--only 6 --quick: nothing to run, one line' one_line_error \
+    '^maplab reproduce: --quick leaves out finding 6 .*nothing to run \(drop --quick\)$' \
+    "$maplab" reproduce --only 6 --quick --out "$tmp/six"
+check '--only 6 --quick: no folder made' test ! -e "$tmp/six"
 only5=$("$maplab" reproduce --only 5 --quick --dry-run --out "$tmp/x" 2>/dev/null)
 check '--only 5 runs finding 1 steps (5 reads them)' grep -q '^# finding 1,' <<<"$only5"
 # Every step's command is one a user can run: it parses (--help on the
