@@ -151,12 +151,16 @@ static int series_of(const char *release, char *series, size_t len)
 	return 0;
 }
 
-static ssize_t pread_full(int fd, void *buf, size_t len, off_t off)
+/* Up to len bytes, fewer only at the end of the file: at offset off, or
+ * from the stream's own position where off is -1 (a pipe).  -1 on error. */
+static ssize_t read_up_to(int fd, void *buf, size_t len, off_t off)
 {
 	size_t done = 0;
 	while (done < len) {
-		ssize_t got = pread(fd, (char *)buf + done, len - done,
-				    off + (off_t)done);
+		char *at = (char *)buf + done;
+		ssize_t got = off < 0 ? read(fd, at, len - done)
+				      : pread(fd, at, len - done,
+					      off + (off_t)done);
 		if (got < 0 && errno == EINTR)
 			continue;
 		if (got < 0)
@@ -198,7 +202,7 @@ static int read_bzimage(const char *path, struct vm_kernel *k, char *err,
 		close(fd);
 		return -1;
 	}
-	ssize_t got = pread_full(fd, hdr, sizeof(hdr), 0);
+	ssize_t got = read_up_to(fd, hdr, sizeof(hdr), 0);
 	ssize_t vgot = -1;
 	unsigned voff = 0;
 	if (got == (ssize_t)sizeof(hdr) &&
@@ -206,7 +210,7 @@ static int read_bzimage(const char *path, struct vm_kernel *k, char *err,
 		voff = hdr[SETUP_KERNEL_VERSION] |
 		       (unsigned)hdr[SETUP_KERNEL_VERSION + 1] << 8;
 		if (voff)
-			vgot = pread_full(fd, version, sizeof(version) - 1,
+			vgot = read_up_to(fd, version, sizeof(version) - 1,
 					  VERSION_BASE + (off_t)voff);
 	}
 	int read_errno = errno;
@@ -390,7 +394,7 @@ static void step_reason(struct fetch *f, char *buf, size_t len)
 	off_t end = lseek(f->log_fd, 0, SEEK_END);
 	off_t from = end - f->step_start > (off_t)sizeof(text) - 1 ?
 		     end - (off_t)sizeof(text) + 1 : f->step_start;
-	ssize_t got = pread_full(f->log_fd, text, sizeof(text) - 1, from);
+	ssize_t got = read_up_to(f->log_fd, text, sizeof(text) - 1, from);
 	const char *best = NULL;
 	size_t best_n = 0;
 	text[got > 0 ? got : 0] = '\0';
@@ -658,22 +662,6 @@ static uint64_t tar_size(const unsigned char *field)
 	return v;
 }
 
-static ssize_t read_full(int fd, void *buf, size_t len)
-{
-	size_t done = 0;
-	while (done < len) {
-		ssize_t got = read(fd, (char *)buf + done, len - done);
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got < 0)
-			return -1;
-		if (got == 0)
-			break;
-		done += (size_t)got;
-	}
-	return (ssize_t)done;
-}
-
 /* n bytes of fd into out (NULL: dropped).  0, or -1 (short or out's
  * failure: out keeps its errno). */
 static int copy_bytes(int fd, uint64_t n, FILE *out)
@@ -681,7 +669,7 @@ static int copy_bytes(int fd, uint64_t n, FILE *out)
 	char buf[65536];
 	while (n) {
 		size_t want = n < sizeof(buf) ? (size_t)n : sizeof(buf);
-		if (read_full(fd, buf, want) != (ssize_t)want)
+		if (read_up_to(fd, buf, want, -1) != (ssize_t)want)
 			return -1;
 		if (out && fwrite(buf, 1, want, out) != want)
 			return -1;
@@ -718,7 +706,7 @@ static int extract_vmlinuz(struct fetch *f, int fd, const char *package,
 	char long_name[4096] = "", name[4096 + 160];
 	file[0] = '\0';
 	for (;;) {
-		ssize_t got = read_full(fd, h, sizeof(h));
+		ssize_t got = read_up_to(fd, h, sizeof(h), -1);
 		if (got == 0 || (got == (ssize_t)sizeof(h) && !h[0]))
 			break;	/* the end (two zero blocks) */
 		if (got != (ssize_t)sizeof(h))
@@ -728,7 +716,7 @@ static int extract_vmlinuz(struct fetch *f, int fd, const char *package,
 		char type = (char)h[156];
 		if (type == 'L') {	/* GNU: the next member's long name */
 			if (size >= sizeof(long_name) ||
-			    read_full(fd, long_name, (size_t)size) !=
+			    read_up_to(fd, long_name, (size_t)size, -1) !=
 			    (ssize_t)size ||
 			    copy_bytes(fd, padded - size, NULL))
 				goto truncated;
@@ -773,7 +761,7 @@ static int extract_vmlinuz(struct fetch *f, int fd, const char *package,
 	/* The rest read too (tar's padding): dpkg-deb then ends by itself,
 	 * and its status says whether the package was whole. */
 	char drain[65536];
-	while (read_full(fd, drain, sizeof(drain)) > 0)
+	while (read_up_to(fd, drain, sizeof(drain), -1) > 0)
 		;
 	if (!file[0]) {
 		snprintf(err, errlen, "kernel %s: %s holds no boot/vmlinuz-*",

@@ -11,7 +11,6 @@
 #include <criterion/criterion.h>
 #include <criterion/redirect.h>
 #include <errno.h>
-#include <ftw.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -22,31 +21,9 @@
 #include <unistd.h>
 
 #include "kernel-compare/vm/vm.h"
+#include "tests/common/temp_dir.h"
 
-static char dir[] = "/tmp/maplab-kernels-XXXXXX";
-
-static void make_dir(void)
-{
-	cr_assert_not_null(mkdtemp(dir));
-}
-
-static int remove_one(const char *path, const struct stat *st, int type,
-		      struct FTW *ftw)
-{
-	(void)st;
-	(void)type;
-	(void)ftw;
-	return remove(path);
-}
-
-/* Without rm: some tests empty PATH, to show nothing is run. */
-static void remove_dir(void)
-{
-	cr_assert_eq(nftw(dir, remove_one, 16, FTW_DEPTH | FTW_PHYS), 0,
-		     "%s: %s", dir, strerror(errno));
-}
-
-TestSuite(vm_kernels, .init = make_dir, .fini = remove_dir);
+TEMP_DIR_SUITE(vm_kernels, "maplab-kernels");
 
 /* --- the cache folder ----------------------------------------------------- */
 
