@@ -633,15 +633,11 @@ static void remove_download(const char *dir)
 {
 	DIR *d = opendir(dir);
 	struct dirent *e;
-	char path[4096 + 256];
 	if (!d)
 		return;
-	while ((e = readdir(d))) {
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-		unlink(path);
-	}
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.')
+			unlinkat(dirfd(d), e->d_name, 0);
 	closedir(d);
 	rmdir(dir);
 }
