@@ -178,6 +178,19 @@ static const char *shown_path(const char *path, char *buf, size_t len)
 	return parse_printable(path, buf, len);
 }
 
+/* Whether --quick leaves out every finding --only asks for (finding 6
+ * alone): refused before anything is looked at or made. */
+static bool only_left_out(const struct repro_cli *c)
+{
+	bool any = false;
+	for (int f = 1; f <= FINDING_LAST; f++) {
+		if (c->only[f] && f != FINDING_KERNELS)
+			return false;
+		any |= c->only[f];
+	}
+	return c->quick && any;
+}
+
 /* Whether finding 6's kernel policies can boot their VMs here (QEMU);
  * where the finding runs and they cannot, a note says why, as
  * measure_kernel_ready does for the kernel side. */
@@ -624,6 +637,10 @@ int cmd_reproduce(int argc, char **argv)
 	if (!c.dir)
 		return cli_error("reproduce", "--out DIR is required: where "
 				 "findings.md, results.jsonl and the plots go");
+	if (only_left_out(&c))
+		return cli_error("reproduce", "--quick leaves out finding 6 (%s): "
+				 "nothing to run (drop --quick)",
+				 REPRO_KERNELS_WHY);
 	keep_command(&c, argc, argv);
 	tidy_dir(&c);
 
@@ -643,13 +660,6 @@ int cmd_reproduce(int argc, char **argv)
 		if (!c.dry_run)
 			repro_unmake_dirs(c.dir, made);
 		return cli_error("reproduce", "the plan does not fit (a bug)");
-	}
-	if (!plan.n_steps) {
-		/* --quick --only 6: every finding asked for is left out */
-		if (!c.dry_run)
-			repro_unmake_dirs(c.dir, made);
-		return cli_error("reproduce", "--quick leaves out %s: nothing to "
-				 "run (drop --quick)", plan.left_out);
 	}
 	if (c.dry_run) {
 		struct outfile out;
