@@ -43,6 +43,17 @@ def step(sid, finding, status=0):
             "seconds": 1.0, "records": 1}
 
 
+def run_findings(d, records):
+    """findings.py on these records in folder d: (its result, findings.md's
+    text, empty where it failed)."""
+    with open(os.path.join(d, "results.jsonl"), "w") as f:
+        for r in records:
+            f.write(json.dumps(r) + "\n")
+    res = subprocess.run([sys.executable, script, d], capture_output=True, text=True)
+    md = open(os.path.join(d, "findings.md")).read() if res.returncode == 0 else ""
+    return res, md
+
+
 host = {"record": "host", "host": {"cpu_model": "Test CPU", "nproc": 2,
                                    "possible_cpus": 2, "kernel": "6.18.0",
                                    "date": "2026-12-05T00:00:00Z"}}
@@ -99,12 +110,8 @@ recs += [result("suite-hash-upsert", "kernel", "hash", [95, 100, 105], 1024, thr
          step("suite-lpm-upsert-1K", "suite")]
 
 with tempfile.TemporaryDirectory() as d:
-    with open(os.path.join(d, "results.jsonl"), "w") as f:
-        for r in recs:
-            f.write(json.dumps(r) + "\n")
-    res = subprocess.run([sys.executable, script, d], capture_output=True, text=True)
+    res, md = run_findings(d, recs)
     check("exit 0", res.returncode == 0, res.stderr[-800:])
-    md = open(os.path.join(d, "findings.md")).read() if res.returncode == 0 else ""
     summary = [line for line in md.splitlines() if line.startswith("- **")]
     s = {line[4:line.index(".")]: line for line in summary}
     check("finding 1: beaten on no platform (every ratio above 1)",
@@ -202,12 +209,8 @@ for k in ("5.10", "6.1", "6.12"):
         f6.append(step(sid, "6"))
 f6.append(step("f6-6.12-4cpu", "6", status=2))  # a VM that failed: its row left out
 with tempfile.TemporaryDirectory() as d:
-    with open(os.path.join(d, "results.jsonl"), "w") as f:
-        for r in f6:
-            f.write(json.dumps(r) + "\n")
-    res = subprocess.run([sys.executable, script, d], capture_output=True, text=True)
+    res, md = run_findings(d, f6)
     check("finding 6: exit 0", res.returncode == 0, res.stderr[-800:])
-    md = open(os.path.join(d, "findings.md")).read() if res.returncode == 0 else ""
     six = next((line for line in md.splitlines() if line.startswith("- **6.")), "")
     check("finding 6: the per-CPU share at 2 and 8 cpus",
           "1/N of max_entries on every kernel (0.50 of 4K at 2 cpus, 0.12 at 8; miss ratio "
@@ -231,13 +234,11 @@ with tempfile.TemporaryDirectory() as d:
 # A quick run that asked for every finding: finding 6 is left out, and says
 # so, rather than vanishing.
 with tempfile.TemporaryDirectory() as d:
-    with open(os.path.join(d, "results.jsonl"), "w") as f:
-        for r in (host, {"record": "reproduce", "quick": True, "cuts": "made up",
-                         "left_out": "finding 6 (six kernels booted in VMs)", "steps": 1},
-                  sim("f4-skew", "lru/linux_percpu", 4096, 0.5, 0.4, 1), step("f4-skew", "4")):
-            f.write(json.dumps(r) + "\n")
-    res = subprocess.run([sys.executable, script, d], capture_output=True, text=True)
-    md = open(os.path.join(d, "findings.md")).read() if res.returncode == 0 else ""
+    res, md = run_findings(d, (host, {"record": "reproduce", "quick": True, "cuts": "made up",
+                                      "left_out": "finding 6 (six kernels booted in VMs)",
+                                      "steps": 1},
+                               sim("f4-skew", "lru/linux_percpu", 4096, 0.5, 0.4, 1),
+                               step("f4-skew", "4")))
     check("quick: finding 6 says --quick left it out",
           "- **6. The kernels users run.** Not answered: --quick leaves out finding 6 (six "
           "kernels booted in VMs): run without --quick." in md, res.stderr[-800:] + md[:800])
