@@ -4,6 +4,7 @@
  * side in a virtual machine (trace_batch.h).
  */
 #include "cli/trace/trace_batch.h"
+#include "harness/common/grow.h"
 #include "harness/common/parse.h"
 
 #include <dirent.h>
@@ -43,14 +44,11 @@ static char *read_all(FILE *f, size_t *len)
 
 static struct trace_item *add_item(struct trace_batch *b, size_t *cap)
 {
-	if (b->n == *cap) {
-		size_t grown = *cap ? 2 * *cap : 16;
-		struct trace_item *items = realloc(b->items, grown * sizeof(*items));
-		if (!items)
-			return NULL;
-		b->items = items;
-		*cap = grown;
-	}
+	struct trace_item *items = grow_array(b->items, cap, b->n + 1,
+					      sizeof(*items), 16);
+	if (!items)
+		return NULL;
+	b->items = items;
 	struct trace_item *it = &b->items[b->n++];
 	memset(it, 0, sizeof(*it));
 	return it;

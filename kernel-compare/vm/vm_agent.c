@@ -13,6 +13,7 @@
 #include "kernel-compare/ksim.h"
 #include "kernel-compare/vm/vm.h"
 #include "kernel-compare/vm/vm_protocol.h"
+#include "kernel-compare/vm/vm_qemu.h"
 #include "kernel-compare/vm/vm_session.h"
 #include "kernel-compare/vm/vm_sim.h"
 
@@ -30,20 +31,8 @@
 /* A whole file, NUL-terminated, malloc'd; NULL where it cannot be read. */
 static char *read_file(const char *path)
 {
-	FILE *f = fopen(path, "r");
-	char *text = NULL;
-	size_t len = 0;
-	if (!f)
-		return NULL;
-	FILE *out = open_memstream(&text, &len);
-	char buf[1 << 16];
-	size_t n;
-	while (out && (n = fread(buf, 1, sizeof(buf), f)) > 0)
-		fwrite(buf, 1, n, out);
-	if (out)
-		fclose(out);
-	fclose(f);
-	return text;
+	size_t len;
+	return vm_slurp(path, &len);
 }
 
 /* What an init does before anything else: the file systems libbpf and
