@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* --- the options bench's family alone takes -------------------------------- */
 
@@ -38,8 +39,10 @@ static const struct opt_spec opt_physical = { OPT_PHYSICAL, "physical",
 	"system's floor for a loop of lookups (docs/bench.md)" };
 const struct opt_spec opt_prefixes = { OPT_PREFIXES, "prefixes",
 	TAKES_TEXT, 0, 0, 0, 0, "S",
-	"LPM maps: the stored prefixes: random32, bgp, ipv6, or\n"
-	"bpf_performance (its suite's table as its lpm.h reads it)" };
+	"LPM maps: the stored prefixes: random32, bgp, ipv6,\n"
+	"bpf_performance (its suite's table as its lpm.h reads it), dense\n"
+	"(the kernel's LPM benchmark's keys), internet (a real routing\n"
+	"table) or a FILE of CIDRs" };
 const struct opt_spec opt_batch = { OPT_BATCH, "batch", TAKES_NUMBER, 1,
 	MAP_BATCH_MAX, 0, 0, "N", "lookups N keys at a time (map_lookup_batch)" };
 const struct opt_spec opt_hit_ratio = { OPT_HIT_RATIO, "hit-ratio",
@@ -59,10 +62,16 @@ const struct cmd_option bench_options[] = {
 			  "evict (none: lookups and updates on the entries,\n"
 			  "inserts and deletes on each thread's own keys)" },
 	{ &opt_prefixes, "LPM maps: the prefixes stored: random32 (random /32s),\n"
-			 "bgp (IPv4, a public BGP table's prefix lengths) or\n"
-			 "ipv6 (/48 and /64 heavy), with 8-byte keys (20 for\n"
-			 "ipv6); lookups ask for full-length addresses; a hash\n"
-			 "map of the run takes the address alone (random32\n"
+			 "bgp (IPv4, a public BGP table's prefix lengths),\n"
+			 "ipv6 (/48 and /64 heavy), dense (/32s 0, 1, 2...: the\n"
+			 "kernel's LPM benchmark's keys), internet (a full\n"
+			 "Internet routing table, shipped: 901,899 IPv4\n"
+			 "prefixes, or its 160,147 IPv6 ones with --key-size\n"
+			 "20; --entries fewer: a sample of the same shape) or\n"
+			 "FILE (one CIDR a line, # comments, gzip or not; IPv6\n"
+			 "with --key-size 20); 8-byte keys (20 for IPv6);\n"
+			 "lookups ask for full-length addresses; a hash map of\n"
+			 "the run takes the address alone (random32 and dense\n"
 			 "only).  docs/bench.md, \"LPM workloads\" (random32)" },
 	{ &opt_hit_ratio, "LPM maps: percent of the lookups that ask for an\n"
 			  "address inside a stored prefix; the others ask for\n"
@@ -166,6 +175,24 @@ static int parse_physical(struct bench_cli *c, const char *name)
 			 "them)", parse_printable(name, shown, sizeof(shown)));
 }
 
+/* --prefixes' word: a set's name, or a file (a word with a / or a dot,
+ * or one that names a file).  0, or EXIT_USAGE after one line. */
+static int parse_prefix_set(struct bench_cli *c, const char *text)
+{
+	char shown[256];
+	if (!prefix_set_parse(text, &c->w.prefixes))
+		return 0;
+	if (strpbrk(text, "/.") || access(text, F_OK) == 0) {
+		prefix_set_use_file(text);
+		c->w.prefixes = PREFIXES_FILE;
+		return 0;
+	}
+	return cli_error(c->cmd, "--prefixes wants random32, bgp, ipv6, "
+			 "bpf_performance, dense, internet or a file, got '%s' "
+			 "(no such file)",
+			 parse_printable(text, shown, sizeof(shown)));
+}
+
 static int apply_bench(void *ctx, enum opt_id id, const struct opt_value *v)
 {
 	struct bench_cli *c = ctx;
@@ -178,12 +205,7 @@ static int apply_bench(void *ctx, enum opt_id id, const struct opt_value *v)
 		c->key_size_given = true;
 		return 0;
 	case OPT_PREFIXES:
-		return prefix_set_parse(v->text, &c->w.prefixes)
-			? cli_error(c->cmd, "--prefixes wants random32, bgp, ipv6 or "
-				    "bpf_performance, "
-				    "got '%s'", parse_printable(v->text, err,
-								 sizeof(err)))
-			: 0;
+		return parse_prefix_set(c, v->text);
 	case OPT_HIT_RATIO:
 		return parse_decimal(v->text, 0, 100, &c->hit_ratio)
 			? cli_error(c->cmd, "--hit-ratio wants a percent from 0 to "
@@ -364,7 +386,7 @@ static int check_other_maps(struct bench_cli *c)
 			continue;
 		return cli_error(c->cmd, "--map: %s is a %s map: it runs an LPM "
 				 "workload on its addresses, so only on full-length "
-				 "prefixes (--prefixes random32), not %s",
+				 "prefixes (--prefixes random32 or dense), not %s",
 				 c->maps[m] ? c->maps[m]->name
 					    : map_type_name(c->map_types[m]),
 				 map_type_name(c->map_types[m]),
@@ -374,10 +396,24 @@ static int check_other_maps(struct bench_cli *c)
 	    !prefix_set_full_length(c->w.prefixes))
 		return cli_error(c->cmd, "--physical: %s is a %s map: it would "
 				 "hold the addresses alone, so only of full-length "
-				 "prefixes (--prefixes random32), not %s",
+				 "prefixes (--prefixes random32 or dense), not %s",
 				 c->physical->name,
 				 map_type_name(type_of(c->physical)),
 				 prefix_set_name(c->w.prefixes));
+	return 0;
+}
+
+/* A list set for the key size asked (internet: 8 -> IPv4, 20 -> IPv6), its
+ * list read.  0, or EXIT_USAGE after one line. */
+static int resolve_listed(struct bench_cli *c)
+{
+	enum prefix_set *set = &c->w.prefixes;
+	char err[512];
+	if (c->key_size_given && (c->w.key_size == 4 + 4 ||
+				  c->w.key_size == 4 + 16))
+		*set = prefix_set_family(*set, c->w.key_size - 4);
+	if (prefix_set_load(*set, err, sizeof(err)))
+		return cli_error(c->cmd, "--prefixes: %s", err);
 	return 0;
 }
 
@@ -402,6 +438,8 @@ static int resolve_prefixes(struct bench_cli *c)
 	}
 	if (lpm && !*set && (!c->key_size_given || c->w.key_size == 8))
 		*set = PREFIXES_RANDOM32;
+	if (prefix_set_listed(*set) && (rc = resolve_listed(c)))
+		return rc;
 	if (*set) {
 		uint32_t data = prefix_set_data_size(*set);
 		if (!c->key_size_given)

@@ -538,6 +538,8 @@ static void format_run_flags(const struct bench_cli *cli, char *out,
  * only where every key they draw from is prefilled. */
 static const char *hits_inside(const struct workload *w)
 {
+	if (prefix_set_listed(w->prefixes))
+		return "the space the entries cover, drawn uniformly";
 	if (w->key_range)
 		return "a prefix of the key range";
 	return w->prefill_pct == 100 ? "a stored prefix"
@@ -562,14 +564,20 @@ void measure_print_workload(FILE *f, const struct bench_cli *cli, bool hash_note
 	 * name prefixes. */
 	bool lookups = w->mix[OP_LOOKUP] || w->mix[OP_LOOKUP_WRITE];
 	const char *note = hash_note ? "; a hash map's key is the address alone" : "";
+	char sample[160] = "";
+	uint64_t listed = prefix_set_listed_count(w->prefixes);
+	if (listed > w->entries)
+		snprintf(sample, sizeof(sample), " (a sample of %u of its %llu "
+			 "prefixes, each length's share kept)", w->entries,
+			 (unsigned long long)listed);
 	if (w->prefixes && lookups)
-		wrap_printf(f, "prefixes: %s; lookups ask for full-length addresses, "
+		wrap_printf(f, "prefixes: %s%s; lookups ask for full-length addresses, "
 			    "%g%% of them inside %s, the others outside every "
-			    "prefix%s\n", prefix_set_name(w->prefixes),
+			    "prefix%s\n", prefix_set_name(w->prefixes), sample,
 			    workload_hit_ratio(w), hits_inside(w), note);
 	else if (w->prefixes)
-		wrap_printf(f, "prefixes: %s; every op names a prefix of the set%s\n",
-			    prefix_set_name(w->prefixes), note);
+		wrap_printf(f, "prefixes: %s%s; every op names a prefix of the "
+			    "set%s\n", prefix_set_name(w->prefixes), sample, note);
 	if (w->batch > 1 && w->mix[OP_LOOKUP]) /* only lookups are batched */
 		wrap_printf(f, "batch: lookups %u keys at a time (map_lookup_batch; "
 			    "a design without its own batch loops over its "

@@ -2,6 +2,7 @@
 /* prefixes.c: the prefix sets of LPM workloads (prefixes.h). */
 #include "harness/workload/prefixes.h"
 #include "harness/common/rng.h"
+#include "harness/workload/prefix_list.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -34,12 +35,66 @@ static const char *const set_names[] = {
 	[PREFIXES_NONE] = "none", [PREFIXES_RANDOM32] = "random32",
 	[PREFIXES_BGP] = "bgp", [PREFIXES_IPV6] = "ipv6",
 	[PREFIXES_BPF_PERFORMANCE] = "bpf_performance",
+	[PREFIXES_DENSE] = "dense", [PREFIXES_INTERNET] = "internet",
+	[PREFIXES_INTERNET6] = "internet6",
+	[PREFIXES_FILE] = "FILE", [PREFIXES_FILE6] = "FILE6",
 };
+
+/* The list sets' lists, read once (prefix_set_load), and FILE's path. */
+static struct prefix_list lists[PREFIXES_COUNT];
+static bool listed_loaded[PREFIXES_COUNT];
+static const char *file_path = "";
+
+bool prefix_set_listed(enum prefix_set s)
+{
+	return s == PREFIXES_INTERNET || s == PREFIXES_INTERNET6 ||
+	       s == PREFIXES_FILE || s == PREFIXES_FILE6;
+}
+
+void prefix_set_use_file(const char *path)
+{
+	for (int s = PREFIXES_FILE; s <= PREFIXES_FILE6; s++) {
+		prefix_list_free(&lists[s]);
+		listed_loaded[s] = false;
+	}
+	file_path = path;
+}
+
+enum prefix_set prefix_set_family(enum prefix_set s, uint32_t data_size)
+{
+	bool v6 = data_size == 16;
+	if (s == PREFIXES_INTERNET || s == PREFIXES_INTERNET6)
+		return v6 ? PREFIXES_INTERNET6 : PREFIXES_INTERNET;
+	if (s == PREFIXES_FILE || s == PREFIXES_FILE6)
+		return v6 ? PREFIXES_FILE6 : PREFIXES_FILE;
+	return s;
+}
+
+int prefix_set_load(enum prefix_set s, char *err, size_t errlen)
+{
+	char shipped[4096];
+	if (!prefix_set_listed(s) || listed_loaded[s])
+		return 0;
+	const char *path = s == PREFIXES_FILE || s == PREFIXES_FILE6
+				   ? file_path
+				   : prefix_data_path(PREFIX_INTERNET_FILE, shipped,
+						      sizeof(shipped));
+	int rc = prefix_list_read(path, prefix_set_data_size(s), &lists[s], err,
+				  errlen);
+	listed_loaded[s] = rc == 0;
+	return rc;
+}
+
+uint64_t prefix_set_listed_count(enum prefix_set s)
+{
+	return prefix_set_listed(s) ? lists[s].n : 0;
+}
 
 int prefix_set_parse(const char *text, enum prefix_set *out)
 {
 	for (int s = PREFIXES_RANDOM32; s < PREFIXES_COUNT; s++)
-		if (strcmp(text, set_names[s]) == 0) {
+		if (s != PREFIXES_FILE && s != PREFIXES_FILE6 &&
+		    strcmp(text, set_names[s]) == 0) {
 			*out = (enum prefix_set)s;
 			return 0;
 		}
@@ -48,6 +103,8 @@ int prefix_set_parse(const char *text, enum prefix_set *out)
 
 const char *prefix_set_name(enum prefix_set s)
 {
+	if (s == PREFIXES_FILE || s == PREFIXES_FILE6)
+		return file_path;
 	return s < PREFIXES_COUNT ? set_names[s] : "none";
 }
 
@@ -56,15 +113,20 @@ uint32_t prefix_set_data_size(enum prefix_set s)
 	switch (s) {
 	case PREFIXES_RANDOM32:
 	case PREFIXES_BGP:
-	case PREFIXES_BPF_PERFORMANCE: return 4;
-	case PREFIXES_IPV6: return 16;
+	case PREFIXES_BPF_PERFORMANCE:
+	case PREFIXES_DENSE:
+	case PREFIXES_INTERNET:
+	case PREFIXES_FILE: return 4;
+	case PREFIXES_IPV6:
+	case PREFIXES_INTERNET6:
+	case PREFIXES_FILE6: return 16;
 	default: return 0;
 	}
 }
 
 bool prefix_set_full_length(enum prefix_set s)
 {
-	return s == PREFIXES_RANDOM32;
+	return s == PREFIXES_RANDOM32 || s == PREFIXES_DENSE;
 }
 
 static unsigned max_len(enum prefix_set s)
@@ -76,14 +138,20 @@ static unsigned max_len(enum prefix_set s)
  * unicast), so its prefixes of length L number 2^(L - fixed). */
 static unsigned fixed_bits(enum prefix_set s)
 {
-	return s == PREFIXES_IPV6 ? 3 : 0;
+	return prefix_set_data_size(s) == 16 ? 3 : 0;
 }
 
 uint64_t prefix_set_weight(enum prefix_set s, unsigned len)
 {
 	switch (s) {
 	case PREFIXES_RANDOM32:
+	case PREFIXES_DENSE:
 		return len == 32;
+	case PREFIXES_INTERNET:
+	case PREFIXES_INTERNET6:
+	case PREFIXES_FILE:
+	case PREFIXES_FILE6:
+		return len <= max_len(s) ? lists[s].count[len] : 0;
 	case PREFIXES_BGP:
 		if (len == 0 || len > 32)
 			return 0;
@@ -120,6 +188,10 @@ void prefix_set_counts(enum prefix_set s, uint64_t n, uint64_t *count)
 	const uint64_t total = prefix_set_total_weight(s);
 	uint64_t rem[PREFIX_MAX_LEN + 1], given = 0;
 
+	if (!total) { /* a list set not read */
+		memset(count, 0, (top + 1) * sizeof(*count));
+		return;
+	}
 	for (unsigned len = 0; len <= top; len++) {
 		unsigned __int128 share = (unsigned __int128)n *
 					  prefix_set_weight(s, len);
@@ -155,6 +227,17 @@ int prefix_set_fits(enum prefix_set s, uint64_t exact, char *err,
 
 	if (s == PREFIXES_NONE)
 		return 0;
+	if (prefix_set_listed(s)) {
+		if (exact <= lists[s].n)
+			return 0;
+		snprintf(err, errlen, "%llu prefixes asked for; %s holds %llu %s "
+			 "prefixes", (unsigned long long)exact,
+			 s == PREFIXES_INTERNET || s == PREFIXES_INTERNET6
+				 ? "the internet table" : prefix_set_name(s),
+			 (unsigned long long)lists[s].n,
+			 prefix_set_data_size(s) == 4 ? "IPv4" : "IPv6");
+		return -1;
+	}
 	prefix_set_counts(s, exact, count);
 	for (unsigned len = 0; len <= max_len(s); len++)
 		if (count[len] > prefixes_of_length(s, len) / 2) {
@@ -353,6 +436,210 @@ static int draw_misses(const struct prefix_spec *spec, struct prefix_table *t,
 	return 0;
 }
 
+/* --- the list sets and dense ------------------------------------------------ */
+
+/* The first `exact` prefixes: a sample of the list that keeps its shape
+ * (prefixes.h), in a shuffled order; every one in the index. */
+static int sample_list(const struct prefix_spec *spec, struct prefix_table *t,
+		       struct rng *r)
+{
+	const struct prefix_list *l = &lists[spec->set];
+	const uint32_t size = t->data_size;
+	uint64_t count[PREFIX_MAX_LEN + 1], start[PREFIX_MAX_LEN + 2] = { 0 };
+	uint32_t *by_len = malloc((l->n ? l->n : 1) * sizeof(*by_len));
+	uint64_t at = 0;
+
+	if (!by_len)
+		return -ENOMEM;
+	/* the list's prefix numbers, grouped by length */
+	for (unsigned len = 0; len <= max_len(spec->set); len++)
+		start[len + 1] = start[len] + l->count[len];
+	for (uint64_t i = 0; i < l->n; i++)
+		by_len[start[l->len[i]]++] = (uint32_t)i;
+	for (unsigned len = max_len(spec->set) + 1; len > 0; len--)
+		start[len] = start[len - 1];
+	start[0] = 0;
+	/* each length's share, drawn by a partial shuffle of its group */
+	prefix_set_counts(spec->set, spec->exact, count);
+	for (unsigned len = 0; len <= max_len(spec->set); len++) {
+		uint32_t *group = by_len + start[len];
+		for (uint64_t k = 0; k < count[len]; k++) {
+			uint64_t j = k + rng_below(r, l->count[len] - k);
+			uint32_t pick = group[j];
+			group[j] = group[k];
+			group[k] = pick;
+			by_len[at++] = pick; /* at <= start[len] + k: already read */
+		}
+	}
+	for (uint64_t i = spec->exact; i > 1; i--) {
+		uint64_t j = rng_below(r, i);
+		uint32_t tmp = by_len[i - 1];
+		by_len[i - 1] = by_len[j];
+		by_len[j] = tmp;
+	}
+	for (uint64_t i = 0; i < spec->exact; i++) {
+		t->len[i] = l->len[by_len[i]];
+		memcpy(t->data + i * size, l->data + (uint64_t)by_len[i] * size,
+		       size);
+		index_add(t->index, i); /* distinct: the list's are */
+	}
+	free(by_len);
+	return 0;
+}
+
+/* A list set's pool prefixes' lengths: the list's mix, except that no
+ * length gets more than half of its 2^len prefixes, the sample's
+ * included (a short list, three prefixes of /8, /16 and /24, would need
+ * thousands of /8s); what a length cannot take goes to the longest. */
+static void pool_lengths(const struct prefix_spec *spec,
+			 struct prefix_table *t, struct rng *r)
+{
+	const unsigned top = max_len(spec->set);
+	uint64_t count[PREFIX_MAX_LEN + 1], taken[PREFIX_MAX_LEN + 1] = { 0 };
+	uint64_t at = spec->exact;
+
+	for (uint64_t i = 0; i < spec->exact; i++)
+		taken[t->len[i]]++;
+	prefix_set_counts(spec->set, spec->prefixes - spec->exact, count);
+	for (unsigned len = 0; len < top; len++) {
+		uint64_t room = prefixes_of_length(spec->set, len) / 2;
+		room = room > taken[len] ? room - taken[len] : 0;
+		if (count[len] > room) {
+			count[top] += count[len] - room;
+			count[len] = room;
+		}
+	}
+	for (unsigned len = 0; len <= top; len++)
+		for (uint64_t k = 0; k < count[len]; k++)
+			t->len[at++] = (uint8_t)len;
+	for (uint64_t i = spec->prefixes - spec->exact; i > 1; i--) {
+		uint64_t j = spec->exact + rng_below(r, i);
+		uint8_t tmp = t->len[spec->exact + i - 1];
+		t->len[spec->exact + i - 1] = t->len[j];
+		t->len[j] = tmp;
+	}
+}
+
+/* Prefix i of dense: i as the host's u32, a /32. */
+static void dense_prefix(struct prefix_table *t, uint64_t i)
+{
+	uint32_t v = (uint32_t)i;
+	t->len[i] = 32;
+	memcpy(t->data + i * 4, &v, 4);
+	index_add(t->index, i);
+}
+
+/* The space the first n prefixes cover, as sorted disjoint intervals of
+ * addresses read as big-endian numbers, with their running sizes: an
+ * address uniform over the space is one uniform number below the total. */
+typedef unsigned __int128 addr_num;
+
+struct cover {
+	addr_num *first, *last, *upto; /* upto[i]: addresses in 0..i */
+	size_t n;
+};
+
+static addr_num number_of(const uint8_t *data, uint32_t size)
+{
+	addr_num v = 0;
+	for (uint32_t i = 0; i < size; i++)
+		v = v << 8 | data[i];
+	return v;
+}
+
+static void bytes_of(addr_num v, uint8_t *data, uint32_t size)
+{
+	for (uint32_t i = size; i > 0; i--, v >>= 8)
+		data[i - 1] = (uint8_t)v;
+}
+
+static int by_first(const void *a, const void *b)
+{
+	const addr_num *x = a, *y = b;
+	return x[0] < y[0] ? -1 : x[0] > y[0];
+}
+
+static int cover_make(const struct prefix_table *t, uint64_t n,
+		      struct cover *c)
+{
+	const uint32_t size = t->data_size, bits = 8 * size;
+	addr_num *pairs = malloc((n ? n : 1) * 2 * sizeof(*pairs));
+	memset(c, 0, sizeof(*c));
+	c->first = malloc((n ? n : 1) * sizeof(addr_num));
+	c->last = malloc((n ? n : 1) * sizeof(addr_num));
+	c->upto = malloc((n ? n : 1) * sizeof(addr_num));
+	if (!pairs || !c->first || !c->last || !c->upto) {
+		free(pairs);
+		return -ENOMEM;
+	}
+	for (uint64_t i = 0; i < n; i++) {
+		unsigned host = bits - t->len[i];
+		addr_num ones = host >= 128 ? ~(addr_num)0
+					    : ((addr_num)1 << host) - 1;
+		pairs[2 * i] = number_of(t->data + i * size, size);
+		pairs[2 * i + 1] = pairs[2 * i] | ones;
+	}
+	qsort(pairs, n, 2 * sizeof(*pairs), by_first);
+	addr_num total = 0;
+	for (uint64_t i = 0; i < n; i++) {
+		if (c->n && pairs[2 * i] <= c->last[c->n - 1]) {
+			if (pairs[2 * i + 1] > c->last[c->n - 1]) {
+				total += pairs[2 * i + 1] - c->last[c->n - 1];
+				c->last[c->n - 1] = pairs[2 * i + 1];
+				c->upto[c->n - 1] = total;
+			}
+			continue; /* nested in the one before */
+		}
+		c->first[c->n] = pairs[2 * i];
+		c->last[c->n] = pairs[2 * i + 1];
+		total += pairs[2 * i + 1] - pairs[2 * i] + 1;
+		c->upto[c->n++] = total;
+	}
+	free(pairs);
+	return 0;
+}
+
+static void cover_free(struct cover *c)
+{
+	free(c->first);
+	free(c->last);
+	free(c->upto);
+}
+
+/* Address k: uniform over the space. */
+static void draw_covered(const struct cover *c, struct rng *r, uint8_t *out,
+			 uint32_t size)
+{
+	addr_num total = c->upto[c->n - 1];
+	addr_num u = (addr_num)rng_next(r) << 64 | rng_next(r);
+	if (total) /* 0: the whole space (2^128 wrapped) */
+		u %= total;
+	size_t lo = 0, hi = c->n - 1;
+	while (lo < hi) { /* the first interval whose running size exceeds u */
+		size_t mid = lo + (hi - lo) / 2;
+		if (c->upto[mid] > u)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	addr_num below = lo ? c->upto[lo - 1] : 0;
+	bytes_of(c->first[lo] + (u - below), out, size);
+}
+
+static int draw_hits_covered(const struct prefix_spec *spec,
+			     struct prefix_table *t, struct rng *r)
+{
+	struct cover c;
+	if (cover_make(t, spec->exact, &c)) {
+		cover_free(&c);
+		return -ENOMEM;
+	}
+	for (uint64_t k = 0; k < t->hits && c.n; k++)
+		draw_covered(&c, r, t->hit + k * t->data_size, t->data_size);
+	cover_free(&c);
+	return 0;
+}
+
 static struct rng rng_for(uint64_t seed, uint64_t purpose)
 {
 	struct rng r;
@@ -362,13 +649,60 @@ static struct rng rng_for(uint64_t seed, uint64_t purpose)
 
 static int check_spec(const struct prefix_spec *spec, char *err, size_t errlen)
 {
+	int rc = prefix_set_load(spec->set, err, errlen);
+	if (rc)
+		return rc;
+	if (prefix_set_listed(spec->set) &&
+	    prefix_set_fits(spec->set, spec->exact, err, errlen))
+		return -ENOSPC;
 	if (spec->set != PREFIXES_NONE && spec->set < PREFIXES_COUNT &&
-	    spec->exact <= spec->prefixes && spec->hits <= spec->prefixes &&
+	    spec->exact <= spec->prefixes &&
+	    (spec->hits <= spec->prefixes || prefix_set_listed(spec->set)) &&
 	    spec->prefixes < UINT32_MAX)
 		return 0;
 	snprintf(err, errlen, "a prefix table needs a set, at most %u prefixes, "
-		 "and no more exact ones or hits than prefixes", UINT32_MAX - 1);
+		 "and no more exact ones or hits (but a list set's) than prefixes", UINT32_MAX - 1);
 	return -EINVAL;
+}
+
+/* Every prefix: the first `exact` by the set's rule (the mix's lengths,
+ * the list's sample, dense's order), the rest drawn by the mix. */
+static int draw_all_prefixes(const struct prefix_spec *spec,
+			     struct prefix_table *t, struct rng *lengths,
+			     struct rng *bits)
+{
+	uint64_t i = 0;
+	int rc = 0;
+	if (spec->set == PREFIXES_DENSE) {
+		for (; i < t->prefixes; i++)
+			dense_prefix(t, i);
+		return 0;
+	}
+	if (prefix_set_listed(spec->set)) {
+		if ((rc = sample_list(spec, t, lengths)))
+			return rc;
+		pool_lengths(spec, t, lengths);
+		i = spec->exact;
+	} else {
+		draw_lengths(spec, t, lengths);
+	}
+	for (; i < t->prefixes && !rc; i++)
+		rc = draw_prefix(spec, t, bits, i);
+	return rc;
+}
+
+/* Lookups' addresses: a list set's uniform over the covered space, any
+ * other's inside prefix k. */
+static int draw_hits(const struct prefix_spec *spec, struct prefix_table *t,
+		     struct rng *r)
+{
+	if (prefix_set_listed(spec->set))
+		return draw_hits_covered(spec, t, r);
+	for (uint64_t k = 0; k < t->hits; k++)
+		address_inside(spec->set, r, t->len[k],
+			       t->data + k * t->data_size, t->data_size,
+			       t->hit + k * t->data_size);
+	return 0;
 }
 
 int prefix_table_make(const struct prefix_spec *spec, struct prefix_table *t,
@@ -397,19 +731,19 @@ int prefix_table_make(const struct prefix_spec *spec, struct prefix_table *t,
 	}
 	struct rng lengths = rng_for(spec->seed, 1), bits = rng_for(spec->seed, 2);
 	struct rng hits = rng_for(spec->seed, 3), misses = rng_for(spec->seed, 4);
-	draw_lengths(spec, t, &lengths);
-	for (uint64_t i = 0; i < t->prefixes && !rc; i++)
-		rc = draw_prefix(spec, t, &bits, i);
-	if (rc) {
-		snprintf(err, errlen, "no room for %llu distinct %s prefixes",
-			 (unsigned long long)spec->prefixes,
-			 prefix_set_name(spec->set));
+	if ((rc = draw_all_prefixes(spec, t, &lengths, &bits)) ||
+	    (rc = draw_hits(spec, t, &hits))) {
+		if (rc == -ENOMEM)
+			snprintf(err, errlen, "out of memory for %llu %s prefixes",
+				 (unsigned long long)spec->prefixes,
+				 prefix_set_name(spec->set));
+		else
+			snprintf(err, errlen, "no room for %llu distinct %s "
+				 "prefixes", (unsigned long long)spec->prefixes,
+				 prefix_set_name(spec->set));
 		prefix_table_free(t);
 		return rc;
 	}
-	for (uint64_t k = 0; k < t->hits; k++)
-		address_inside(spec->set, &hits, t->len[k], t->data + k * size,
-			       size, t->hit + k * size);
 	if ((rc = draw_misses(spec, t, &misses))) {
 		snprintf(err, errlen, "%llu %s prefixes leave too few addresses "
 			 "uncovered for lookups that miss",

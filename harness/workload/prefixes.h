@@ -9,6 +9,13 @@
  *   ipv6       16 B   IPv6 in 2000::/3, /48 and /64 heavy, /32 to /128
  *   bpf_performance
  *              4 B    IPv4, the bgp table as bpf_performance's lpm.h reads it
+ *   dense      4 B    /32s: 0, 1, 2, ... as the host's u32, the keys of
+ *                     the kernel's LPM benchmark (below)
+ *   internet   4 B    IPv4 prefixes of a real Internet routing table,
+ *                     shipped (prefix_list.h): 901,899 of them
+ *   internet6  16 B   its IPv6 prefixes: 160,147
+ *   FILE       4 B    IPv4 prefixes read from a file (prefix_list.h)
+ *   FILE6      16 B   that file's IPv6 prefixes
  *
  * The BGP mix is bpf_performance's (microsoft/bpf_performance bpf/lpm.h:
  * a cumulative count of prefix lengths "from bgp.potaroo.net
@@ -21,6 +28,22 @@
  * can be measured on the prefixes they run on: /23 58.5 %, /21 12.2 %,
  * /22 10.9 %, /24 0.16 %, nothing shorter than /7 and no /32.
  * The IPv6 mix is ours (docs/bench.md, "LPM workloads").
+ *
+ * dense is tools/testing/selftests/bpf/progs/lpm_trie_bench.c's key:
+ * prefix i is i stored as a host-order __u32 (so on x86 its first byte,
+ * the trie's first bits, is i's lowest), in order, never shuffled: the
+ * kernel's benchmark inserts and deletes 0, 1, 2, ...
+ *
+ * The list sets (internet, internet6, FILE, FILE6) take their prefixes
+ * from a list: N of them are a sample that keeps the list's shape, each
+ * length's share of N by largest remainders, the prefixes of a length
+ * drawn uniformly among the list's of that length; all of them when N is
+ * the list's size.  Their order is shuffled.  Prefixes beyond N (the
+ * pools) are drawn as the synthetic sets' are, lengths by the list's mix.
+ * Their lookups that hit ask for addresses drawn uniformly from the space
+ * the N prefixes cover (a /8 is asked for 65,536 times as often as a
+ * /24), as an Internet router sees random destinations; the misses from
+ * the space they leave uncovered.
  *
  * A prefix table holds, for one workload and seed:
  *  - prefixes: the first `exact` follow the set's mix exactly (each
@@ -51,6 +74,11 @@ enum prefix_set {
 	PREFIXES_BGP,
 	PREFIXES_IPV6,
 	PREFIXES_BPF_PERFORMANCE,
+	PREFIXES_DENSE,
+	PREFIXES_INTERNET,
+	PREFIXES_INTERNET6,
+	PREFIXES_FILE,
+	PREFIXES_FILE6,
 	PREFIXES_COUNT
 };
 
@@ -58,15 +86,34 @@ enum prefix_set {
 #define PREFIX_MAX_DATA 16
 #define PREFIX_MAX_LEN (8 * PREFIX_MAX_DATA)
 
-/* "random32", "bgp", "ipv6", "bpf_performance" into *out: 0, or -1 for
- * any other word. */
+/* "random32", "bgp", "ipv6", "bpf_performance", "dense", "internet",
+ * "internet6" into *out: 0, or -1 for any other word. */
 int prefix_set_parse(const char *text, enum prefix_set *out);
-/* Its name; "none" for PREFIXES_NONE. */
+/* Its name ("none" for PREFIXES_NONE); FILE's and FILE6's are the file's
+ * path as prefix_set_use_file was given it. */
 const char *prefix_set_name(enum prefix_set s);
+
+/* The file of the FILE sets, for this process (one file at a time). */
+void prefix_set_use_file(const char *path);
+
+/* The set with the same prefixes for data_size address bytes (4 or 16):
+ * internet <-> internet6, FILE <-> FILE6; any other set itself. */
+enum prefix_set prefix_set_family(enum prefix_set s, uint32_t data_size);
+
+/* Whether the set's prefixes come from a list (prefix_list.h). */
+bool prefix_set_listed(enum prefix_set s);
+
+/* Read a list set's list, once per process (others: nothing to do).  0, or
+ * a negative errno with one line in err (prefix_list_read's).  The
+ * functions below answer for a list set as if it were empty until this
+ * succeeded. */
+int prefix_set_load(enum prefix_set s, char *err, size_t errlen);
+/* A list set's prefixes (0 for the others). */
+uint64_t prefix_set_listed_count(enum prefix_set s);
 /* Data bytes of its addresses (4 or 16); 0 for PREFIXES_NONE. */
 uint32_t prefix_set_data_size(enum prefix_set s);
-/* Whether every prefix is a full-length one (random32): an address
- * inside prefix k is prefix k itself. */
+/* Whether every prefix is a full-length one (random32, dense): an
+ * address inside prefix k is prefix k itself. */
 bool prefix_set_full_length(enum prefix_set s);
 
 /* Prefix length len's weight in the set's mix, and the weights' sum. */
@@ -81,8 +128,8 @@ void prefix_set_counts(enum prefix_set s, uint64_t n, uint64_t *count);
  * Whether `exact` prefixes by the mix fit: no length may need more than
  * half of its 2^len prefixes, so drawing distinct ones stays quick.  (The
  * largest BGP set that fits, about 2.1M prefixes, leaves some 10 % of the
- * addresses uncovered, room enough for misses.)  0, or -1 with a reason
- * in err.
+ * addresses uncovered, room enough for misses.)  A list set fits up to
+ * its list's size.  0, or -1 with a reason in err.
  */
 int prefix_set_fits(enum prefix_set s, uint64_t exact, char *err,
 		    size_t errlen);

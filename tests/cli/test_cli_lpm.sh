@@ -12,7 +12,7 @@ l=("${b[@]}" --map lpm_trie/linux)
 
 # Bad input: exit 2, one line naming the option.
 check 'an unknown prefix set' one_line_error \
-    "^maplab bench: --prefixes wants random32, bgp, ipv6 or bpf_performance, got 'v4'$" "${l[@]}" --prefixes v4
+    "^maplab bench: --prefixes wants random32, bgp, ipv6, bpf_performance, dense, internet or a file, got 'v4' \\(no such file\\)$" "${l[@]}" --prefixes v4
 check 'a hit ratio that is no percent' one_line_error \
     "^maplab bench: --hit-ratio wants a percent from 0 to 100, got '101'$" "${l[@]}" --hit-ratio 101
 check 'a hit ratio that is no number' one_line_error \
@@ -38,7 +38,7 @@ check 'a set too dense to draw' one_line_error \
     '^maplab bench: --prefixes bgp: 4000000 bgp prefixes hold 60956 /16 prefixes, more than half' \
     "${l[@]}" --prefixes bgp --entries 4000000
 check 'a hash on bgp prefixes' one_line_error \
-    '^maplab compare: --map: hash/linux is a hash map: it runs an LPM workload on its addresses, so only on full-length prefixes \(--prefixes random32\), not bgp$' \
+    '^maplab compare: --map: hash/linux is a hash map: it runs an LPM workload on its addresses, so only on full-length prefixes \(--prefixes random32 or dense\), not bgp$' \
     "$maplab" compare --quiet --map lpm_trie/linux,hash/linux --prefixes bgp
 check '--physical with a hash on bgp prefixes' one_line_error \
     '^maplab bench: --physical: hash/seqlock_buckets is a hash map' "${l[@]}" --prefixes bgp --physical hash/seqlock_buckets
@@ -109,5 +109,39 @@ if has_kernel; then
     expect 0 '"label":"kernel BPF hash",.*"ok":\{"lookup":0,"update":[1-9][0-9]*,' \
         grep -F '"label":"kernel BPF hash"' "$tmp/th.jsonl"
 fi
+
+# The shipped routing table, a sample of it, a file of CIDRs, dense.
+check 'more entries than the internet table holds' one_line_error \
+    '^maplab bench: --prefixes internet: 901900 prefixes asked for; the internet table holds 901899 IPv4 prefixes$' \
+    "${l[@]}" --prefixes internet --entries 901900
+check 'more entries than its IPv6 part holds' one_line_error \
+    'the internet table holds 160147 IPv6 prefixes$' \
+    "${l[@]}" --prefixes internet --key-size 20 --entries 160148
+expect 0 '^prefixes: internet \(a sample of 1024 of its 901899 prefixes, each length.s share kept\); lookups' \
+    "$maplab" bench --duration 0.05 --warmup 0 --entries 1024 --map lpm_trie/linux --prefixes internet
+expect 0 '"prefixes":"internet6","hit_ratio":90,"key_size":20,' "${l[@]}" --prefixes internet \
+    --key-size 20 --hit-ratio 90 --format jsonl
+printf '# two\n10.0.0.0/8\n\n10.1.0.0/16  # nested\n192.0.2.1/24\n' >"$tmp/bad.txt"
+check 'a file line with host bits' one_line_error \
+    "^maplab bench: --prefixes: $tmp/bad.txt:5: 192.0.2.1/24 has bits set past its length \\(192.0.2.0/24\\?\\)$" \
+    "${l[@]}" --prefixes "$tmp/bad.txt"
+printf '10.0.0.0/8\nten/8\n' | gzip >"$tmp/bad.txt.gz"
+check 'a gzipped file with a line that is no CIDR' one_line_error \
+    "^maplab bench: --prefixes: $tmp/bad.txt.gz:2: 'ten/8' is not a CIDR: no IPv4 or IPv6 address before the /$" \
+    "${l[@]}" --prefixes "$tmp/bad.txt.gz"
+check 'a file that is not there' one_line_error \
+    "^maplab bench: --prefixes: $tmp/none.txt: No such file or directory$" \
+    "${l[@]}" --prefixes "$tmp/none.txt"
+printf '2001:db8::/32\n' >"$tmp/v6.txt"
+check 'a file without IPv4 prefixes' one_line_error \
+    'holds no IPv4 prefix \(1 IPv6 one: --key-size 20 reads them\)$' "${l[@]}" --prefixes "$tmp/v6.txt"
+printf '10.0.0.0/8\n10.1.0.0/16\n10.1.2.0/24\n' >"$tmp/good.txt"
+expect 0 '"prefixes":".*good.txt",.*"ok":\{"lookup":[1-9][0-9]*,' "${b[@]}" --entries 3 \
+    --map lpm_trie/linux,lpm_trie/multibit --prefixes "$tmp/good.txt" --format jsonl
+check 'more entries than the file holds' one_line_error 'good.txt holds 3 IPv4 prefixes$' \
+    "${l[@]}" --prefixes "$tmp/good.txt" --entries 4
+# dense: full-length, so a hash map takes its addresses too
+expect 0 '"map":"hash/linux",.*"prefixes":"dense",.*"fail":\{"lookup":0,' \
+    "${b[@]}" --map lpm_trie/linux,hash/linux --prefixes dense --format jsonl
 
 finish
