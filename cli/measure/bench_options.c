@@ -382,11 +382,13 @@ static int check_other_maps(struct bench_cli *c)
 		if (c->maps[m] == &bench_noop_ops)
 			c->map_types[m] = MAP_TYPE_LPM_TRIE;
 		if (c->map_types[m] == MAP_TYPE_LPM_TRIE ||
-		    prefix_set_full_length(c->w.prefixes))
+		    prefix_set_full_length(c->w.prefixes) ||
+		    workload_other_maps_take_prefixes(&c->w))
 			continue;
 		return cli_error(c->cmd, "--map: %s is a %s map: it runs an LPM "
 				 "workload on its addresses, so only on full-length "
-				 "prefixes (--prefixes random32 or dense), not %s",
+				 "prefixes (--prefixes random32 or dense) or a mix "
+				 "without lookups, not %s",
 				 c->maps[m] ? c->maps[m]->name
 					    : map_type_name(c->map_types[m]),
 				 map_type_name(c->map_types[m]),

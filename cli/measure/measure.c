@@ -563,7 +563,11 @@ void measure_print_workload(FILE *f, const struct bench_cli *cli, bool hash_note
 	/* Lookups (lookup_write's included) ask for addresses; the other ops
 	 * name prefixes. */
 	bool lookups = w->mix[OP_LOOKUP] || w->mix[OP_LOOKUP_WRITE];
-	const char *note = hash_note ? "; a hash map's key is the address alone" : "";
+	const char *note = !hash_note ? ""
+			   : workload_other_maps_take_prefixes(w)
+				     ? "; a hash map's key is the prefix whole, its length "
+				       "and address, as a trie's"
+				     : "; a hash map's key is the address alone";
 	char sample[160] = "";
 	uint64_t listed = prefix_set_listed_count(w->prefixes);
 	if (listed > w->entries)

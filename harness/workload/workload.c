@@ -219,13 +219,27 @@ uint64_t workload_key_count(const struct workload *w, unsigned threads)
 	return l.total;
 }
 
+bool workload_other_maps_take_prefixes(const struct workload *w)
+{
+	return w->prefixes != PREFIXES_NONE &&
+	       !prefix_set_full_length(w->prefixes) && !w->mix[OP_LOOKUP] &&
+	       !w->mix[OP_LOOKUP_WRITE];
+}
+
+/* Whether a map of w's type takes LPM keys (a prefix length, then the
+ * address) in a prefix workload. */
+static bool takes_lpm_keys(const struct workload *w, uint32_t type)
+{
+	return type == MAP_TYPE_LPM_TRIE || workload_other_maps_take_prefixes(w);
+}
+
 struct workload workload_for_type(const struct workload *w, uint32_t type)
 {
 	struct workload own = *w;
 	own.type = type;
 	if (w->prefixes != PREFIXES_NONE)
 		own.key_size = prefix_set_data_size(w->prefixes) +
-			       (type == MAP_TYPE_LPM_TRIE ? 4 : 0);
+			       (takes_lpm_keys(w, type) ? 4 : 0);
 	return own;
 }
 
@@ -249,7 +263,7 @@ static int make_prefix_table(const struct workload *w,
 static uint8_t *make_prefix_keys(const struct workload *w, unsigned threads,
 				 char *err, size_t errlen)
 {
-	const bool lpm = w->type == MAP_TYPE_LPM_TRIE;
+	const bool lpm = takes_lpm_keys(w, w->type);
 	const uint32_t data = prefix_set_data_size(w->prefixes);
 	const unsigned full = 8 * data;
 	struct workload_layout l;

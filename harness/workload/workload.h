@@ -150,8 +150,16 @@ void workload_layout(const struct workload *w, unsigned threads,
 
 /* w as a map of `type` takes it: its keys are that type's, and in a
  * prefix workload a map that is not an LPM trie takes the address bytes
- * alone (key_size = the set's data bytes; an LPM trie's is 4 more). */
+ * alone (key_size = the set's data bytes; an LPM trie's is 4 more), or,
+ * where workload_other_maps_take_prefixes, the LPM key whole. */
 struct workload workload_for_type(const struct workload *w, uint32_t type);
+
+/* Whether a prefix workload's maps that are not LPM tries (a hash beside
+ * the tries) take each prefix's whole LPM key, its length and address:
+ * where prefixes are not all full-length and no op asks for an address
+ * (no lookup, no lookup_write), so a hash stores the same prefixes a
+ * trie does, each an exact key (10.0.0.0/8 and 10.0.0.0/16 two keys). */
+bool workload_other_maps_take_prefixes(const struct workload *w);
 
 /* One precomputed step: which op, on which key number. */
 struct stream_op {
