@@ -32,6 +32,7 @@ extern const struct map_ops lru_assoc_ops;
 extern const struct map_ops lpm_trie_linux_ops;
 extern const struct map_ops lpm_trie_prefix_hash_ops;
 extern const struct map_ops lpm_trie_multibit_ops;
+extern const struct map_ops lpm_trie_lctrie_ops;
 #if MAPLAB_HAVE_DPDK
 extern const struct map_ops lpm_trie_dpdk_ops;
 #endif
@@ -57,6 +58,7 @@ const struct map_ops *const map_registry[] = {
 	&lpm_trie_linux_ops,
 	&lpm_trie_prefix_hash_ops,
 	&lpm_trie_multibit_ops,
+	&lpm_trie_lctrie_ops,
 #if MAPLAB_HAVE_DPDK
 	&lpm_trie_dpdk_ops,
 #endif

@@ -48,3 +48,19 @@ printf '%s\n' "$example" >"$tmp/fast.trace"
     >"$out/multibit_example.dot"
 dot -Tsvg "$out/multibit_example.dot" -o "$out/multibit_example.svg"
 echo "$out/multibit_example.svg"
+# lpm_trie/lctrie (level-compressed, after fib_trie) on a /16 with twelve of
+# its /24s below it, one /32 under a /24 and a /8 apart: the /24s share a
+# node of several bits, the /16 and 10.0.0.0/24 one leaf's chain.
+lctrie="$map
+update 100000000a000000 01000000"
+for i in $(seq 0 11); do
+    lctrie+=$(printf '\nupdate 180000000a00%02x00 %02x000000' "$i" $((i + 2)))
+done
+lctrie+="
+update 200000000a000305 30000000
+update 08000000c0000000 31000000"
+printf '%s\n' "$lctrie" >"$tmp/lctrie.trace"
+"$maplab" dump --map lpm_trie/lctrie --trace "$tmp/lctrie.trace" --format dot \
+    >"$out/lctrie_example.dot"
+dot -Tsvg "$out/lctrie_example.dot" -o "$out/lctrie_example.svg"
+echo "$out/lctrie_example.svg"

@@ -43,7 +43,7 @@ struct design_limit {
 	struct {
 		uint32_t key_size;    /* a key size it takes */
 		uint32_t max_entries; /* the most it takes of that size */
-	} takes[2];
+	} takes[3];
 	const char *why;
 };
 
@@ -52,6 +52,10 @@ static const struct design_limit design_limits[] = {
 	  "an adapter over DPDK's rte_fib and rte_fib6: IPv4 keys (key_size "
 	  "8, max_entries at most 2^20) and IPv6 keys (key_size 20, at most "
 	  "2^14), tbl8 groups sized for every prefix; maps/lpm_trie/dpdk.c" },
+	{ "lpm_trie/lctrie", { { 5, UINT32_MAX }, { 8, UINT32_MAX },
+			       { 20, UINT32_MAX } },
+	  "keys as 128-bit numbers: data of 1 to 16 bytes (key_size 5 to "
+	  "20); maps/lpm_trie/lctrie.c" },
 };
 
 static const struct design_limit *limit_of(const struct vcase *c)
