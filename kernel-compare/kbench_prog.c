@@ -27,6 +27,7 @@
 #include "kernel-compare/kbench_runner.h"
 #include "kernel-compare/bpf/kbench_shared.h"
 #include "kernel-compare/kbench.skel.h"
+#include "harness/bench/phase.h"
 #include "maps/base/cpu.h"
 
 #include <bpf/bpf.h>
@@ -65,9 +66,7 @@ struct kb_worker {
 
 struct prog_run {
 	const struct kb_runner *k;
-	struct kbench *skel;
-	struct bpf_program *prog;       /* the workload's program */
-	int prog_fd, base_fd, cpus_fd;
+	struct kb_programs progs;
 	struct kb_worker *workers;
 };
 
@@ -103,25 +102,25 @@ static struct bpf_program *pick_program(struct kbench *skel,
  * needs are loaded (a lookup workload then runs on a map that programs
  * may only read: BPF_F_RDONLY_PROG).  0 or -errno.
  */
-static int configure(struct prog_run *p)
+static int configure(struct kb_programs *p, const struct kb_runner *k)
 {
-	const struct kbench_config *c = p->k->c;
+	const struct kbench_config *c = k->c;
 	const struct workload *w = &c->b.w;
 	struct kbench *skel = p->skel;
 	struct bpf_program *prog;
 	int bad = 0;
 
-	int rc = bpf_map__reuse_fd(skel->maps.target, p->k->target_fd);
+	int rc = bpf_map__reuse_fd(skel->maps.target, k->target_fd);
 	if (rc)
 		return rc;
 	bad |= bpf_map__set_value_size(skel->maps.keys, w->key_size);
 	bad |= bpf_map__set_max_entries(skel->maps.keys,
 		(uint32_t)workload_key_count(w, c->b.threads));
 	bad |= bpf_map__set_max_entries(skel->maps.stream,
-		(uint32_t)(c->b.threads * p->k->stream_slot));
+		(uint32_t)(c->b.threads * k->stream_slot));
 	bad |= bpf_map__set_max_entries(skel->maps.cpus, map_possible_cpus());
 	bad |= bpf_map__set_value_size(skel->maps.scratch, w->value_size);
-	p->prog = pick_program(skel, p->k);
+	p->prog = pick_program(skel, k);
 	bpf_object__for_each_program(prog, skel->obj)
 		bad |= bpf_program__set_autoload(prog, prog == p->prog ||
 						 prog == skel->progs.kb_baseline);
@@ -140,9 +139,10 @@ static int print_libbpf(enum libbpf_print_level level, const char *fmt,
 
 /* Open, configure and load the object, with libbpf silent unless
  * verbose.  0, or -errno with a reason in err. */
-static int load(struct prog_run *p, char *err, size_t errlen)
+static int load(struct kb_programs *p, const struct kb_runner *k, char *err,
+		size_t errlen)
 {
-	const struct kbench_config *c = p->k->c;
+	const struct kbench_config *c = k->c;
 	libbpf_print_fn_t before = libbpf_set_print(c->verbose ? print_libbpf
 							       : NULL);
 	int rc = 0;
@@ -152,7 +152,7 @@ static int load(struct prog_run *p, char *err, size_t errlen)
 		rc = -errno;
 		snprintf(err, errlen, "cannot open the kbench BPF object: %s",
 			 map_errno_text(-rc));
-	} else if ((rc = configure(p))) {
+	} else if ((rc = configure(p, k))) {
 		snprintf(err, errlen, "cannot set up the kbench BPF object: %s",
 			 map_errno_text(-rc));
 	} else if ((rc = kbench__load(p->skel))) {
@@ -167,9 +167,9 @@ static int load(struct prog_run *p, char *err, size_t errlen)
 }
 
 /* Copy keys and streams into the mmap'ed BPF arrays. */
-static int fill_arrays(const struct prog_run *p)
+static int fill_arrays(const struct kb_programs *p, const struct kb_runner *k)
 {
-	const struct kbench_config *c = p->k->c;
+	const struct kbench_config *c = k->c;
 	const struct workload *w = &c->b.w;
 	uint64_t nkeys = workload_key_count(w, c->b.threads);
 	size_t stride = (w->key_size + 7u) & ~7u; /* mmapable arrays: 8-aligned */
@@ -182,7 +182,7 @@ static int fill_arrays(const struct prog_run *p)
 	if (kmem == MAP_FAILED)
 		return -errno;
 	for (uint64_t i = 0; i < nkeys; i++)
-		memcpy(kmem + i * stride, p->k->keys + i * w->key_size,
+		memcpy(kmem + i * stride, k->keys + i * w->key_size,
 		       w->key_size);
 	munmap(kmem, keys_len);
 
@@ -192,10 +192,34 @@ static int fill_arrays(const struct prog_run *p)
 	if (smem == MAP_FAILED)
 		return -errno;
 	for (unsigned t = 0; t < c->b.threads; t++)
-		memcpy(&smem[t * p->k->stream_slot], p->k->streams[t].ops,
-		       p->k->streams[t].len * sizeof(struct kb_op));
+		memcpy(&smem[t * k->stream_slot], k->streams[t].ops,
+		       k->streams[t].len * sizeof(struct kb_op));
 	munmap(smem, stream_len);
 	return 0;
+}
+
+int kb_programs_load(struct kb_programs *p, const struct kb_runner *k,
+		     char *err, size_t errlen)
+{
+	int rc;
+	*p = (struct kb_programs){ .prog_fd = -1, .base_fd = -1, .cpus_fd = -1 };
+	if ((rc = load(p, k, err, errlen)))
+		return rc;
+	if ((rc = fill_arrays(p, k))) {
+		snprintf(err, errlen, "filling the stream arrays: %s",
+			 map_errno_text(-rc));
+		return rc;
+	}
+	p->prog_fd = bpf_program__fd(p->prog);
+	p->base_fd = bpf_program__fd(p->skel->progs.kb_baseline);
+	p->cpus_fd = bpf_map__fd(p->skel->maps.cpus);
+	return 0;
+}
+
+void kb_programs_free(struct kb_programs *p)
+{
+	kbench__destroy(p->skel);
+	p->skel = NULL;
 }
 
 /* The team's `pinned`: give each worker's CPU its stream. */
@@ -203,7 +227,7 @@ static int place_streams(void *ctx, const struct team *team, char *err,
 			 size_t errlen)
 {
 	struct prog_run *p = ctx;
-	unsigned records = bpf_map__max_entries(p->skel->maps.cpus);
+	unsigned records = bpf_map__max_entries(p->progs.skel->maps.cpus);
 
 	for (unsigned t = 0; t < p->k->c->b.threads; t++) {
 		int cpu = team_cpu_of(team, t);
@@ -215,7 +239,8 @@ static int place_streams(void *ctx, const struct team *team, char *err,
 				 "the %u possible CPUs", t, cpu, records);
 			return -EOPNOTSUPP;
 		}
-		int rc = bpf_map_update_elem(p->cpus_fd, &cpu, &record, BPF_ANY);
+		int rc = bpf_map_update_elem(p->progs.cpus_fd, &cpu, &record,
+					     BPF_ANY);
 		if (rc) {
 			snprintf(err, errlen, "writing the record of cpu %d: %s",
 				 cpu, map_errno_text(-rc));
@@ -227,8 +252,7 @@ static int place_streams(void *ctx, const struct team *team, char *err,
 
 /* --- the workers ------------------------------------------------------------ */
 
-/* One BPF_PROG_TEST_RUN: the kernel's mean time per run, in ns. */
-static int test_run(int fd, unsigned repeat, double *mean_ns)
+int kb_test_run(int fd, unsigned repeat, double *mean_ns)
 {
 	uint8_t packet[64] = { 0 };
 	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = packet,
@@ -247,7 +271,7 @@ static void warm_up(const struct prog_run *p, struct kb_worker *w,
 {
 	double ns;
 	while (!w->err && !atomic_load_explicit(stop, memory_order_relaxed))
-		w->err = test_run(p->prog_fd, 1, &ns);
+		w->err = kb_test_run(p->progs.prog_fd, 1, &ns);
 }
 
 /* Rounds of program and baseline, between two reads of the counts. */
@@ -261,14 +285,16 @@ static void timed_rounds(const struct prog_run *p, unsigned worker,
 
 	w->t_start = clock_now_ns();
 	if (!w->err)
-		w->err = bpf_map_lookup_elem(p->cpus_fd, &w->cpu, &w->before);
+		w->err = bpf_map_lookup_elem(p->progs.cpus_fd, &w->cpu,
+					     &w->before);
 	while (!w->err && (quota ? w->rounds * per_round < quota
 				 : !atomic_load_explicit(stop,
 							 memory_order_relaxed))) {
 		double prog, base;
-		w->err = test_run(p->prog_fd, c->run_repeat, &prog);
+		w->err = kb_test_run(p->progs.prog_fd, c->run_repeat, &prog);
 		if (!w->err)
-			w->err = test_run(p->base_fd, c->run_repeat, &base);
+			w->err = kb_test_run(p->progs.base_fd, c->run_repeat,
+					     &base);
 		if (!w->err) {
 			w->prog_ns += prog;
 			w->base_ns += base;
@@ -277,7 +303,8 @@ static void timed_rounds(const struct prog_run *p, unsigned worker,
 		}
 	}
 	if (!w->err)
-		w->err = bpf_map_lookup_elem(p->cpus_fd, &w->cpu, &w->after);
+		w->err = bpf_map_lookup_elem(p->progs.cpus_fd, &w->cpu,
+					     &w->after);
 	w->t_end = clock_now_ns();
 }
 
@@ -367,6 +394,8 @@ int kbench_run(const struct kbench_config *c, struct kbench_result *out,
 	};
 	int rc;
 
+	if (bench_lpm_op_is_phase(c->b.lpm_op))
+		return kbench_phase_run(c, out, err, errlen);
 	memset(out, 0, sizeof(*out));
 	if ((rc = check_run_ops(c, err, errlen)) ||
 	    (rc = kb_runner_prepare(&k, c, err, errlen)))
@@ -379,16 +408,8 @@ int kbench_run(const struct kbench_config *c, struct kbench_result *out,
 	}
 	memset(p.workers, 0, sizeof(*p.workers) * c->b.threads);
 	if ((rc = kb_runner_create_target(&k, err, errlen)) ||
-	    (rc = load(&p, err, errlen)))
+	    (rc = kb_programs_load(&p.progs, &k, err, errlen)))
 		goto out;
-	if ((rc = fill_arrays(&p))) {
-		snprintf(err, errlen, "filling the stream arrays: %s",
-			 map_errno_text(-rc));
-		goto out;
-	}
-	p.prog_fd = bpf_program__fd(p.prog);
-	p.base_fd = bpf_program__fd(p.skel->progs.kb_baseline);
-	p.cpus_fd = bpf_map__fd(p.skel->maps.cpus);
 	rc = kb_runner_run_team(&k, &plan, err, errlen);
 	if (!rc)
 		rc = describe_worker_error(&p, err, errlen);
@@ -398,7 +419,7 @@ int kbench_run(const struct kbench_config *c, struct kbench_result *out,
 		out->r.memory = k.memory;
 	}
 out:
-	kbench__destroy(p.skel);
+	kb_programs_free(&p.progs);
 	free(p.workers);
 	kb_runner_free(&k);
 	return rc;

@@ -85,6 +85,34 @@ int kb_runner_prepare(struct kb_runner *k, const struct kbench_config *c,
 	return rc;
 }
 
+int kb_runner_prepare_pass(struct kb_runner *k, const struct kbench_config *c,
+			   enum bench_op op, char *err, size_t errlen)
+{
+	*k = (struct kb_runner){ .own = *c, .target_fd = -1 };
+	k->own.b.w = workload_for_type(&c->b.w, c->map_type);
+	k->own.b.map_flags = bench_map_flags(c->map_type, c->b.map_flags);
+	k->c = c = &k->own;
+	const uint32_t n = c->b.w.entries;
+	char why[256] = "out of memory";
+	k->keys = workload_make_keys(&c->b.w, 1, why, sizeof(why));
+	k->streams = calloc(1, sizeof(*k->streams));
+	k->done = aligned_alloc(64, sizeof(*k->done));
+	if (k->streams)
+		k->streams[0].ops = calloc(n, sizeof(struct stream_op));
+	if (!k->keys || !k->streams || !k->done || !k->streams[0].ops) {
+		snprintf(err, errlen, "%s", k->keys ? "out of memory building "
+			 "the pass's stream" : why);
+		kb_runner_free(k);
+		return -ENOMEM;
+	}
+	atomic_init(&k->done[0].ops, 0);
+	for (uint32_t i = 0; i < n; i++)
+		k->streams[0].ops[i] = (struct stream_op){ .key = i, .op = op };
+	k->streams[0].len = n;
+	k->stream_slot = n;
+	return 0;
+}
+
 /* The same prefill as the userspace bench: keys 0..P-1, same values. */
 static int prefill(struct kb_runner *k, char *err, size_t errlen)
 {
@@ -110,7 +138,7 @@ static int prefill(struct kb_runner *k, char *err, size_t errlen)
  * fdinfo (since Linux 6.4 the map's memory usage, map_mem_usage: its
  * buckets, elements, per-CPU parts; before, an estimate from its sizes).
  */
-static struct bench_memory kernel_memory(int fd, uint32_t max_entries)
+struct bench_memory kb_runner_kernel_memory(int fd, uint32_t max_entries)
 {
 	struct bench_memory mem = { .from = BENCH_MEMORY_NONE, .bytes = NAN,
 				    .bytes_per_entry = NAN, .design_bytes = NAN,
@@ -153,7 +181,7 @@ int kb_runner_create_target(struct kb_runner *k, char *err, size_t errlen)
 	}
 	int rc = prefill(k, err, errlen);
 	if (!rc)
-		k->memory = kernel_memory(k->target_fd, w->entries);
+		k->memory = kb_runner_kernel_memory(k->target_fd, w->entries);
 	return rc;
 }
 

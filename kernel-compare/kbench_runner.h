@@ -115,6 +115,55 @@ void kb_runner_evictions(const struct kb_runner *k, struct bench_result *r);
 
 void kb_runner_free(struct kb_runner *k);
 
+/*
+ * For the whole-map phases (kbench_phase.c): k with the keys of c's
+ * workload and ONE stream, of the N ops `op` on keys 0..N-1 in order (an
+ * insert or a delete pass, as harness/bench/phase.h's), so that the
+ * workload's program makes one pass in a run of c->ops_per_run = N steps.
+ * kb_runner_create_target then makes the map, filled with the workload's
+ * prefill (0 %: empty; 100 %: full).  0, or -errno with a reason in err;
+ * on success kb_runner_free must follow.
+ */
+int kb_runner_prepare_pass(struct kb_runner *k, const struct kbench_config *c,
+			   enum bench_op op, char *err, size_t errlen);
+
+/* The kernel's own count of map fd's bytes (the memlock line of its
+ * fdinfo), as a memory figure over max_entries; from NONE where the
+ * kernel shows none. */
+struct bench_memory kb_runner_kernel_memory(int fd, uint32_t max_entries);
+
+/* --- the programs of bpf/kbench.bpf.c (kbench_prog.c) --------------------------- */
+
+struct kbench;
+struct bpf_program;
+
+struct kb_programs {
+	struct kbench *skel;
+	struct bpf_program *prog;      /* the workload's program */
+	int prog_fd, base_fd, cpus_fd; /* it, kb_baseline, the cpus array */
+};
+
+/*
+ * The programs for k: the object opened and sized for k's keys and
+ * streams and its target map (k->target_fd), its step count
+ * k->c->ops_per_run; the workload's program (picked by its streams' ops)
+ * and the baseline loaded, alone; the keys and streams copied into their
+ * arrays.  No CPU gets a stream: the caller writes the records.  0, or
+ * -errno with a reason in err; kb_programs_free must follow either way.
+ */
+int kb_programs_load(struct kb_programs *p, const struct kb_runner *k,
+		     char *err, size_t errlen);
+void kb_programs_free(struct kb_programs *p);
+
+/* One BPF_PROG_TEST_RUN of fd with `repeat`: the kernel's mean time per
+ * run, ns.  0, -EFAULT where the program aborted, or the syscall's -errno. */
+int kb_test_run(int fd, unsigned repeat, double *mean_ns);
+
+/* The LPM benchmark's insert, delete or free on the kernel's map
+ * (kbench_phase.c; kbench_run calls it for such a c->b.lpm_op). */
+int kbench_phase_run(const struct kbench_config *c, struct kbench_result *r,
+		     char *err, size_t errlen);
+
 /* Worker `worker` has done `ops` ops of the timed phase (for progress). */
 static inline void kb_runner_done(const struct kb_runner *k, unsigned worker,
 				uint64_t ops)

@@ -80,10 +80,18 @@ static const char usage[] =
 	"insert: insert=100 over a key range of 400% of the entries, so each\n"
 	"insert of a new key evicts), upsert, replace or lookup_write (upsert=100\n"
 	"and so on: docs/bench.md; replace's and lookup_write's steps count both\n"
-	"of their map calls).  docs/explain.md teaches the output.\n";
+	"of their map calls).  docs/explain.md teaches the output.\n"
+	"--lpm-op OP (an LPM map) in place of --op: the kernel's LPM benchmark's\n"
+	"workloads; lookup and update are explained as --op is; insert, delete\n"
+	"and free (whole-map phases, one thread) are timed, not sampled: ns per\n"
+	"key of a pass (the kernel's program less its baseline, the designs'\n"
+	"work per key), or a free's ms per map (a design's RCU wait apart from\n"
+	"its walk and frees; the kernel's bpf_map_free_deferred whole).\n";
 static const char after[] =
 	"examples:\n"
 	"  maplab explain --map lpm_trie/linux --op update\n"
+	"  maplab explain --map lpm_trie/linux,lpm_trie/multibit --prefixes dense "
+	"--lpm-op free\n"
 	"  maplab explain --map hash/linux,hash/seqlock_buckets --op lookup "
 	"--sizes 1K,64K,1M --out explain/\n";
 
@@ -91,6 +99,8 @@ static const struct cmd_option options[] = {
 	{ &opt_map, "designs (maplab list), all of one map type" },
 	{ &opt_op, "lookup, update, insert, delete, upsert, replace or\n"
 		   "lookup_write" },
+	{ &opt_lpm_op, "lookup | update | insert | delete | free: the kernel's\n"
+		       "LPM benchmark's workloads (above), in place of --op" },
 	{ &opt_key_size, NULL },
 	{ &opt_value_size, NULL },
 	{ &opt_entries, NULL },
@@ -202,11 +212,37 @@ static bool all_lru(const struct bench_cli *b)
 	return true;
 }
 
+/* What --lpm-op refuses beside it in explain: --op (it is the op), and for
+ * a whole-map phase, which is timed and not sampled, the sampling's own
+ * options.  0, or EXIT_USAGE after one line. */
+static int settle_lpm_op(struct explain_cli *c)
+{
+	const char *op = bench_lpm_op_name(c->b.lpm_op);
+	const char *sampling = c->svg ? "--svg" : c->chains_path ? "--chains"
+			       : c->overhead_pairs ? "--overhead" : NULL;
+	if (c->op_given)
+		return cli_error("explain", "--lpm-op %s: no --op with it (it is "
+				 "the op)", op);
+	if (bench_lpm_op_is_phase(c->b.lpm_op) && sampling)
+		return cli_error("explain", "--lpm-op %s: no %s with it (a "
+				 "whole-map phase is timed, not sampled)", op,
+				 sampling);
+	/* lookup and update: the ops explain samples; a phase's runs do not
+	 * read c->op */
+	c->op = c->b.lpm_op == BENCH_LPM_UPDATE ? OP_UPDATE : OP_LOOKUP;
+	c->op_given = true;
+	return 0;
+}
+
 /* Once every option is read: the mix of --op, and the prefill or key range
- * it needs where the user gave none. */
+ * it needs where the user gave none (--lpm-op: its own, resolve_lpm_op's
+ * in bench_options.c). */
 static int settle(struct bench_cli *b, void *ctx)
 {
 	struct explain_cli *c = ctx;
+	int rc = b->lpm_op ? settle_lpm_op(c) : 0;
+	if (rc)
+		return rc;
 	if (!c->op_given)
 		return cli_error("explain", "--op is required: lookup, update, "
 				 "insert, delete, upsert, replace or lookup_write");
@@ -216,6 +252,8 @@ static int settle(struct bench_cli *b, void *ctx)
 			return cli_error("explain", "--map: %s and %s are of different "
 					 "map types; explain one type at a time",
 					 b->maps[0]->name, b->maps[m]->name);
+	if (b->lpm_op)
+		return 0;
 	memset(b->w.mix, 0, sizeof(b->w.mix));
 	bool lru_insert = c->op == OP_INSERT && all_lru(b);
 	bool pairs = c->op == OP_DELETE || (c->op == OP_INSERT && !lru_insert);
@@ -256,10 +294,13 @@ static int parse(struct explain_cli *c, int argc, char **argv)
 
 /* --- the command ------------------------------------------------------------------ */
 
-/* Refuse what cannot run before anything runs: exit 2 with the reason. */
-static int check_can_run(void)
+/* Refuse what cannot run before anything runs: exit 2 with the reason.
+ * `sampled`: whether the runs sample (all but --lpm-op's phases). */
+static int check_can_run(bool sampled)
 {
 	char why[256];
+	if (!sampled)
+		return measure_kernel_ready("explain", false) ? 0 : EXIT_USAGE;
 	if (prof_sampler_check(why, sizeof(why)))
 		return cli_error("explain", "cannot sample here: %s", why);
 	if (!measure_kernel_ready("explain", false))
@@ -380,6 +421,17 @@ static int explain_sizes(struct explain_cli *c, struct explain_files *files)
 	return rc;
 }
 
+/* --lpm-op's whole-map phases, size by size (explain_lpm.c), each
+ * flushed as soon as it is done.  0, or EXIT_USAGE after one line. */
+static int explain_lpm_sizes(struct explain_cli *c, struct explain_files *files)
+{
+	int rc = 0;
+	for (unsigned i = 0; i < c->n_sizes && !rc; i++)
+		if (!(rc = explain_lpm_size(c, c->sizes[i], files->report.f)))
+			rc = flush_files(files, c);
+	return rc;
+}
+
 /* --svg FILE's folder must take files: checked before the runs, which it
  * would otherwise fail after.  0, or EXIT_USAGE after one line. */
 static int check_svg_folder(const char *svg)
@@ -458,7 +510,8 @@ int cmd_explain(int argc, char **argv)
 	int rc = parse(&c, argc, argv);
 	if (rc)
 		return rc == 1 ? EXIT_OK : rc;
-	if ((rc = check_can_run()))
+	bool phase = bench_lpm_op_is_phase(c.b.lpm_op);
+	if ((rc = check_can_run(!phase)))
 		return rc;
 	if (!c.n_sizes)
 		c.sizes[c.n_sizes++] = c.b.w.entries;
@@ -478,7 +531,8 @@ int cmd_explain(int argc, char **argv)
 		c.b.w.entries = c.sizes[0];
 		rc = explain_overhead(&c, files.report.f);
 	} else if (!rc) {
-		rc = explain_sizes(&c, &files);
+		rc = phase ? explain_lpm_sizes(&c, &files)
+			   : explain_sizes(&c, &files);
 	}
 	rc = close_files(&c, &files, rc);
 	char shown[256];

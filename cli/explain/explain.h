@@ -11,6 +11,8 @@
  *   explain_sample.c   one sampled run, tallied
  *   explain_report.c   the tables, the summary in words, the flame graph
  *   explain_records.c  the figures as jsonl records (--save)
+ *   explain_lpm.c      --lpm-op insert, delete, free: the kernel's LPM
+ *                      benchmark's whole-map phases, timed, not sampled
  *
  * Each side's ns/op covers what its samples cover: the kernel's is the
  * workload program's time per step (the map call, the program's own code
@@ -23,6 +25,7 @@
 #define MAPLAB_EXPLAIN_H
 
 #include "cli/measure/bench_options.h"
+#include "cli/measure/measure.h"
 #include "cli/explain/explain_sample.h"
 #include "harness/common/outfile.h"
 #include "harness/results/host.h"
@@ -99,6 +102,22 @@ struct explain_cli {
 int explain_size(const struct explain_cli *c, uint32_t entries,
 		 struct explain_point *p);
 void explain_point_free(struct explain_point *p);
+
+/* The parts of explain_size that explain_lpm.c shares (explain_runs.c):
+ * b's workload at `entries` max_entries (a key range given as a percent
+ * taken of it again); p's sides (the kernel's map in each mode the
+ * designs stand for, then each design); those sides (but those in skip)
+ * added to m, each one's index in m into index.  0, or EXIT_USAGE. */
+void explain_at_size(const struct explain_cli *c, struct bench_cli *b,
+		     uint32_t entries);
+void explain_lay_out_sides(const struct explain_cli *c, struct explain_point *p);
+int explain_add_sides(const struct bench_cli *b, const struct explain_point *p,
+		      const bool *skip, struct measurement *m, int *index);
+
+/* --lpm-op insert, delete or free (explain_lpm.c): the phase at `entries`
+ * on every side, timed (no samples), its report to out and (--save) its
+ * records.  0, or EXIT_USAGE after one line. */
+int explain_lpm_size(const struct explain_cli *c, uint32_t entries, FILE *out);
 
 /* --overhead N: N pairs of runs per side, unsampled then sampled; the
  * spread of their ratio, to out.  0, or EXIT_USAGE after one line. */

@@ -88,8 +88,10 @@ static void print_header(FILE *f, const struct explain_cli *c,
 {
 	const struct bench_cli *b = &c->b;
 	/* The map flags are the workload line's (measure_print_workload). */
+	bool phase = bench_lpm_op_is_phase(b->lpm_op);
 	fprintf(f, "maplab explain: %s %s, %u thread%s\n",
-		map_type_name(b->map_types[0]), explain_op_name(c->op),
+		map_type_name(b->map_types[0]), b->lpm_op
+		? bench_lpm_op_name(b->lpm_op) : explain_op_name(c->op),
 		b->threads[0], b->threads[0] == 1 ? "" : "s");
 	measure_print_workload(f, b, false);
 	if (c->n_sizes > 1) {
@@ -101,6 +103,12 @@ static void print_header(FILE *f, const struct explain_cli *c,
 	fprintf(f, "host: %s, %s, %ld cpus, kernel %s, %s\n", host->hostname,
 		host->cpu_model, host->nproc, host->kernel, host->date);
 	print_mitigations(f, host);
+	if (phase) {
+		fprintf(f, "timed, not sampled: %u run%s of %.2g s each a side, "
+			"the sides in turn (median [min-max])\n\n", b->repeat,
+			b->repeat == 1 ? "" : "s", b->seconds);
+		return;
+	}
 	fprintf(f, "sampling: cpu-clock at %u Hz for %.2g s a side; ns/op from %u "
 		"unsampled run%s of %.2g s each (median [min-max])\n\n", c->hz,
 		c->sample_seconds, b->repeat, b->repeat == 1 ? "" : "s", b->seconds);

@@ -25,7 +25,7 @@
 /* --- the sides ------------------------------------------------------------------ */
 
 /* The kernel's map in each mode the designs stand for, then each design. */
-static void lay_out_sides(const struct explain_cli *c, struct explain_point *p)
+void explain_lay_out_sides(const struct explain_cli *c, struct explain_point *p)
 {
 	const struct bench_cli *b = &c->b;
 	struct kbench_mode modes[BENCH_MAX_MAPS];
@@ -54,8 +54,8 @@ static void lay_out_sides(const struct explain_cli *c, struct explain_point *p)
 }
 
 /* The measurement of p's sides (measure.h); those in `skip` left out. */
-static int add_sides(const struct bench_cli *b, const struct explain_point *p,
-		     const bool *skip, struct measurement *m, int *index)
+int explain_add_sides(const struct bench_cli *b, const struct explain_point *p,
+		      const bool *skip, struct measurement *m, int *index)
 {
 	for (unsigned i = 0; i < p->n_sides; i++) {
 		const struct explain_side *e = &p->sides[i];
@@ -85,8 +85,8 @@ static double op_share(const struct report_point *pt, enum bench_op op)
 
 /* b's workload at `entries` max_entries (a key range given as a percent
  * taken of it again). */
-static void at_size(const struct explain_cli *c, struct bench_cli *b,
-		    uint32_t entries)
+void explain_at_size(const struct explain_cli *c, struct bench_cli *b,
+		     uint32_t entries)
 {
 	b->w.entries = entries;
 	if (c->b.key_range.n && c->b.key_range.percent)
@@ -101,7 +101,7 @@ static int run_unsampled(const struct bench_cli *b, struct explain_point *p,
 {
 	struct measurement m = { 0 };
 	int index[EXPLAIN_MAX_SIDES];
-	int rc = add_sides(b, p, skip, &m, index);
+	int rc = explain_add_sides(b, p, skip, &m, index);
 	if (!rc)
 		rc = measure_run(b, &m);
 	for (unsigned i = 0; i < p->n_sides && !rc; i++) {
@@ -211,7 +211,7 @@ static bool small_map(const struct explain_cli *c, const struct explain_point *p
 {
 	if (p->entries <= EXPLAIN_SMALL_ENTRIES)
 		return false;
-	at_size(c, b, EXPLAIN_SMALL_ENTRIES);
+	explain_at_size(c, b, EXPLAIN_SMALL_ENTRIES);
 	if (b->w.key_range && b->w.key_range < EXPLAIN_SMALL_ENTRIES)
 		b->w.key_range = EXPLAIN_SMALL_ENTRIES;
 	return true;
@@ -359,7 +359,7 @@ int explain_overhead(const struct explain_cli *c, FILE *out)
 	double *ratio = calloc((size_t)n * EXPLAIN_MAX_SIDES, sizeof(double));
 	if (!ratio)
 		return cli_error("explain", "out of memory");
-	lay_out_sides(c, &p);
+	explain_lay_out_sides(c, &p);
 	for (unsigned k = 0; k < n; k++)
 		for (unsigned i = 0; i < p.n_sides; i++) {
 			double plain = one_run(c, &c->b, &p.sides[i], 0);
@@ -391,9 +391,9 @@ int explain_size(const struct explain_cli *c, uint32_t entries,
 	uint64_t t0 = clock_now_ns();
 	int rc;
 
-	at_size(c, &b, entries);
+	explain_at_size(c, &b, entries);
 	p->entries = entries;
-	lay_out_sides(c, p);
+	explain_lay_out_sides(c, p);
 	if ((rc = run_unsampled(&b, p, NULL, NULL, true, c->op)))
 		return rc;
 	for (unsigned i = 0; i < p->n_sides; i++)

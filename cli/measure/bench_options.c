@@ -43,6 +43,9 @@ const struct opt_spec opt_prefixes = { OPT_PREFIXES, "prefixes",
 	"bpf_performance (its suite's table as its lpm.h reads it), dense\n"
 	"(the kernel's LPM benchmark's keys), internet (a real routing\n"
 	"table) or a FILE of CIDRs" };
+const struct opt_spec opt_lpm_op = { OPT_LPM_OP, "lpm-op", TAKES_TEXT, 0, 0,
+	0, 0, "OP", "lookup | update | insert | delete | free: the kernel's LPM\n"
+	"benchmark's workloads (LPM maps)" };
 const struct opt_spec opt_batch = { OPT_BATCH, "batch", TAKES_NUMBER, 1,
 	MAP_BATCH_MAX, 0, 0, "N", "lookups N keys at a time (map_lookup_batch)" };
 const struct opt_spec opt_hit_ratio = { OPT_HIT_RATIO, "hit-ratio",
@@ -83,6 +86,7 @@ const struct cmd_option bench_options[] = {
 		    "100 (" WORKLOAD_DEFAULT_MIX ")" },
 	{ &opt_dist, "uniform | zipf:S | hotset:P,F (P % of ops on F % of the\n"
 		     "keys) (" WORKLOAD_DEFAULT_DIST ")" },
+	{ &opt_lpm_op, BENCH_LPM_OP_HELP },
 	{ &opt_flags, NULL },
 	{ &opt_threads, "worker threads (1 to 254); one result per count ("
 			STR(BENCH_DEFAULT_THREADS) ")" },
@@ -219,8 +223,15 @@ static int apply_bench(void *ctx, enum opt_id id, const struct opt_value *v)
 		c->key_range = (struct opt_count){ v->u, v->percent };
 		return 0;
 	case OPT_MIX:
+		c->mix_given = true;
 		return workload_parse_mix(v->text, c->w.mix, err, sizeof(err))
 			? cli_error(c->cmd, "%s", err) : 0;
+	case OPT_LPM_OP:
+		return bench_lpm_op_parse(v->text, &c->lpm_op)
+			? cli_error(c->cmd, "--lpm-op wants lookup, update, insert, "
+				    "delete or free, got '%s'",
+				    parse_printable(v->text, err, sizeof(err)))
+			: 0;
 	case OPT_DIST:
 		return workload_parse_dist(v->text, &c->w, err, sizeof(err))
 			? cli_error(c->cmd, "%s", err) : 0;
@@ -374,8 +385,10 @@ static bool some_map_is_lpm(const struct bench_cli *c)
 
 /* The other maps of a prefix workload run on the addresses alone: only
  * where every prefix is a full-length one (an address), so a hash's
- * exact match and a trie's longest match find the same keys.  noop takes
- * the LPM keys.  0, or EXIT_USAGE after one line. */
+ * exact match and a trie's longest match find the same keys; or on the
+ * prefixes whole where no op asks for an address (updates, inserts,
+ * deletes: workload_other_maps_take_prefixes).  noop takes the LPM keys.
+ * 0, or EXIT_USAGE after one line. */
 static int check_other_maps(struct bench_cli *c)
 {
 	for (unsigned m = 0; m < c->n_maps; m++) {
@@ -631,6 +644,72 @@ static int check_mix_runs_as_asked(struct bench_cli *c)
 	return 0;
 }
 
+/* --lpm-op's refusals: a map that is no LPM trie, or `what` given beside
+ * an op that sets it. */
+static int lpm_op_refuses(const struct bench_cli *c, const char *what,
+			  const char *why)
+{
+	return cli_error(c->cmd, "--lpm-op %s: no %s with it (%s)",
+			 bench_lpm_op_name(c->lpm_op), what, why);
+}
+
+/*
+ * --lpm-op: the kernel's LPM benchmark's workload on LPM maps only.
+ * lookup and update become their mix on a full map; insert, delete and
+ * free are whole-map phases (harness/bench/phase.h) of one thread, whose
+ * mix records what they count (insert=100, delete=100; none for free).
+ * Options that would change what the benchmark runs are refused, each in
+ * one line.  0, or EXIT_USAGE.
+ */
+static int resolve_lpm_op(struct bench_cli *c)
+{
+	enum bench_lpm_op op = c->lpm_op;
+	bool phase = bench_lpm_op_is_phase(op);
+	if (!op)
+		return 0;
+	for (unsigned m = 0; m < c->n_maps; m++)
+		if (c->map_types[m] != MAP_TYPE_LPM_TRIE || c->maps[m] == &bench_noop_ops) {
+			char names[256];
+			designs_of_type(MAP_TYPE_LPM_TRIE, names, sizeof(names));
+			return cli_error(c->cmd, "--lpm-op %s: %s is no LPM trie: the "
+					 "kernel's LPM benchmark runs on LPM maps (%s%s)",
+					 bench_lpm_op_name(op),
+					 c->maps[m] ? c->maps[m]->name
+						    : map_type_name(c->map_types[m]),
+					 names, c->kernel_types ? ", lpm_trie" : "");
+		}
+	if (c->mix_given)
+		return lpm_op_refuses(c, "--mix", "the op is the mix");
+	if (c->w.prefill_pct != WORKLOAD_DEFAULT_PREFILL)
+		return lpm_op_refuses(c, "--prefill", phase
+				      ? "each round fills or empties the map itself"
+				      : "it runs on a full map");
+	if (c->key_range.n)
+		return lpm_op_refuses(c, "--key-range", "its ops name the N stored "
+				      "prefixes");
+	for (unsigned t = 0; t < c->n_threads && phase; t++)
+		if (c->threads[t] != 1)
+			return cli_error(c->cmd, "--lpm-op %s runs one thread, as the "
+					 "kernel's benchmark runs one producer for it: "
+					 "not --threads %u", bench_lpm_op_name(op),
+					 c->threads[t]);
+	if (phase && c->w.dist != DIST_UNIFORM)
+		return lpm_op_refuses(c, "--dist", "a pass walks the N prefixes in "
+				      "order");
+	if (phase && !isnan(c->hit_ratio))
+		return lpm_op_refuses(c, "--hit-ratio", "it makes no lookups");
+	if (phase && c->w.batch > 1)
+		return lpm_op_refuses(c, "--batch", "it makes no lookups");
+	if (phase && c->physical)
+		return lpm_op_refuses(c, "--physical", "its reference sides run "
+				      "lookups");
+	memset(c->w.mix, 0, sizeof(c->w.mix));
+	if (op != BENCH_LPM_FREE)
+		c->w.mix[bench_lpm_op_counted_as(op)] = 100;
+	c->w.prefill_pct = op == BENCH_LPM_INSERT ? 0 : 100;
+	return 0;
+}
+
 int bench_cli_parse(struct bench_cli *c, int argc, char **argv,
 		    const struct cmd_option *opts, size_t n_opts,
 		    const char *usage, const char *after)
@@ -647,9 +726,11 @@ int bench_cli_parse(struct bench_cli *c, int argc, char **argv,
 				 "design, is not built: give --map");
 	if (c->extra && c->extra->settle && (rc = c->extra->settle(c, c->extra->ctx)))
 		return rc;
-	if ((rc = resolve_prefixes(c)) || (rc = resolve_key_range(c)) ||
+	if ((rc = resolve_lpm_op(c)) ||
+	    (rc = resolve_prefixes(c)) || (rc = resolve_key_range(c)) ||
 	    (rc = check_keys_fit(c)) ||
-	    (rc = check_mix_runs_as_asked(c)))
+	    (!bench_lpm_op_is_phase(c->lpm_op) &&
+	     (rc = check_mix_runs_as_asked(c))))
 		return rc;
 	return check_designs_accept(c);
 }

@@ -16,6 +16,7 @@
 
 #include "cli/options.h"
 #include "harness/bench/bench.h"
+#include "harness/bench/phase.h"
 #include "harness/results/report.h"
 
 #include <stdbool.h>
@@ -53,6 +54,10 @@ struct bench_cli {
 	unsigned threads[BENCH_MAX_THREAD_COUNTS];
 	unsigned n_threads;
 	struct workload w;
+	bool mix_given;             /* --mix (refused beside --lpm-op) */
+	/* --lpm-op: the kernel's LPM benchmark's workload (BENCH_LPM_NONE:
+	 * none), resolved into w's mix and prefill and the configs' lpm_op */
+	enum bench_lpm_op lpm_op;
 	struct opt_count key_range; /* --key-range, resolved into w */
 	bool key_size_given;        /* else the maps' default: 4, or an LPM
 				       prefix set's keys */
@@ -93,7 +98,20 @@ extern const size_t bench_option_count;
 
 /* Those of bench's own that explain shares. */
 extern const struct opt_spec opt_repeat, opt_dist, opt_prefixes, opt_hit_ratio,
-	opt_batch;
+	opt_batch, opt_lpm_op;
+
+/* What --lpm-op's help says, for every command that takes it. */
+#define BENCH_LPM_OP_HELP \
+	"the five workloads of the kernel's LPM benchmark\n" \
+	"(bench_lpm_trie_map.c), on LPM maps only: lookup (a full map;\n" \
+	"--mix lookup=100), update (BPF_EXIST on a full map; update=100);\n" \
+	"insert (the N prefixes into an empty map, BPF_NOEXIST), delete\n" \
+	"(every key of a full map), each one pass over the N prefixes\n" \
+	"timed whole, the map emptied or refilled between passes\n" \
+	"untimed; free (the free of a map of N prefixes: ms per map,\n" \
+	"ns per prefix, a design's RCU wait apart).  insert, delete and\n" \
+	"free run one thread; no --mix, --prefill or --key-range with\n" \
+	"any (docs/bench.md, \"The kernel's LPM benchmark\")"
 
 /* kbench's and compare's own (defined in measure.c). */
 extern const struct opt_spec opt_run_ops, opt_run_repeat, opt_no_syscall;

@@ -40,7 +40,12 @@ static const char usage_kbench[] =
 	"--map takes a kernel map type (hash, lru_hash, lpm_trie) or a design\n"
 	"name, meaning the kernel map of its type in the design's mode (a design\n"
 	"with mode flags, as lru/linux_percpu's BPF_F_NO_COMMON_LRU, adds them);\n"
-	"each kernel map is run once.  Threads: at most one per CPU.\n";
+	"each kernel map is run once.  Threads: at most one per CPU.\n"
+	"--lpm-op insert|delete|free (an lpm_trie map): the kernel's LPM\n"
+	"benchmark's whole-map phases, in BPF alone: a pass over the N prefixes\n"
+	"in one program run (baseline subtracted), the map emptied or refilled\n"
+	"by BPF_MAP_DELETE_BATCH or BPF_MAP_UPDATE_BATCH between passes; a\n"
+	"free timed by fentry and fexit programs on bpf_map_free_deferred.\n";
 
 /* bench's sides: each design of --map, in userspace. */
 static int add_user_sides(const struct bench_cli *cli, struct measurement *m)
@@ -65,7 +70,10 @@ static int add_kernel_sides(const struct bench_cli *cli, struct measurement *m)
 	bool batch = cli->w.mix[OP_LOOKUP] == 100 || cli->w.mix[OP_UPDATE] == 100;
 	const struct side_kind *kinds[] = { &side_kernel, &side_syscall,
 					    &side_syscall_batch };
-	unsigned n_kinds = cli->no_syscall ? 1 : batch ? 3 : 2;
+	/* the LPM benchmark's whole-map phases run in BPF only, as the
+	 * kernel's benchmark runs them */
+	unsigned n_kinds = cli->no_syscall || bench_lpm_op_is_phase(cli->lpm_op)
+			   ? 1 : batch ? 3 : 2;
 	struct kbench_mode modes[BENCH_MAX_MAPS];
 	unsigned n_modes = kbench_modes(cli->maps, cli->map_types, cli->n_maps,
 					modes, NULL);

@@ -244,6 +244,21 @@ static bool several_map_types(const struct bench_cli *cli)
 	return false;
 }
 
+/* --lpm-op free: ms per map, and where a design's went (the kernel's
+ * free is timed whole: "-" there). */
+static void print_free_figures(FILE *f, const struct bench_cli *cli,
+			       const struct measurement *m)
+{
+	fprintf(f, "\nms per map freed (the whole free)\n");
+	print_figure(f, cli, m, RF_FREE_MS, "%.3f", true, true);
+	if (!has_figure(m, RF_FREE_RCU_MS))
+		return;
+	fprintf(f, "\nof it, the designs' wait for RCU (ms per map, medians)\n");
+	print_figure(f, cli, m, RF_FREE_RCU_MS, "%.3f", false, true);
+	fprintf(f, "\nof it, the designs' walk and frees (ms per map, medians)\n");
+	print_figure(f, cli, m, RF_FREE_WALK_MS, "%.3f", false, true);
+}
+
 static void print_compare_table(FILE *f, const struct bench_cli *cli,
 				const struct host_record *host,
 				const struct measurement *m)
@@ -253,11 +268,17 @@ static void print_compare_table(FILE *f, const struct bench_cli *cli,
 	if (cli->repeat > 1)
 		fprintf(f, "%u repeats, sides in turn: each figure is the median, "
 			"its min and max below it\n", cli->repeat);
-	fprintf(f, "\nns/op per thread%s\n", ratios
+	fprintf(f, "\n%s%s\n", cli->lpm_op == BENCH_LPM_FREE ? "ns per prefix freed"
+		: bench_lpm_op_is_phase(cli->lpm_op) ? "ns per key, a pass timed whole"
+		: "ns/op per thread", ratios
 		? " (ratio: side / kernel BPF, within each repeat)" : "");
 	print_figure(f, cli, m, RF_NS_PER_OP, "%.1f", true, true);
-	fprintf(f, "\nMops/s, all threads\n");
-	print_figure(f, cli, m, RF_MOPS, "%.2f", true, true);
+	if (cli->lpm_op == BENCH_LPM_FREE) {
+		print_free_figures(f, cli, m);
+	} else {
+		fprintf(f, "\nMops/s, all threads\n");
+		print_figure(f, cli, m, RF_MOPS, "%.2f", true, true);
+	}
 	if (has_figure(m, RF_BYTES_PER_ENTRY)) {
 		/* The same map each repeat: its medians say it all. */
 		fprintf(f, "\nbytes per entry of max_entries, after the prefill "
@@ -268,7 +289,21 @@ static void print_compare_table(FILE *f, const struct bench_cli *cli,
 	report_write_notes(f, m->points, m->n_sides * m->n_threads);
 	report_write_work(f, m->points, m->n_sides * m->n_threads);
 	fputc('\n', f);
-	if (ratios) {
+	if (ratios && cli->lpm_op == BENCH_LPM_FREE) {
+		const char *timer = report_free_timer_words(m->points,
+						m->n_sides * m->n_threads);
+		wrap_printf(f, "kernel BPF: the kernel's free of its map "
+			"(bpf_map_free_deferred), timed by %s; the designs' free: "
+			"their destroy, its RCU wait and its walk timed apart "
+			"(docs/bench.md, \"The kernel's LPM benchmark\").\n",
+			timer ? timer : "-");
+	} else if (ratios && bench_lpm_op_is_phase(cli->lpm_op)) {
+		wrap_printf(f, "kernel BPF: a pass over the N prefixes inside one "
+			"BPF program run (BPF_PROG_TEST_RUN), its baseline "
+			"subtracted; the map %s by bpf(2) batch calls between "
+			"passes, untimed.\n", cli->lpm_op == BENCH_LPM_INSERT
+			? "emptied" : "refilled");
+	} else if (ratios) {
 		wrap_printf(f, "kernel BPF: the map calls inside BPF programs via "
 			"BPF_PROG_TEST_RUN, baseline subtracted%s\n",
 			cli->no_syscall ? "." : "; kernel syscall: one bpf(2) call "
@@ -327,7 +362,7 @@ static int add_sides(const struct bench_cli *cli, bool kernel,
 		bpf_side[k] = (int)m->n_sides;
 		rc = add_kernel_side(cli, m, &side_kernel, "BPF", &modes[k], typed,
 				     -1);
-		if (!rc && !cli->no_syscall)
+		if (!rc && !cli->no_syscall && !bench_lpm_op_is_phase(cli->lpm_op))
 			rc = add_kernel_side(cli, m, &side_syscall, "syscall",
 					     &modes[k], typed, bpf_side[k]);
 	}

@@ -30,8 +30,9 @@ static int run_user(const struct side *s, const struct bench_cli *cli,
 	struct bench_result r;
 	(void)s, (void)cli;
 	int rc = bench_run(b, &r, err, errlen);
+	/* a whole-map phase (--lpm-op) samples no op alone */
 	if (!rc)
-		report_run_from(out, &r, true);
+		report_run_from(out, &r, r.latency.total > 0);
 	return rc;
 }
 
@@ -238,6 +239,7 @@ static int lay_out(const struct bench_cli *cli, struct measurement *m,
 				.map_flags = bench_map_flags(side->map_type,
 					cli->map_flags | side->mode_flags),
 				.threads = cli->threads[t],
+				.lpm_op = cli->lpm_op,
 				.seconds = cli->seconds, .ops = cli->ops,
 				.warmup = cli->warmup, .progress = progress_update,
 				.progress_arg = progress,
@@ -546,6 +548,31 @@ static const char *hits_inside(const struct workload *w)
 				     : "a prefix of the entries";
 }
 
+/* --lpm-op: which of the kernel's LPM benchmark's workloads runs, in
+ * words (harness/bench/phase.h). */
+static void print_lpm_op(FILE *f, const struct bench_cli *cli)
+{
+	static const char *const what[BENCH_LPM_COUNT] = {
+		[BENCH_LPM_LOOKUP] = "lookups in a full map (lookup=100)",
+		[BENCH_LPM_UPDATE] = "updates of its present keys, BPF_EXIST, in "
+				     "a full map (update=100)",
+		[BENCH_LPM_INSERT] = "the N prefixes inserted one after another, "
+				     "BPF_NOEXIST, into an empty map: each pass "
+				     "timed whole, the map emptied between passes, "
+				     "untimed",
+		[BENCH_LPM_DELETE] = "every key of a full map deleted one after "
+				     "another: each pass timed whole, the map "
+				     "refilled between passes, untimed",
+		[BENCH_LPM_FREE] = "the free of a map of the N prefixes (created "
+				   "and filled untimed): each timed whole; a "
+				   "design's split into its RCU wait and its walk "
+				   "and frees",
+	};
+	wrap_printf(f, "the kernel's LPM benchmark (bench_lpm_trie_map.c), %s: "
+		    "%s%s\n", bench_lpm_op_name(cli->lpm_op), what[cli->lpm_op],
+		    bench_lpm_op_is_phase(cli->lpm_op) ? "; one thread" : "");
+}
+
 void measure_print_workload(FILE *f, const struct bench_cli *cli, bool hash_note)
 {
 	char mix[96], dist[48], range[96] = "", flags[320];
@@ -553,6 +580,11 @@ void measure_print_workload(FILE *f, const struct bench_cli *cli, bool hash_note
 	workload_format_mix(w->mix, mix, sizeof(mix));
 	workload_format_dist(w, dist, sizeof(dist));
 	format_run_flags(cli, flags, sizeof(flags));
+	if (cli->lpm_op) {
+		print_lpm_op(f, cli);
+		snprintf(mix, sizeof(mix), "--lpm-op %s",
+			 bench_lpm_op_name(cli->lpm_op));
+	}
 	if (w->key_range)
 		snprintf(range, sizeof(range), " from a range of %u (%.0f%% of the "
 			 "entries)", w->key_range,

@@ -3,6 +3,7 @@
  * the harness. */
 #include "harness/bench/bench.h"
 #include "harness/bench/memstat.h"
+#include "harness/bench/phase.h"
 #include "harness/common/clock.h"
 #include "harness/common/team.h"
 #include "maps/base/cpu.h"
@@ -456,7 +457,7 @@ const char *bench_memory_from_name(enum bench_memory_from from)
  * bytes now less `before` (NULL: no reading was taken then).  The RCU
  * barrier first: what the prefill retired is freed, not pending.
  */
-static struct bench_memory memory_of(struct map *m, const size_t *before)
+struct bench_memory bench_memory_of(struct map *m, const size_t *before)
 {
 	struct bench_memory mem = { .from = BENCH_MEMORY_NONE, .bytes = NAN,
 				    .bytes_per_entry = NAN, .design_bytes = NAN,
@@ -482,7 +483,7 @@ static struct bench_memory memory_of(struct map *m, const size_t *before)
 }
 
 /* The map of c: the design's type unless the workload names one. */
-static struct map_attr attr_of(const struct bench_config *c)
+struct map_attr bench_map_attr(const struct bench_config *c)
 {
 	return (struct map_attr){
 		.type = c->design->type ? c->design->type : MAP_TYPE_HASH,
@@ -498,7 +499,7 @@ static int build_map(struct bench_shared *s, uint64_t *prefilled,
 		     struct bench_memory *mem, char *err, size_t errlen)
 {
 	const struct bench_config *c = s->c;
-	struct map_attr attr = attr_of(c);
+	struct map_attr attr = bench_map_attr(c);
 	size_t before;
 	bool counted = memstat_allocated(&before);
 	int rc = map_create(c->design, &attr, &s->map);
@@ -512,25 +513,26 @@ static int build_map(struct bench_shared *s, uint64_t *prefilled,
 	}
 	rc = prefill(s, prefilled, err, errlen);
 	if (!rc)
-		*mem = memory_of(s->map, counted ? &before : NULL);
+		*mem = bench_memory_of(s->map, counted ? &before : NULL);
 	return rc;
 }
 
 /* The caller's config with the keys' type filled in: the design's type's
  * (an LPM key starts with a prefix length) unless the caller chose one;
  * and the flags that type requires (bench_map_flags). */
-static struct bench_config typed_config(const struct bench_config *c)
+struct bench_config bench_config_typed(const struct bench_config *c)
 {
 	struct bench_config own = *c;
-	own.w = workload_for_type(&c->w, c->w.type ? c->w.type : attr_of(c).type);
+	own.w = workload_for_type(&c->w, c->w.type ? c->w.type
+						      : bench_map_attr(c).type);
 	own.map_flags = bench_map_flags(own.w.type, c->map_flags);
 	return own;
 }
 
 int bench_design_accepts(const struct bench_config *config)
 {
-	struct bench_config own = typed_config(config);
-	struct map_attr attr = attr_of(&own);
+	struct bench_config own = bench_config_typed(config);
+	struct map_attr attr = bench_map_attr(&own);
 	struct map *m;
 	int rc = map_create(own.design, &attr, &m);
 	if (!rc)
@@ -639,7 +641,7 @@ int bench_threads_fit(const struct map_ops *design, unsigned threads,
 int bench_run(const struct bench_config *config, struct bench_result *r,
 	      char *err, size_t errlen)
 {
-	struct bench_config own = typed_config(config);
+	struct bench_config own = bench_config_typed(config);
 	struct bench_shared s = { .c = &own };
 	struct team team;
 	struct team_config tc = {
@@ -649,6 +651,8 @@ int bench_run(const struct bench_config *config, struct bench_result *r,
 		.done_fraction = own.seconds > 0 ? NULL : fraction_done,
 	};
 
+	if (bench_lpm_op_is_phase(config->lpm_op))
+		return bench_phase_run(config, r, err, errlen);
 	memset(r, 0, sizeof(*r));
 	int rc = bench_threads_fit(own.design, own.threads, err, errlen);
 	if (rc)
@@ -673,7 +677,7 @@ int bench_run(const struct bench_config *config, struct bench_result *r,
 int bench_footprint(const struct bench_config *config,
 		    struct bench_memory *out, char *err, size_t errlen)
 {
-	struct bench_config own = typed_config(config);
+	struct bench_config own = bench_config_typed(config);
 	struct bench_shared s = { .c = &own };
 	uint64_t prefilled;
 

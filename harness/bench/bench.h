@@ -82,9 +82,31 @@ struct bench_observer {
 	void *arg;
 };
 
+/*
+ * The five workloads of the kernel's own LPM-trie benchmark
+ * (tools/testing/selftests/bpf/benchs/bench_lpm_trie_map.c and
+ * progs/lpm_trie_bench.c), as --lpm-op names them.  lookup and update are
+ * bench's mixes (lookup=100, update=100 on a full map); insert, delete and
+ * free are whole-map phases, run by bench_phase_run (phase.h).  The
+ * numbers are kept: records name them by bench_lpm_op_name.
+ */
+enum bench_lpm_op {
+	BENCH_LPM_NONE,   /* not the LPM benchmark's workload */
+	BENCH_LPM_LOOKUP, /* lookups in a full map */
+	BENCH_LPM_UPDATE, /* BPF_EXIST updates of its present keys */
+	BENCH_LPM_INSERT, /* all N prefixes into an empty map, BPF_NOEXIST */
+	BENCH_LPM_DELETE, /* every key of a full map */
+	BENCH_LPM_FREE,   /* the free of a map of N prefixes */
+	BENCH_LPM_COUNT
+};
+
 struct bench_config {
 	const struct map_ops *design;
 	struct workload w;
+	/* BENCH_LPM_NONE, or the LPM benchmark's workload: its insert,
+	 * delete and free go to bench_phase_run (phase.h), not bench_run;
+	 * its lookup and update are the mixes w holds. */
+	enum bench_lpm_op lpm_op;
 	uint32_t map_flags;
 	unsigned threads;
 	double seconds;   /* timed duration; 0 means run ops */
@@ -141,6 +163,15 @@ struct bench_result {
 	/* One op in sample_every was timed alone (bench_sample_every); 0
 	 * where a result was not made by bench_run. */
 	uint32_t sample_every;
+	/* --lpm-op free (phase.h): the maps freed (0: not a free), and per
+	 * map the time of the whole free and, where the side can tell them
+	 * apart (a design's; NaN for the kernel's), of its wait for RCU and
+	 * of its walk and free, ns: rcu_ns + walk_ns = free_ns. */
+	uint64_t maps_freed;
+	double free_ns, free_rcu_ns, free_walk_ns;
+	/* What timed a free where it is not the side's own clock (the
+	 * kernel's: "fentry", or "workqueue_tracepoints"); NULL otherwise. */
+	const char *free_timer;
 };
 
 /*
@@ -165,7 +196,8 @@ int bench_threads_fit(const struct map_ops *design, unsigned threads,
 /* 0, or a negative errno with a one-line reason in err.  Keys are made for
  * the design's map type when c->w.type is 0 (workload_for_type), and the
  * map gets the flags its type requires (bench_map_flags); a thread count
- * past the design's limit is -EUSERS (bench_threads_fit). */
+ * past the design's limit is -EUSERS (bench_threads_fit).  A c whose
+ * lpm_op is a whole-map phase is run by bench_phase_run (phase.h). */
 int bench_run(const struct bench_config *c, struct bench_result *r,
 	      char *err, size_t errlen);
 
@@ -215,6 +247,22 @@ static inline uint32_t bench_map_flags(uint32_t type, uint32_t flags)
 /* Whether c->design takes the map bench_run would create for c (its
  * type, sizes, flags and cpu slots): 0, or the design's -errno. */
 int bench_design_accepts(const struct bench_config *c);
+
+/* c as bench_run runs it: the keys of the design's map type (unless
+ * c->w.type names one) and the flags that type requires. */
+struct bench_config bench_config_typed(const struct bench_config *c);
+
+/* The map the run created for c (attr as bench_run makes it: the design's
+ * type, the workload's sizes, c->map_flags, the cpu slots of c->threads). */
+struct map_attr bench_map_attr(const struct bench_config *c);
+
+/*
+ * m's memory now, as bench_run measures it after its prefill: the
+ * design's count, and the allocator's bytes less `before` (read just
+ * before m was created; NULL: none), after an RCU barrier.  The caller
+ * must be an RCU-registered thread outside any read section.
+ */
+struct bench_memory bench_memory_of(struct map *m, const size_t *before);
 
 struct team;
 /* Call o's timed_begin (begin: with the team's thread ids) or timed_end;

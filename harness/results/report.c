@@ -9,6 +9,7 @@
  * the work per op) are the writer's.
  */
 #include "harness/results/report.h"
+#include "harness/bench/phase.h"
 #include "harness/common/wrap.h"
 
 #include <math.h>
@@ -45,6 +46,9 @@ static const struct field_spec {
 	[RF_BYTES_PER_ENTRY] = { "bytes_per_entry", "%.6f" },
 	[RF_BUFFER_BYTES] = { "buffer_bytes", "%.0f" },
 	[RF_PROBE_NS] = { "probe_ns", "%.3f" },
+	[RF_FREE_MS] = { "free_ms", "%.6f" },
+	[RF_FREE_RCU_MS] = { "free_rcu_ms", "%.6f" },
+	[RF_FREE_WALK_MS] = { "free_walk_ms", "%.6f" },
 };
 
 static const char *const flag_names[] = { "superlinear", "wide_spread",
@@ -123,6 +127,13 @@ void report_run_from(struct report_run *run, const struct bench_result *r,
 	memcpy(run->ok, r->ok, sizeof(run->ok));
 	memcpy(run->fail, r->fail, sizeof(run->fail));
 	report_run_work(run, r);
+	run->maps_freed = r->maps_freed;
+	run->free_timer = r->free_timer;
+	if (r->maps_freed) {
+		run->v[RF_FREE_MS] = r->free_ns / 1e6;
+		run->v[RF_FREE_RCU_MS] = r->free_rcu_ns / 1e6;
+		run->v[RF_FREE_WALK_MS] = r->free_walk_ns / 1e6;
+	}
 	run->memory_from = r->memory.from;
 	if (r->memory.from != BENCH_MEMORY_NONE)
 		run->v[RF_BYTES_PER_ENTRY] = r->memory.bytes_per_entry;
@@ -187,6 +198,13 @@ void report_summarise(struct report_point *p)
 	}
 	memset(p->ok, 0, sizeof(p->ok));
 	memset(p->fail, 0, sizeof(p->fail));
+	p->maps_freed = 0;
+	p->free_timer = NULL;
+	for (unsigned r = 0; r < n; r++) {
+		p->maps_freed += p->run[r].maps_freed;
+		if (!p->free_timer)
+			p->free_timer = p->run[r].free_timer;
+	}
 	p->memory_from = BENCH_MEMORY_NONE;
 	for (unsigned r = 0; r < n && !p->memory_from; r++)
 		p->memory_from = p->run[r].memory_from;
@@ -239,6 +257,11 @@ static void format_succeeded(const struct report_point *p, char *buf,
 {
 	size_t off = 0;
 	buf[0] = '\0';
+	if (p->maps_freed) /* --lpm-op free: no op, whole maps */
+		off += (size_t)snprintf(buf, len, "%llu map%s of %u prefixes freed",
+					(unsigned long long)p->maps_freed,
+					p->maps_freed == 1 ? "" : "s",
+					p->config->w.entries);
 	for (int op = 0; op < OP_COUNT && off < len; op++) {
 		uint64_t n = p->ok[op] + p->fail[op];
 		if (!n)
@@ -265,6 +288,26 @@ static unsigned flag_words(const struct report_point *p,
 		if (p->flags & (1u << i))
 			words[n++] = flag_names[i];
 	return n;
+}
+
+/* The kernel's LPM benchmark's fields (report.h), last, so that the
+ * records of other workloads keep every field where it was: lpm_op,
+ * maps_freed and the free's figures, left out of the jsonl where not
+ * measured. */
+static void report_record_lpm(const struct report_point *p, struct record *r)
+{
+	enum bench_lpm_op op = p->config->lpm_op;
+	record_text(r, "lpm_op", op ? bench_lpm_op_name(op) : NULL)->flags =
+		RECORD_OMIT;
+	struct record_field *x = record_whole(r, "maps_freed", p->maps_freed);
+	x->missing = !p->maps_freed;
+	x->flags = RECORD_OMIT;
+	for (int f = RF_FIRST_LATE; f < RF_COUNT; f++) {
+		const struct spread *s = &p->field[f];
+		record_spread(r, fields[f].name, fields[f].format, s->median,
+			      s->min, s->max)->flags = RECORD_OMIT;
+	}
+	record_text(r, "free_timer", p->free_timer)->flags = RECORD_OMIT;
 }
 
 /*
@@ -309,7 +352,7 @@ static void report_record(const struct report_point *p, struct record *r)
 	x->missing = c->w.batch <= 1;
 	record_whole(r, "map_flags", c->map_flags);
 	record_whole(r, "runs", p->runs);
-	for (int f = 0; f < RF_COUNT; f++) {
+	for (int f = 0; f < RF_FIRST_LATE; f++) {
 		const struct spread *s = &p->field[f];
 		record_spread(r, fields[f].name, fields[f].format, s->median, s->min,
 			      s->max)->flags = RECORD_OMIT;
@@ -337,6 +380,7 @@ static void report_record(const struct report_point *p, struct record *r)
 		record_whole(r, bench_op_names[op], p->ok[op])->group = "ok";
 		record_whole(r, bench_op_names[op], p->fail[op])->group = "fail";
 	}
+	report_record_lpm(p, r);
 	/* The table's last column: the sentence, then the flags. */
 	format_succeeded(p, line, sizeof(line));
 	size_t off = strlen(line);
@@ -582,10 +626,103 @@ void report_write_probe(FILE *f, const struct report_point *points,
 	wrap_end(&line, f);
 }
 
+/* The LPM benchmark's op of the measured points (one run has one). */
+static enum bench_lpm_op lpm_op_of(const struct report_point *points,
+				   unsigned n)
+{
+	const struct report_point *p = first_measured(points, n);
+	return p ? p->config->lpm_op : BENCH_LPM_NONE;
+}
+
+const char *report_free_timer_words(const struct report_point *points,
+				    unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		const char *t = points[i].free_timer;
+		if (!t)
+			continue;
+		return strcmp(t, "fentry") == 0
+			? "fentry and fexit programs on bpf_map_free_deferred"
+			: "the workqueue's execute_start and execute_end "
+			  "tracepoints around bpf_map_free_deferred (this kernel "
+			  "refused fentry)";
+	}
+	return NULL;
+}
+
+/*
+ * The table of a whole-map phase (--lpm-op insert, delete, free): no
+ * latencies (a pass is timed whole); ns per key, or a free's ms per map,
+ * ns per prefix and, for designs, its two parts.  True where the points
+ * are such a phase's (and the table is written).
+ */
+static bool write_phase_table(FILE *f, const struct record *records,
+			      unsigned k, const struct report_point *points,
+			      unsigned n)
+{
+	const int name = name_width(points, n, measured);
+	const struct record_column pass_cols[] = {
+		{ "map", "label", name, RECORD_LEFT, NULL, 0 },
+		{ "threads", "threads", 7, RECORD_PART, NULL, 0 },
+		{ "Mops/s", "mops", 9, 0, "%.2f", 0 },
+		{ "ns/key", "ns_per_op", 8, 0, "%.1f", 0 },
+		{ "B/entry", "bytes_per_entry", 8, 0, "%.1f", 0 },
+		{ "ops that succeeded", "succeeded", 0, RECORD_LEFT, NULL, 2 },
+	};
+	const struct record_column free_cols[] = {
+		{ "map", "label", name, RECORD_LEFT, NULL, 0 },
+		{ "threads", "threads", 7, RECORD_PART, NULL, 0 },
+		{ "ms/map", "free_ms", 9, 0, "%.3f", 0 },
+		{ "ns/prefix", "ns_per_op", 9, 0, "%.1f", 0 },
+		{ "RCU ms", "free_rcu_ms", 9, 0, "%.3f", 0 },
+		{ "walk+free ms", "free_walk_ms", 12, 0, "%.3f", 0 },
+		{ "B/entry", "bytes_per_entry", 8, 0, "%.1f", 0 },
+		{ "maps", "succeeded", 0, RECORD_LEFT, NULL, 2 },
+	};
+	enum bench_lpm_op op = lpm_op_of(points, n);
+	if (!bench_lpm_op_is_phase(op))
+		return false;
+	if (op == BENCH_LPM_FREE)
+		record_write(f, RECORD_TABLE, records, k, free_cols,
+			     sizeof(free_cols) / sizeof(free_cols[0]));
+	else
+		record_write(f, RECORD_TABLE, records, k, pass_cols,
+			     sizeof(pass_cols) / sizeof(pass_cols[0]));
+	report_write_notes(f, points, n);
+	report_write_work(f, points, n);
+	const char *timer = report_free_timer_words(points, n);
+	if (op == BENCH_LPM_FREE)
+		wrap_printf(f, "\nms/map: the free of a map of the N prefixes, "
+			   "timed whole (a design's destroy%s%s); ns/prefix: the "
+			   "same over N; RCU ms and "
+			   "walk+free ms: where a design's destroy spent it, its "
+			   "wait for the RCU callbacks the map queued and its walk "
+			   "and frees (docs/bench.md, \"The kernel's LPM "
+			   "benchmark\"); with repeats, each figure is its median, "
+			   "min and max\n", timer ? "; the kernel's, timed by " : "",
+			   timer ? timer : "");
+	else
+		wrap_printf(f, "\nns/key: one pass over the N prefixes, %s, timed "
+			    "whole (no op sampled alone), over N; the map %s "
+			    "between passes, untimed (docs/bench.md, \"The "
+			    "kernel's LPM benchmark\"); with repeats, each figure "
+			    "is its median, min and max\n",
+			    op == BENCH_LPM_INSERT ? "each into an empty map "
+			    "(BPF_NOEXIST)" : "each deleting a key of a full map",
+			    op == BENCH_LPM_INSERT ? "emptied" : "refilled");
+	return true;
+}
+
 static void write_table(FILE *f, const struct record *records, unsigned k,
 			const struct host_record *host,
 			const struct report_point *points, unsigned n)
 {
+	if (write_phase_table(f, records, k, points, n)) {
+		report_write_memory_sources(f, points, n);
+		host_record_line(f, host);
+		report_write_probe(f, points, n);
+		return;
+	}
 	const struct record_column cols[] = {
 		{ "map", "label", name_width(points, n, measured), RECORD_LEFT,
 		  NULL, 0 },

@@ -32,7 +32,13 @@
  * ns_per_op_runs and probe_ns_runs (every repeat's value, in order: a
  * ratio between two sides of one run is taken repeat by repeat from
  * them), flags, and the ok and
- * fail counts of every op summed over the repeats.  csv has the same
+ * fail counts of every op summed over the repeats; then, for the kernel's
+ * LPM benchmark's workloads (--lpm-op), lpm_op ("lookup", "update",
+ * "insert", "delete", "free") and a free's figures: maps_freed (summed
+ * over the repeats), free_ms (ms per map), free_rcu_ms and free_walk_ms
+ * (a design's RCU wait and walk and frees, per map), each with its spread,
+ * and free_timer (the kernel's: "fentry" or "workqueue_tracepoints")
+ * (ns_per_op is then ns per key, a free's ns per prefix).  csv has the same
  * fields but speedup_over_threads and the two lists, each figure as F,
  * F_min, F_max, the counts as lookup_ok, lookup_fail, ...; a field not
  * measured left empty (key_range in the pool model, memory_from where no
@@ -77,8 +83,16 @@ enum report_field {
 			       (bench.h: where the bytes come from) */
 	RF_BUFFER_BYTES,    /* side loads: its buffer (limit.h) */
 	RF_PROBE_NS,     /* the reference probe before the repeat (probe.h) */
+	/* --lpm-op free (harness/bench/phase.h), ms per map: the whole free,
+	 * and a design's two parts of it (the RCU wait; the walk and the
+	 * frees).  Written after the op counts (see report_record), so that
+	 * csv's earlier columns keep their places. */
+	RF_FREE_MS, RF_FREE_RCU_MS, RF_FREE_WALK_MS,
 	RF_COUNT
 };
+
+/* The first of the figures written after the op counts. */
+#define RF_FIRST_LATE RF_FREE_MS
 
 /* A figure over the repeats.  All NaN when it was not measured. */
 struct spread {
@@ -102,6 +116,8 @@ struct report_run {
 	double v[RF_COUNT];
 	uint64_t ok[OP_COUNT], fail[OP_COUNT];
 	enum bench_memory_from memory_from; /* RF_BYTES_PER_ENTRY's source */
+	uint64_t maps_freed; /* --lpm-op free: the maps its run freed */
+	const char *free_timer; /* bench_result's (static text, or NULL) */
 };
 
 /* A run's figures from its bench_result: latencies only if `latency`;
@@ -165,6 +181,8 @@ struct report_point {
 	/* Set by report_summarise. */
 	struct spread field[RF_COUNT];
 	uint64_t ok[OP_COUNT], fail[OP_COUNT]; /* over every run */
+	uint64_t maps_freed;                   /* over every run */
+	const char *free_timer;                /* its runs' first */
 	unsigned flags;
 	enum bench_memory_from memory_from; /* its runs' (NONE: no figure) */
 };
@@ -205,6 +223,13 @@ void report_write(FILE *out, enum report_format format,
  * with work figures, nothing if none), the line that says where each
  * map's bytes per entry came from (nothing if no point has them), and the
  * probe's line. */
+/* What timed the kernel's free among points (--lpm-op free), in words for
+ * a sentence: "fentry and fexit programs on bpf_map_free_deferred" or the
+ * workqueue's tracepoints around that call; NULL where no point's free
+ * was timed so (no kernel side). */
+const char *report_free_timer_words(const struct report_point *points,
+				    unsigned n);
+
 void report_write_notes(FILE *f, const struct report_point *points,
 			unsigned n);
 void report_write_memory_sources(FILE *f, const struct report_point *points,

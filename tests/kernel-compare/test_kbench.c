@@ -24,6 +24,10 @@
  *    lookups its stream means to hit, on the trie (bgp) and the hash;
  *  - what this machine cannot run is -EOPNOTSUPP, what the kernel refuses
  *    is its own errno;
+ *  - the kernel's LPM benchmark's phases (--lpm-op): an insert pass fills
+ *    an empty trie and a delete pass empties a full one, every call a
+ *    success, in one program run a pass; a free is seen by the timer's
+ *    programs, once a map;
  *  - upsert, replace and lookup_write (bpf_performance's update, replace
  *    and rolling_lru) count as workload.h says, in BPF and through bpf(2):
  *    on a full hash every one succeeds, a replace leaves the map full and
@@ -35,6 +39,7 @@
 #include <criterion/criterion.h>
 #include <dirent.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +48,7 @@
 #include "kernel-compare/kbench.h"
 #include "kernel-compare/kbench_runner.h"
 #include "kernel-compare/kmap.h"
+#include "harness/bench/phase.h"
 #include "maps/base/cpu.h"
 #include "tests/kernel-compare/need_kernel.h"
 #include "tests/common/lpm_streams.h"
@@ -571,4 +577,90 @@ Test(kbench, suite_op_programs_load_at_the_most_run_ops, .timeout = 120)
 			     r.r.ok[OP_REPLACE] + r.r.ok[OP_LOOKUP_WRITE], r.r.ops,
 			     "%s: %lu calls, not all ok", mixes[i], r.r.ops);
 	}
+}
+
+/* --- the kernel's LPM benchmark's whole-map phases (kbench_phase.c) ------------ */
+
+#define PHASE_N 1000
+
+/* The dense keys of the kernel's benchmark on its trie: lpm_op's phase
+ * until its keys reach `passes` maps' worth. */
+static struct kbench_result phase(enum bench_lpm_op op, unsigned passes)
+{
+	struct kbench_config c = config("lookup=100", PHASE_N, 100,
+					(uint64_t)passes * PHASE_N);
+	char err[512];
+	struct kbench_result r;
+	c.map_type = MAP_TYPE_LPM_TRIE;
+	c.b.w.key_size = 8;
+	c.b.w.prefixes = PREFIXES_DENSE;
+	c.b.map_flags = MAP_F_NO_PREALLOC;
+	c.b.lpm_op = op;
+	memset(c.b.w.mix, 0, sizeof(c.b.w.mix));
+	if (op != BENCH_LPM_FREE)
+		c.b.w.mix[bench_lpm_op_counted_as(op)] = 100;
+	c.b.w.prefill_pct = op == BENCH_LPM_INSERT ? 0 : 100;
+	cr_assert_eq(kbench_run(&c, &r, err, sizeof(err)), 0, "%s: %s",
+		     bench_lpm_op_name(op), err);
+	cr_log_info("%s: %u rounds, %.1f ns a key (program %.1f, baseline %.1f)",
+		    bench_lpm_op_name(op), r.rounds, r.r.ns_per_op,
+		    r.program_ns_per_op, r.baseline_ns_per_op);
+	return r;
+}
+
+/* A pass is one program run over the N keys: every call succeeds (the
+ * map really was emptied, or refilled, between passes), the figure is the
+ * program less its baseline, and the runs fit in the wall clock. */
+static void expect_whole_passes(const struct kbench_result *r, enum bench_op op,
+				unsigned passes)
+{
+	cr_expect_eq(r->rounds, passes, "%u rounds for %u passes", r->rounds, passes);
+	cr_expect_eq(r->r.ops, (uint64_t)passes * PHASE_N);
+	cr_expect_eq(r->r.ok[op], r->r.ops, "%lu of %lu calls succeeded",
+		     r->r.ok[op], r->r.ops);
+	cr_expect_eq(r->r.fail[op], 0);
+	cr_expect_gt(r->r.ns_per_op, 0);
+	cr_expect_float_eq(r->r.ns_per_op, r->program_ns_per_op -
+			   r->baseline_ns_per_op, 1e-6 * r->program_ns_per_op);
+	cr_expect_leq((r->program_ns_per_op + r->baseline_ns_per_op) *
+		      (double)r->r.ops, r->r.t_last - r->r.t_first,
+		      "the programs took longer than the phase");
+}
+
+Test(kbench, an_lpm_insert_pass_fills_an_empty_trie_each_round, .timeout = 60)
+{
+	need_kernel();
+	struct kbench_result r = phase(BENCH_LPM_INSERT, 3);
+	expect_whole_passes(&r, OP_INSERT, 3);
+	cr_expect_eq(r.r.maps_freed, 0);
+}
+
+Test(kbench, an_lpm_delete_pass_empties_a_full_trie_each_round, .timeout = 60)
+{
+	need_kernel();
+	struct kbench_result r = phase(BENCH_LPM_DELETE, 3);
+	expect_whole_passes(&r, OP_DELETE, 3);
+}
+
+/* The free is seen by the timer's programs (fentry and fexit on
+ * bpf_map_free_deferred, or the workqueue's tracepoints where fentry is
+ * refused): one a map, each taking some time. */
+Test(kbench, an_lpm_free_is_seen_and_timed_by_the_kernel, .timeout = 60)
+{
+	need_kernel();
+	struct kbench_result r = phase(BENCH_LPM_FREE, 3);
+	cr_assert_not_null(r.r.free_timer, "no timer named");
+	cr_log_info("free timed by %s: %.3f ms a map", r.r.free_timer,
+		    r.r.free_ns / 1e6);
+	cr_expect(strcmp(r.r.free_timer, "fentry") == 0 ||
+		  strcmp(r.r.free_timer, "workqueue_tracepoints") == 0,
+		  "timer %s", r.r.free_timer);
+	cr_expect_eq(r.r.maps_freed, 3, "%lu frees seen for 3 maps closed",
+		     r.r.maps_freed);
+	cr_expect_eq(r.r.ops, 3 * PHASE_N);
+	cr_expect_gt(r.r.free_ns, 0);
+	cr_expect(isnan(r.r.free_rcu_ns) && isnan(r.r.free_walk_ns),
+		  "the kernel's free has no split");
+	cr_expect_leq(r.r.free_ns * 3, r.r.t_last - r.r.t_first);
+	cr_expect_eq(r.r.memory.from, BENCH_MEMORY_KERNEL);
 }
