@@ -424,6 +424,14 @@ static int resolve_listed(struct bench_cli *c)
 {
 	enum prefix_set *set = &c->w.prefixes;
 	char err[512];
+	/* internet6 names the IPv6 prefixes: a key size that would switch to
+	 * the IPv4 ones contradicts it (internet switches either way) */
+	if (c->key_size_given && *set == PREFIXES_INTERNET6 &&
+	    c->w.key_size != 4 + 16)
+		return cli_error(c->cmd, "--prefixes internet6 makes 20-byte LPM "
+				 "keys (a 4-byte prefix length and 16 address "
+				 "bytes), not --key-size %u (the table's IPv4 "
+				 "prefixes: --prefixes internet)", c->w.key_size);
 	if (c->key_size_given && (c->w.key_size == 4 + 4 ||
 				  c->w.key_size == 4 + 16))
 		*set = prefix_set_family(*set, c->w.key_size - 4);

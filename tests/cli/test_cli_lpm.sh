@@ -117,6 +117,9 @@ check 'more entries than the internet table holds' one_line_error \
 check 'more entries than its IPv6 part holds' one_line_error \
     'the internet table holds 160147 IPv6 prefixes$' \
     "${l[@]}" --prefixes internet --key-size 20 --entries 160148
+check 'internet6 with an IPv4 key size' one_line_error \
+    '^maplab bench: --prefixes internet6 makes 20-byte LPM keys .*, not --key-size 8 \(the table.s IPv4 prefixes: --prefixes internet\)$' \
+    "${l[@]}" --prefixes internet6 --key-size 8
 expect 0 '^prefixes: internet \(a sample of 1024 of its 901899 prefixes, each length.s share kept\); lookups' \
     "$maplab" bench --duration 0.05 --warmup 0 --entries 1024 --map lpm_trie/linux --prefixes internet
 expect 0 '"prefixes":"internet6","hit_ratio":90,"key_size":20,' "${l[@]}" --prefixes internet \
