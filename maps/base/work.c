@@ -2,6 +2,17 @@
 /* work.c: see work.h. */
 #include "maps/base/work.h"
 
+#include <stdlib.h>
+#include <string.h>
+
+struct map_work_slot *map_work_slots_new(unsigned ncpus)
+{
+	struct map_work_slot *s = aligned_alloc(64, sizeof(*s) * ncpus);
+	if (s)
+		memset(s, 0, sizeof(*s) * ncpus);
+	return s;
+}
+
 static void add_slot(const struct map_work_slot *s, struct map_work *w)
 {
 	w->evictions += atomic_load_explicit(&s->evictions, memory_order_relaxed);

@@ -74,6 +74,10 @@ static inline void map_work_unlock(struct map_spinlock *l,
 	map_work_count(&w->lock_ns, map_work_clock_ns() - taken);
 }
 
+/* A design's ncpus slots, zeroed, each on its own cache line (free() them
+ * when the map goes): NULL when memory is short. */
+struct map_work_slot *map_work_slots_new(unsigned ncpus);
+
 /* map_ops.work over slots[0..ncpus-1]: cpu's alone, or all for cpu < 0. */
 void map_work_sum(const struct map_work_slot *slots, unsigned ncpus, int cpu,
 		  struct map_work *w);

@@ -1311,12 +1311,11 @@ static int lctrie_create(const struct map_attr *attr, struct map **out)
 	atomic_init(&t->root, NULL);
 	atomic_init(&t->bytes, 0);
 	map_spin_init(&t->lock);
-	t->work = aligned_alloc(64, sizeof(*t->work) * attr->ncpus);
+	t->work = map_work_slots_new(attr->ncpus);
 	if (!t->work) {
 		free(t);
 		return -ENOMEM;
 	}
-	memset(t->work, 0, sizeof(*t->work) * attr->ncpus);
 	*out = &t->map;
 	return 0;
 }

@@ -623,12 +623,11 @@ static int lpm_linux_create(const struct map_attr *attr, struct map **out)
 	t->node_fits = map_bpf_mem_alloc_fits((uint64_t)MAP_LPM_NODE_HEADER +
 					      t->data_size + attr->value_size);
 	map_spin_init(&t->lock);
-	t->work = aligned_alloc(64, sizeof(*t->work) * attr->ncpus);
+	t->work = map_work_slots_new(attr->ncpus);
 	if (!t->work) {
 		free(t);
 		return -ENOMEM;
 	}
-	memset(t->work, 0, sizeof(*t->work) * attr->ncpus);
 	*out = &t->map;
 	return 0;
 }

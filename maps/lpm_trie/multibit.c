@@ -1609,12 +1609,11 @@ static int multibit_create(const struct map_attr *attr, struct map **out)
 	f->value_offset = (f->data_size + 7) & ~7u;
 	f->boxed = boxed_levels(attr->max_entries);
 	map_spin_init(&f->lock);
-	f->work = aligned_alloc(64, sizeof(*f->work) * attr->ncpus);
+	f->work = map_work_slots_new(attr->ncpus);
 	if (!f->work || make_boxed_levels(f)) {
 		free_map(f);
 		return -ENOMEM;
 	}
-	memset(f->work, 0, sizeof(*f->work) * attr->ncpus);
 	*out = &f->map;
 	return 0;
 }
