@@ -383,8 +383,8 @@ static int check_run_ops(const struct kbench_config *c, char *err,
 	return -EINVAL;
 }
 
-int kbench_run(const struct kbench_config *c, struct kbench_result *out,
-	       char *err, size_t errlen)
+int kbench_prog_run(const struct kbench_config *c, struct kbench_result *out,
+		    char *err, size_t errlen)
 {
 	struct kb_runner k;
 	struct prog_run p = { .k = &k };
@@ -394,8 +394,6 @@ int kbench_run(const struct kbench_config *c, struct kbench_result *out,
 	};
 	int rc;
 
-	if (bench_lpm_op_is_phase(c->b.lpm_op))
-		return kbench_phase_run(c, out, err, errlen);
 	memset(out, 0, sizeof(*out));
 	if ((rc = check_run_ops(c, err, errlen)) ||
 	    (rc = kb_runner_prepare(&k, c, err, errlen)))

@@ -159,8 +159,14 @@ void kb_programs_free(struct kb_programs *p);
  * run, ns.  0, -EFAULT where the program aborted, or the syscall's -errno. */
 int kb_test_run(int fd, unsigned repeat, double *mean_ns);
 
+/* kbench_run's engine for a stream of ops: BPF programs over the
+ * workload's streams (kbench_prog.c). */
+int kbench_prog_run(const struct kbench_config *c, struct kbench_result *r,
+		    char *err, size_t errlen);
+
 /* The LPM benchmark's insert, delete or free on the kernel's map
- * (kbench_phase.c; kbench_run calls it for such a c->b.lpm_op). */
+ * (kbench_phase.c; kbench_run, kbench_run.c, calls it for such a
+ * c->b.lpm_op). */
 int kbench_phase_run(const struct kbench_config *c, struct kbench_result *r,
 		     char *err, size_t errlen);
 

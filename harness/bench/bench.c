@@ -638,8 +638,8 @@ int bench_threads_fit(const struct map_ops *design, unsigned threads,
 	return -EUSERS;
 }
 
-int bench_run(const struct bench_config *config, struct bench_result *r,
-	      char *err, size_t errlen)
+int bench_stream_run(const struct bench_config *config,
+		     struct bench_result *r, char *err, size_t errlen)
 {
 	struct bench_config own = bench_config_typed(config);
 	struct bench_shared s = { .c = &own };
@@ -651,8 +651,6 @@ int bench_run(const struct bench_config *config, struct bench_result *r,
 		.done_fraction = own.seconds > 0 ? NULL : fraction_done,
 	};
 
-	if (bench_lpm_op_is_phase(config->lpm_op))
-		return bench_phase_run(config, r, err, errlen);
 	memset(r, 0, sizeof(*r));
 	int rc = bench_threads_fit(own.design, own.threads, err, errlen);
 	if (rc)

@@ -201,6 +201,11 @@ int bench_threads_fit(const struct map_ops *design, unsigned threads,
 int bench_run(const struct bench_config *c, struct bench_result *r,
 	      char *err, size_t errlen);
 
+/* bench_run's engine for a stream of ops (bench.c; run.c picks it): the
+ * threads, the prefill, the timed repeats. */
+int bench_stream_run(const struct bench_config *c, struct bench_result *r,
+		     char *err, size_t errlen);
+
 /*
  * A design's memory as bench_run measures it, without the run: c's map
  * (c->design with the workload's sizes, c->map_flags and the cpu slots of
