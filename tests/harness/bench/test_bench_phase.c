@@ -32,7 +32,7 @@ Test(bench_phase, lpm_op_names_round_trip)
 	for (int op = BENCH_LPM_LOOKUP; op < BENCH_LPM_COUNT; op++) {
 		enum bench_lpm_op back = BENCH_LPM_NONE;
 		cr_expect_eq(bench_lpm_op_parse(bench_lpm_op_name(op), &back), 0);
-		cr_expect_eq(back, op);
+		cr_expect_eq((int)back, op);
 	}
 	enum bench_lpm_op x = BENCH_LPM_LOOKUP;
 	cr_expect_eq(bench_lpm_op_parse("bogus", &x), -1);
