@@ -164,11 +164,13 @@ static int take(struct reader *r, char *text, uint64_t line)
 			    "is 0 to 128" : "'%s': an IPv4 prefix length is 0 to 32",
 			    text);
 	if (host_bits_set(data, (unsigned)len, size)) {
-		char fixed[INET6_ADDRSTRLEN + 8], addr[INET6_ADDRSTRLEN];
+		/* len is at most 128 here: "/128" fits, as a u32's digits do
+		 * (room the compiler's truncation check asks for) */
+		char fixed[INET6_ADDRSTRLEN + 16], addr[INET6_ADDRSTRLEN];
 		clear_host_bits(data, (unsigned)len, size);
 		inet_ntop(v6 ? AF_INET6 : AF_INET, data, addr, sizeof(addr));
 		*slash = '\0';
-		snprintf(fixed, sizeof(fixed), "%s/%lu", addr, len);
+		snprintf(fixed, sizeof(fixed), "%s/%u", addr, (unsigned)len);
 		char what[sizeof(fixed) + 64];
 		snprintf(what, sizeof(what), "%s/%lu has bits set past its length "
 			 "(%s?)", text, len, fixed);
