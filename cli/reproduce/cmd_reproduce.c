@@ -60,6 +60,9 @@ static const char usage[] =
 	"  5  the kernel-versus-userspace gap for one algorithm, split by explain\n"
 	"  6  the kernels users run (5.10, 6.1, 6.12) on 2, 4 and 8 cpus: how\n"
 	"     much of an LRU map each gives, the load on one cpu (not --quick)\n"
+	"  7  the LPM trie at scale: lookups from 1K to 1M prefixes and the whole\n"
+	"     Internet table, the kernel's LPM benchmark's writes, and what level\n"
+	"     compression (lpm_trie/lctrie) buys\n"
 	"  suite  the bpf_performance tests measured the suite's way\n\n"
 	"The full run takes about 30 minutes on 2 cores, --quick about 3.  The\n"
 	"kernel's sides need root and BPF (finding 6's, QEMU too); without them\n"
@@ -77,7 +80,7 @@ static const struct opt_spec opt_quick = { OPT_QUICK, "quick", TAKES_NOTHING,
 	0, 0, 0, 0, NULL,
 	"two sizes, short runs, 2 repeats (about 3 minutes)" };
 static const struct opt_spec opt_only = { OPT_ONLY, "only", TAKES_TEXT, 0, 0,
-	0, 0, "N[,N...]", "only these findings: 1 to 6, suite" };
+	0, 0, "N[,N...]", "only these findings: 1 to 7, suite" };
 static const struct opt_spec opt_dry_run = { OPT_DRY_RUN, "dry-run",
 	TAKES_NOTHING, 0, 0, 0, 0, NULL,
 	"print the commands it would run, and stop (writes nothing)" };
@@ -114,7 +117,7 @@ static int parse_only(struct repro_cli *c, const char *text)
 		if (repro_parse_finding(w, &f)) {
 			char shown[64];
 			rc = cli_error("reproduce", "--only: no finding '%s' "
-				       "(1 to 6, or suite)",
+				       "(1 to 7, or suite)",
 				       parse_printable(w, shown, sizeof(shown)));
 		} else {
 			c->only[f] = true;
@@ -123,7 +126,7 @@ static int parse_only(struct repro_cli *c, const char *text)
 	free(copy);
 	if (!rc && !n)
 		rc = cli_error("reproduce", "--only: name at least one finding "
-			       "(1 to 6, or suite)");
+			       "(1 to 7, or suite)");
 	return rc;
 }
 
@@ -375,9 +378,11 @@ static void print_plan(FILE *f, const struct repro_plan *p)
 	for (unsigned i = 0; i < p->n_steps; i++) {
 		char cmd[2048];
 		repro_step_command(&p->steps[i], cmd, sizeof(cmd));
-		fprintf(f, "# finding %s, %s (about %.0f s)\n%s\n",
+		/* The step's id too: its raw file's name, and what findings.py
+		 * reads its records by. */
+		fprintf(f, "# finding %s, %s (about %.0f s; step %s)\n%s\n",
 			repro_finding_name(p->steps[i].finding), p->steps[i].what,
-			p->steps[i].estimate_s, cmd);
+			p->steps[i].estimate_s, p->steps[i].id, cmd);
 		total += p->steps[i].estimate_s;
 	}
 	fprintf(f, "# %u step%s, about %d:%02d here\n", p->n_steps,

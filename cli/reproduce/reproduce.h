@@ -42,6 +42,7 @@ enum repro_finding {
 	FINDING_PERCPU_LRU,
 	FINDING_KERNEL_GAP,
 	FINDING_KERNELS,   /* the kernels users run: 5.10, 6.1, 6.12 */
+	FINDING_LPM_SCALE, /* the LPM trie at scale, level compression */
 	FINDING_PUBLISHED, /* "suite" on the command line */
 	FINDING_LAST = FINDING_PUBLISHED,
 };
@@ -69,7 +70,7 @@ struct repro_plan {
 	struct repro_step steps[REPRO_MAX_STEPS];
 	unsigned n_steps;
 	/* What --quick cut, in words, for findings.md (empty when full). */
-	char cuts[512];
+	char cuts[768];
 	/* A finding asked for that --quick leaves out, in words ("finding 6
 	 * (...)"; empty when none): a plan of no steps says so. */
 	char left_out[160];
@@ -94,7 +95,7 @@ void repro_plan_free(struct repro_plan *p);
  * without the output options reproduce adds. */
 void repro_step_command(const struct repro_step *s, char *buf, size_t len);
 
-/* "1".."6" or "suite" back to the finding: 0 or -1. */
+/* "1".."7" or "suite" back to the finding: 0 or -1. */
 int repro_parse_finding(const char *text, enum repro_finding *out);
 const char *repro_finding_name(enum repro_finding f);
 

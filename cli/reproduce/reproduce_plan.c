@@ -11,8 +11,9 @@
  *
  *   1  trie vs hash updates: one compare per size with the kernel's trie
  *      and hash (inside BPF) and the trie and hash designs of each
- *      platform on the same /32 addresses; explain on the kernel's and
- *      the designs' trie and hash updates, for the why
+ *      platform on the same /32 addresses, and (full run only) one on the
+ *      whole Internet table's prefixes; explain on the kernel's and the
+ *      designs' trie and hash updates, for the why
  *   2  the LRUs: one compare of every LRU design and the kernel's two LRU
  *      modes on a zipf 0.99 stream over a range 4x the map (lookups that
  *      insert on a miss, as a cache does), 1 and 2 threads; sim of every
@@ -34,6 +35,11 @@
  *      designs alone answer there, validated against 5.10 op for op by
  *      `validate --kernel 5.10`, docs/kernels.md).  Left out of --quick:
  *      six VM boots under TCG take minutes.
+ *   7  the LPM trie at scale: one compare per size of the kernel's trie
+ *      and the trie designs on lookups of the kernel LPM benchmark's
+ *      keys, and (full run only) of the Internet table; explain's size
+ *      differential on lookups; one compare per write op of that
+ *      benchmark (--lpm-op) and size
  *
  * Without the kernel side here (not root, no BPF, built without it) the
  * compare steps run their designs alone (compare's own rule), and the
@@ -47,6 +53,7 @@
  *      prefix table and 8-byte keys, BPF_F_NO_PREALLOC; 1 and 2 threads
  */
 #include "cli/reproduce/reproduce.h"
+#include "maps/base/map.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -71,12 +78,16 @@ struct pace {
 static const struct pace full_pace = { "0.5", "0.2", "5", 5, 0.7 };
 static const struct pace quick_pace = { "0.3", "0.1", "2", 2, 0.4 };
 
+/* 1K is 1024, as max_entries go; a size of decimal thousands (the
+ * kernel's LPM benchmark's 10,000) is "10K" too: no plan holds both. */
 static void size_name(unsigned n, char *buf, size_t len)
 {
 	if (n % 1048576 == 0)
 		snprintf(buf, len, "%uM", n / 1048576);
 	else if (n % 1024 == 0)
 		snprintf(buf, len, "%uK", n / 1024);
+	else if (n % 1000 == 0)
+		snprintf(buf, len, "%uK", n / 1000);
 	else
 		snprintf(buf, len, "%u", n);
 }
@@ -157,6 +168,39 @@ static int add_pace(struct repro_step *s, const struct pace *pc,
 /* Finding 1 (and 5): the kernel's trie and hash in BPF, and the trie and
  * hash designs of the kernel, of eBPF for Windows and of maplab, on
  * updates of the same /32 addresses. */
+static const char trie_vs_hash_maps[] =
+	"lpm_trie/linux,hash/linux,lpm_trie/prefix_hash,hash/cow,"
+	"lpm_trie/multibit,hash/seqlock_buckets";
+#define TRIE_VS_HASH_SIDES 8 /* 6 designs, the kernel's trie and hash */
+
+/* The whole Internet routing table (--prefixes internet): its IPv4
+ * prefixes. */
+#define INTERNET_PREFIXES 901899
+
+/* The real table's updates, full run only (each of the 8 sides loads
+ * 901,899 prefixes: the set-up is most of the step, so one short timed
+ * run each, 2 repeats; about 4 s a side, measured here).  A hash beside a
+ * trie on a prefix set with shorter prefixes is fine where the mix has no
+ * lookups: it keys each prefix by its whole LPM key (docs/bench.md,
+ * "Tries against hashes"). */
+static const struct pace internet_update_pace = { "0.3", "0", "2", 2, 0.3 };
+#define SETUP_S_PER_M_INTERNET_UPDATE 4.0
+
+static int plan_internet_update(struct repro_plan *p)
+{
+	struct repro_step *s = new_step(p, FINDING_TRIE_VS_HASH,
+					"f1-internet-update");
+	if (!s)
+		return -1;
+	snprintf(s->what, sizeof(s->what),
+		 "trie and hash updates of the whole Internet table");
+	return add_fmt(s, "compare --map %s --prefixes internet --mix update=100 "
+		       "--entries %u --threads 1 --no-syscall", trie_vs_hash_maps,
+		       INTERNET_PREFIXES) ||
+	       add_pace_setup(s, &internet_update_pace, TRIE_VS_HASH_SIDES, 1,
+			      INTERNET_PREFIXES, SETUP_S_PER_M_INTERNET_UPDATE);
+}
+
 static int plan_trie_vs_hash(struct repro_plan *p, const unsigned *sizes,
 			     unsigned n, const struct pace *pc)
 {
@@ -169,14 +213,13 @@ static int plan_trie_vs_hash(struct repro_plan *p, const unsigned *sizes,
 			return -1;
 		snprintf(s->what, sizeof(s->what),
 			 "trie and hash updates at %s: kernel, 6 designs", sz);
-		if (add_fmt(s, "compare --map lpm_trie/linux,hash/linux,"
-			       "lpm_trie/prefix_hash,hash/cow,lpm_trie/multibit,"
-			       "hash/seqlock_buckets --prefixes random32 --mix update=100 "
-			       "--entries %u --threads 1 --no-syscall", sizes[i]) ||
-		    add_pace(s, pc, 8, 1, sizes[i]))
+		if (add_fmt(s, "compare --map %s --prefixes random32 --mix update=100 "
+			       "--entries %u --threads 1 --no-syscall",
+			    trie_vs_hash_maps, sizes[i]) ||
+		    add_pace(s, pc, TRIE_VS_HASH_SIDES, 1, sizes[i]))
 			return -1;
 	}
-	return 0;
+	return p->quick ? 0 : plan_internet_update(p);
 }
 
 /* Finding 1's why and finding 5's split: explain on the tries' updates
@@ -341,6 +384,146 @@ static int plan_kernels(struct repro_plan *p, bool kernel, bool vm)
 	return 0;
 }
 
+/*
+ * Finding 7: the LPM trie at scale.  Lookups of the kernel's LPM
+ * benchmark's keys (--prefixes dense: /32s 0..N-1) per size, and of the
+ * whole Internet table (full run only: 901,899 prefixes take seconds to
+ * load into each side), on the kernel's trie and the trie designs: the
+ * kernel-faithful binary trie, the level-compressed one (after
+ * fib_trie), maplab's multibit trie and, where this build has DPDK,
+ * rte_fib.  explain's size differential on the binary and the
+ * level-compressed tries (how much of the growth is memory).  The
+ * benchmark's writes (update, insert, delete, free) at its own 10K and at
+ * 1M.  Three repeats, not five: every side builds its map anew in each
+ * step, and at 1M the set-up, not the timed runs, is most of the time.
+ */
+static const unsigned scale_full[] = { 1024, 16384, 262144, 1048576 };
+static const unsigned scale_quick[] = { 1024, 65536 };
+static const unsigned scale_writes_full[] = { 10000, 1048576 };
+static const unsigned scale_writes_quick[] = { 10000 };
+static const struct pace scale_full_pace = { "0.3", "0.1", "3", 3, 0.4 };
+/* A side's set-up on the dense /32s (their keys are counted, not drawn),
+ * measured here; the Internet table's takes SETUP_S_PER_M. */
+#define SETUP_S_PER_M_DENSE 5.0
+
+/* The trie designs at entries prefixes, with lpm_trie/dpdk where this
+ * build has it (maplab list marks it unavailable otherwise) and the map
+ * is at most DPDK_MAX_ENTRIES: rte_fib and its RIB take about 40 s here
+ * to build a map of 1M /32s and free it (bench --lpm-op free, one
+ * round), and a step builds one per repeat, which would put the full run
+ * past its 30 minutes; and their count. */
+#define DPDK_MAX_ENTRIES 262144
+
+static unsigned scale_designs(char *buf, size_t len, unsigned entries)
+{
+	bool dpdk = entries <= DPDK_MAX_ENTRIES && map_find("lpm_trie/dpdk") != NULL;
+	snprintf(buf, len, "lpm_trie/linux,lpm_trie/lctrie,lpm_trie/multibit%s",
+		 dpdk ? ",lpm_trie/dpdk" : "");
+	return dpdk ? 4 : 3;
+}
+
+/* insert, delete and free are whole-map rounds (docs/bench.md, "The
+ * kernel's LPM benchmark"), each filling or emptying the map untimed and
+ * waiting for an RCU barrier first: rounds until --duration would be
+ * dozens of cheap passes at 10K, each with that overhead, and warm-up
+ * rounds before them; so a fixed count of rounds a repeat instead
+ * (--ops: that many passes of the prefixes, or frees), and no warm-up
+ * (each round starts from a map built for it): 10 at 10K, one at 1M,
+ * where a round takes seconds a side.  ROUND_S_PER_M: a round of 1M
+ * prefixes, its fill and its pass; ROUND_OVERHEAD_S: a round's barrier
+ * and set-up at any size; both measured here. */
+#define ROUND_S_PER_M 1.0
+#define ROUND_OVERHEAD_S 0.01
+
+static bool is_phase(const char *op)
+{
+	return !strcmp(op, "insert") || !strcmp(op, "delete") || !strcmp(op, "free");
+}
+
+static int add_rounds(struct repro_step *s, unsigned sides, unsigned entries,
+		      unsigned repeats)
+{
+	unsigned rounds = entries >= 1048576 ? 1 : 10;
+	double round_s = ROUND_OVERHEAD_S + ROUND_S_PER_M * entries / 1e6;
+	s->estimate_s = sides * (0.3 + SETUP_S_PER_M_DENSE * entries / 1e6 +
+				 repeats * rounds * round_s) + 0.5;
+	return add_fmt(s, "--ops %u --warmup 0 --repeat %u --quiet", rounds * entries,
+		       repeats);
+}
+
+/* One compare of the designs and the kernel's trie: lookups of prefixes
+ * at entries, or the LPM benchmark's op (lpm_op, with --lpm-op). */
+static int add_scale_step(struct repro_plan *p, const struct pace *pc,
+			  const char *op, const char *prefixes, unsigned entries,
+			  bool lpm_op)
+{
+	char sz[16], designs[128];
+	unsigned sides = scale_designs(designs, sizeof(designs), entries) + 1;
+	bool internet = !strcmp(prefixes, "internet");
+	size_name(entries, sz, sizeof(sz));
+	struct repro_step *s = new_step(p, FINDING_LPM_SCALE, "f7-%s-%s", op,
+					internet ? "internet" : sz);
+	if (!s)
+		return -1;
+	if (internet)
+		snprintf(s->what, sizeof(s->what),
+			 "LPM lookups in the whole Internet table: kernel, %u tries",
+			 sides - 1);
+	else
+		snprintf(s->what, sizeof(s->what), "LPM %s%s at %s /32s: kernel, %u tries",
+			 op, lpm_op ? "" : "s", sz, sides - 1);
+	if (add_fmt(s, "compare --map %s --prefixes %s --entries %u %s%s "
+		    "--threads 1 --no-syscall", designs, prefixes, entries,
+		    lpm_op ? "--lpm-op " : "--mix lookup=100", lpm_op ? op : ""))
+		return -1;
+	return is_phase(op) ? add_rounds(s, sides, entries, pc->repeats)
+			    : add_pace_setup(s, pc, sides, 1, entries,
+					     internet ? SETUP_S_PER_M : SETUP_S_PER_M_DENSE);
+}
+
+/* explain's size differential on lookups: the op at the larger size
+ * against a 1K map is what the map's size (memory) adds. */
+static int plan_scale_explain(struct repro_plan *p, bool quick)
+{
+	struct repro_step *s = new_step(p, FINDING_LPM_SCALE, "f7-explain-lookup");
+	if (!s)
+		return -1;
+	snprintf(s->what, sizeof(s->what),
+		 "explain: how much of a lookup's growth is memory");
+	s->explain = true;
+	if (add_fmt(s, "explain --map lpm_trie/linux,lpm_trie/lctrie --op lookup "
+		       "--prefixes dense --sizes 1K,%s --quiet", quick ? "64K" : "1M") ||
+	    add_words(s, quick ? "--duration 0.3 --repeat 2 --sample-seconds 1"
+			       : "--duration 0.3 --repeat 3 --sample-seconds 1"))
+		return -1;
+	s->estimate_s = quick ? 16 : 40;
+	return 0;
+}
+
+static const char *const scale_writes[] = { "update", "insert", "delete", "free" };
+
+static int plan_lpm_scale(struct repro_plan *p, bool quick, bool kernel)
+{
+	const struct pace *pc = quick ? &quick_pace : &scale_full_pace;
+	const unsigned *sizes = quick ? scale_quick : scale_full;
+	unsigned n = quick ? N(scale_quick) : N(scale_full);
+	for (unsigned i = 0; i < n; i++)
+		if (add_scale_step(p, pc, "lookup", "dense", sizes[i], false))
+			return -1;
+	if (!quick && add_scale_step(p, pc, "lookup", "internet", INTERNET_PREFIXES,
+				     false))
+		return -1;
+	if (kernel && plan_scale_explain(p, quick))
+		return -1;
+	const unsigned *writes = quick ? scale_writes_quick : scale_writes_full;
+	unsigned nw = quick ? N(scale_writes_quick) : N(scale_writes_full);
+	for (unsigned i = 0; i < nw; i++)
+		for (unsigned o = 0; o < N(scale_writes); o++)
+			if (add_scale_step(p, pc, scale_writes[o], "dense", writes[i], true))
+				return -1;
+	return 0;
+}
+
 /* The suite's tests: hash and LRU at 1024 entries, 4-byte keys and
  * values; read = lookup, update = upsert (BPF_ANY on a present key),
  * replace = delete then re-insert; rolling update = lookup_write in a
@@ -421,11 +604,16 @@ int repro_plan_build(struct repro_plan *p, bool quick,
 	if (quick)
 		snprintf(p->cuts, sizeof(p->cuts),
 			 "--quick: sizes 1K and 64K only (the full run: 1K, 16K, 64K, "
-			 "256K, 1M; the suite's LPM tests at 1K and 16K of its four), "
+			 "256K, 1M, and finding 1's updates of the whole Internet table; "
+			 "the suite's LPM tests at 1K and 16K of its four), "
 			 "0.3 s timed phases and 2 repeats (full: 0.5 s, 5), explain at "
 			 "64K with 1 s sampled runs (full: 1K, 64K and 1M, 2 s), "
-			 "shorter sim traces%s", want[FINDING_KERNELS]
-			 ? "; finding 6 left out (" REPRO_KERNELS_WHY ")" : "");
+			 "shorter sim traces%s%s", want[FINDING_KERNELS]
+			 ? "; finding 6 left out (" REPRO_KERNELS_WHY ")" : "",
+			 want[FINDING_LPM_SCALE]
+			 ? "; finding 7's lookups at 1K and 64K (full: 1K, 16K, 256K, 1M "
+			   "and the whole Internet table), its writes at 10K (full: 10K "
+			   "and 1M)" : "");
 	if (quick && want[FINDING_KERNELS])
 		snprintf(p->left_out, sizeof(p->left_out), "finding 6 (%s)",
 			 REPRO_KERNELS_WHY);
@@ -438,6 +626,7 @@ int repro_plan_build(struct repro_plan *p, bool quick,
 	    (want[FINDING_PREALLOC] && plan_prealloc(p, sizes, n, pc)) ||
 	    (want[FINDING_PERCPU_LRU] && plan_percpu(p, quick, kernel)) ||
 	    (want[FINDING_KERNELS] && !quick && plan_kernels(p, kernel, vm)) ||
+	    (want[FINDING_LPM_SCALE] && plan_lpm_scale(p, quick, kernel)) ||
 	    (want[FINDING_PUBLISHED] && plan_suite(p, quick, pc))) {
 		repro_plan_free(p);
 		return -1;
@@ -464,7 +653,7 @@ static const char *const finding_names[FINDING_LAST + 1] = {
 	[FINDING_TRIE_VS_HASH] = "1", [FINDING_LRU_CONSENSUS] = "2",
 	[FINDING_PREALLOC] = "3", [FINDING_PERCPU_LRU] = "4",
 	[FINDING_KERNEL_GAP] = "5", [FINDING_KERNELS] = "6",
-	[FINDING_PUBLISHED] = "suite",
+	[FINDING_LPM_SCALE] = "7", [FINDING_PUBLISHED] = "suite",
 };
 
 int repro_parse_finding(const char *text, enum repro_finding *out)

@@ -221,10 +221,14 @@ def ratio(a, b, field="ns_per_op"):
 
 
 def size_label(n):
+    """1K is 1024, as max_entries go; decimal thousands (the kernel's LPM
+    benchmark's 10,000) read 10K too, as reproduce_plan.c names them."""
     if n % 1048576 == 0:
         return f"{n // 1048576}M"
     if n % 1024 == 0:
         return f"{n // 1024}K"
+    if n % 1000 == 0:
+        return f"{n // 1000}K"
     return str(n)
 
 
@@ -361,6 +365,10 @@ def finding_trie_vs_hash(run, styles):
     lead = ("LPM-trie updates beat hash updates on no platform here" if not beats else
             "LPM-trie updates beat hash updates only on " + ", ".join(beats) +
             " (at some sizes)")
+    table = internet_updates(run)
+    if table:
+        parts.append(table[0])
+        f.body += table[1]
     f.answer = lead + ": " + "; ".join(parts) + "."
     why = explain_why(run)
     if why:
@@ -373,6 +381,33 @@ def finding_trie_vs_hash(run, styles):
     f.plots += plot_trie_vs_hash(run, ratios, sizes, styles)
     f.trust = trust_lines(run, [s for _, s in sizes], "f1-")
     return f
+
+
+def internet_updates(run):
+    """The whole Internet table's updates (f1-internet-update, full run
+    only): (a clause for the answer, the body's paragraph and table), or
+    None where the step did not run."""
+    step = "f1-internet-update"
+    if not run.ran(step):
+        return None
+    rows, cells = [], {}
+    for name, trie, hsh in PLATFORMS:
+        t, h = side_record(run, step, *trie), side_record(run, step, *hsh)
+        r = ratio(t, h)
+        cells[name] = (r, val(t, "ns_per_op"), val(h, "ns_per_op"))
+        rows.append([name, num(val(t, "ns_per_op").med), num(val(h, "ns_per_op").med),
+                     f"**{times(r.med)}**" if r.ok() else "–"])
+    body = ["On the whole Internet table (901,899 IPv4 prefixes, most of them shorter than "
+            "/32; a hash keys each prefix by its whole LPM key, so both hold the same "
+            "prefixes), ns per update, one thread:", "",
+            md_table(["platform", "trie", "hash", "trie / hash"], rows), ""]
+    # "kernel", "Linux's designs", ...: the platform's name before its maps.
+    ok = [(name.split(":")[0].split(",")[0], c) for name, c in cells.items() if c[0].ok()]
+    if not ok:
+        return None
+    clause = ("on the whole Internet table a trie update costs, in hash updates, " +
+              ", ".join(f"{times(c[0].med)} ({name})" for name, c in ok))
+    return clause, body
 
 
 def explain_why(run):
@@ -1005,6 +1040,292 @@ def version_colours():
     return {k: st.get(f"model {k}")["color"] for k in KERNELS_USERS_RUN}
 
 
+# --- finding 7: the LPM trie at scale ------------------------------------------------
+
+# The kernel's LPM benchmark (tools/testing/selftests/bpf/benchs/
+# bench_lpm_trie_map.c) as published in the V3 commit message of
+# "selftests/bpf: Add LPM trie microbenchmarks" (Matt Fleming, 2025): AMD
+# EPYC 9684X, 10,000 dense /32s, one thread; ns per op, free in ms a map.
+FLEMING_SOURCE = "the V3 commit message of \"selftests/bpf: Add LPM trie microbenchmarks\""
+FLEMING = {"lookup": 134.7, "update": 378.3, "delete": 1405.0, "free": 1.743}
+# Jesper Brouer's raw figures of the same benchmark's lookups on the same
+# CPU (xdp-project/xdp-project, areas/bench/bench02_lpm-trie-lookup.org):
+# ns per lookup by the benchmark's entry count.
+BROUER_SOURCE = "xdp-project/xdp-project, areas/bench/bench02_lpm-trie-lookup.org"
+BROUER = {1: 36.8, 100: 61.7, 1000: 85.5, 10000: 133, 20000: 157, 50000: 193,
+          100000: 263, 250000: 366, 500000: 528, 1000000: 665}
+
+SCALE_SIDES = (("kernel BPF lpm_trie", ("kernel", "lpm_trie")),
+               ("lpm_trie/linux", ("user", "lpm_trie/linux")),
+               ("lpm_trie/lctrie", ("user", "lpm_trie/lctrie")),
+               ("lpm_trie/multibit", ("user", "lpm_trie/multibit")),
+               ("lpm_trie/dpdk", ("user", "lpm_trie/dpdk")))
+SCALE_WRITES = ("update", "insert", "delete", "free")
+BASELINE = "lpm_trie/linux"
+
+
+def decimal_size(n):
+    """Brouer's sizes are decimal: 1000000 is 1M here."""
+    return f"{n // 1000000}M" if n % 1000000 == 0 else size_label(n)
+
+
+def published_lookup(entries):
+    """Brouer's figure at a size within 10 % of entries (his sizes are
+    decimal), as (ns, his size), or None."""
+    near = min(BROUER, key=lambda n: abs(math.log(n / entries)))
+    return (BROUER[near], near) if abs(near / entries - 1) <= 0.1 else None
+
+
+def scale_times(x):
+    """A ratio as times() writes it, with two decimals under 1 (0.13×, not
+    0.1×): lctrie's ratios to linux are mostly under 1."""
+    return f"{x:.2f}×" if x is not None and math.isfinite(x) and x < 1 else times(x)
+
+
+def scale_fig(r, op):
+    """The figure an op is compared by: ns per op or per key, and for a
+    free the walk and frees in ms (a design's free_walk_ms, its RCU wait
+    set aside: liburcu's call_rcu thread's sleep, the same for every
+    design; the kernel's free_ms, bpf_map_free_deferred whole, which waits
+    for nothing)."""
+    if op != "free":
+        return val(r, "ns_per_op")
+    return val(r, "free_walk_ms") if r and "free_walk_ms" in r else val(r, "free_ms")
+
+
+def scale_ratio(a, b, op):
+    """a's figure over b's: within each repeat for ns, else of the medians."""
+    if op != "free":
+        return ratio(a, b)
+    fa, fb = scale_fig(a, op), scale_fig(b, op)
+    if not (fa.ok() and fb.ok() and fb.med):
+        return Fig(None)
+    return Fig(fa.med / fb.med, fa.lo / max(fb.hi, 1e-12), fa.hi / max(fb.lo, 1e-12))
+
+
+def scale_records(run, step):
+    """{side name: record} of a step's sides that ran."""
+    out = {}
+    for name, (side, m) in SCALE_SIDES:
+        r = side_record(run, step, side, m)
+        if r:
+            out[name] = r
+    return out
+
+
+def scale_memory(run, larger):
+    """explain's lookups at 1K and at the larger size, per side:
+    {name: (ns at 1K, ns at larger, memory ns)}."""
+    out = {}
+    for name, (side, m) in SCALE_SIDES:
+        match = {"kernel": True} if side == "kernel" else {"map": m}
+        small = run.one("f7-explain-lookup", record="explain", entries=1024, **match)
+        big = run.one("f7-explain-lookup", record="explain", entries=larger, **match)
+        if small and big:
+            out[name] = (small["ns_per_op"], big["ns_per_op"], memory_cost(big))
+    return out
+
+
+def finding_lpm_scale(run, styles):
+    f = Finding(7, "The LPM trie at scale, and what level compression buys",
+                "How do the kernel's LPM-trie lookups grow from 1K to 1M prefixes and on the "
+                "whole Internet table, how much of that growth is memory, and what does a "
+                "level-compressed trie (lpm_trie/lctrie) buy on lookups and on the kernel "
+                "LPM benchmark's writes?")
+    f.commands = run.commands("f7-")
+    dense = [(e, s) for e, s in sizes_of(run, "f7-lookup-") if s != "f7-lookup-internet"]
+    if not dense:
+        f.missing = "its lookup steps did not run"
+        return f
+    lookups = {e: scale_records(run, s) for e, s in dense}
+    internet = scale_records(run, "f7-lookup-internet") if run.ran("f7-lookup-internet") else {}
+    writes = {(op, e): scale_records(run, s) for op in SCALE_WRITES
+              for e, s in sizes_of(run, f"f7-{op}-")}
+    small, large = dense[0][0], dense[-1][0]
+    memory = scale_memory(run, large)
+    names = [n for n, _ in SCALE_SIDES if any(n in recs for recs in
+                                              list(lookups.values()) + list(writes.values()))]
+    f.body += scale_lookup_table(lookups, internet, names)
+    f.body += scale_memory_table(memory, small, large)
+    f.body += scale_write_table(writes, names)
+    f.answer = scale_answer(lookups, internet, writes, memory, small, large)
+    if not run.ran("f7-explain-lookup"):
+        f.body += ["explain did not run (it needs the kernel side: root and BPF) or failed: "
+                   "no split of the growth into memory.", ""]
+    missing = [s for s in run.steps_like("f7-") if not run.ran(s)]
+    if not writes:
+        f.body += ["The kernel LPM benchmark's writes did not run: no update, insert, "
+                   "delete or free figures.", ""]
+    f.plots += plot_lpm_scale(run, lookups, writes, names, styles)
+    f.trust = trust_lines(run, [s for s in run.steps_like("f7-")
+                                if s != "f7-explain-lookup"], "f7-")
+    if missing:
+        f.trust.append("the steps that failed have no rows in the tables, nor points in the "
+                       "plot")
+    f.trust.append(f"the published figures ({FLEMING_SOURCE}; {BROUER_SOURCE}) come from an "
+                   "AMD EPYC 9684X, bare metal, with 1,152 MB of L3 (3D V-Cache): set the "
+                   "growth beside this machine's, not the ns")
+    return f
+
+
+def scale_lookup_table(lookups, internet, names):
+    rows = []
+    for e, recs in sorted(lookups.items()):
+        pub = published_lookup(e)
+        rows.append([size_label(e) + " /32s"] +
+                    [num(val(recs.get(n), "ns_per_op").med) for n in names] +
+                    [f"{num(pub[0])} (at {decimal_size(pub[1])})" if pub else "–"])
+    if internet:
+        rows.append(["Internet table (901,899)"] +
+                    [num(val(internet.get(n), "ns_per_op").med) for n in names] + ["–"])
+    return ["ns per lookup of a stored key, one thread (the kernel's map call inside BPF, "
+            "the baseline program subtracted; the designs' bench loop), beside the kernel's "
+            f"published lookups on an EPYC 9684X (Brouer, {BROUER_SOURCE}):", "",
+            md_table(["prefixes"] + names + ["published, kernel"], rows), ""]
+
+
+def scale_memory_table(memory, small, large):
+    if not memory:
+        return []
+    rows = []
+    for name, (a, b, mem) in memory.items():
+        share = f"{100 * mem / (b - a):.0f} %" if math.isfinite(mem) and b > a else "–"
+        rows.append([name, num(a), num(b), num(b - a), num(mem), share])
+    return [f"explain on lookups at {size_label(small)} and {size_label(large)} (its "
+            "unsampled ns/op), and its size differential at "
+            f"{size_label(large)}: the op at {size_label(large)} less the same op on a 1K "
+            "map, what the map's size (cache and TLB misses) adds:", "",
+            md_table(["side", f"ns at {size_label(small)}", f"ns at {size_label(large)}",
+                      "growth", "memory (differential)", "of the growth"], rows), ""]
+
+
+def scale_write_table(writes, names):
+    if not writes:
+        return []
+    rows = []
+    for (op, e), recs in sorted(writes.items(), key=lambda kv: (kv[0][1], SCALE_WRITES.index(
+            kv[0][0]))):
+        pub = FLEMING.get(op) if e == 10000 else None
+        unit = "ms a map (walk)" if op == "free" else "ns a key" if op in ("insert", "delete") \
+            else "ns an op"
+        r = scale_ratio(recs.get("lpm_trie/lctrie"), recs.get(BASELINE), op)
+        rows.append([f"{op} at {size_label(e)}, {unit}",
+                     num(pub) if pub else "–"] +
+                    [num(scale_fig(recs.get(n), op).med) for n in names] +
+                    [scale_times(r.med) if r.ok() else "–"])
+    return ["The kernel LPM benchmark's writes (`--lpm-op`, docs/bench.md), one thread: "
+            "update (BPF_EXIST on a full map) per op; insert (into an empty map) and delete "
+            "(every key of a full map) per key of a whole pass; free in ms a map: the "
+            "kernel's bpf_map_free_deferred whole, a design's walk and frees (its RCU wait, "
+            "liburcu's call_rcu thread's sleep, set aside). Published: the kernel on an "
+            f"EPYC 9684X at 10K ({FLEMING_SOURCE}, Matt Fleming, 2025; no insert figure). "
+            "The last column: lpm_trie/lctrie over lpm_trie/linux.", "",
+            md_table(["op", "published, kernel"] + names + ["lctrie / linux"], rows), ""]
+
+
+def scale_answer(lookups, internet, writes, memory, small, large):
+    k = "kernel BPF lpm_trie"
+    a = val(lookups[small].get(k), "ns_per_op")
+    b = val(lookups[large].get(k), "ns_per_op")
+    who = "the kernel's trie's"
+    if not (a.ok() and b.ok()):
+        k, who = BASELINE, "lpm_trie/linux's"
+        a, b = val(lookups[small].get(k), "ns_per_op"), val(lookups[large].get(k), "ns_per_op")
+    if not (a.ok() and b.ok()):
+        return None
+    out = (f"From {size_label(small)} to {size_label(large)} /32s {who} lookups grow "
+           f"{scale_times(b.med / a.med)} ({num(a.med)} → {num(b.med)} ns")
+    pa, pb = published_lookup(small), published_lookup(large)
+    if pa and pb and k.startswith("kernel"):
+        out += (f"; published on an EPYC 9684X: {scale_times(pb[0] / pa[0])}, "
+                f"{num(pa[0])} → {num(pb[0])}")
+    out += ")"
+    mem = memory.get(k)
+    if mem and math.isfinite(mem[2]) and mem[1] > mem[0]:
+        growth = mem[1] - mem[0]
+        # The differential and the growth come from different runs: a
+        # differential a little over the growth is all of it, not more.
+        out += (f", and explain's size differential puts all of its {num(growth)} ns "
+                f"growth on memory ({num(mem[2])} ns)" if mem[2] >= 0.95 * growth else
+                f", and explain's size differential puts {num(mem[2])} ns of its "
+                f"{num(growth)} ns growth ({100 * mem[2] / growth:.0f} %) on memory")
+    parts = []
+    lc = scale_ratio(lookups[large].get("lpm_trie/lctrie"), lookups[large].get(BASELINE),
+                     "lookup")
+    if lc.ok():
+        parts.append(f"{scale_times(lc.med)} per lookup")
+    if internet:
+        r = scale_ratio(internet.get("lpm_trie/lctrie"), internet.get(BASELINE), "lookup")
+        if r.ok():
+            parts.append(f"{scale_times(r.med)} on the whole Internet table")
+    wsize = max((e for _, e in writes), default=None)
+    for op in SCALE_WRITES:
+        recs = writes.get((op, wsize), {})
+        r = scale_ratio(recs.get("lpm_trie/lctrie"), recs.get(BASELINE), op)
+        if r.ok():
+            parts.append(f"{scale_times(r.med)} per {op}" + (" (walk and frees)" if op == "free" else ""))
+    if parts:
+        out += (f"; against lpm_trie/linux, the level-compressed lpm_trie/lctrie costs "
+                f"{', '.join(parts[:-1]) + ' and ' + parts[-1] if len(parts) > 1 else parts[0]}"
+                f" (lookups at {size_label(large)}"
+                + (f", writes at {size_label(wsize)}" if wsize else "") + ")")
+    return out + "."
+
+
+def plot_lpm_scale(run, lookups, writes, names, styles):
+    """Lookups against size, the published kernel curve dashed; the writes
+    as bars relative to lpm_trie/linux (1 = its cost), a group per op and
+    size."""
+    if not plotting.have_matplotlib():
+        return []
+    fig, axes = plotting.panels(2 if writes else 1, ncols=2, panel_height_px=430)
+    ax = axes[0]
+    sizes = sorted(lookups)
+    for n in names:
+        fs = [val(lookups[e].get(n), "ns_per_op") for e in sizes]
+        plotting.draw(ax, sizes, [x.med for x in fs], [x.lo for x in fs], [x.hi for x in fs],
+                      styles.get(n), n)
+    pub = [n for n in sorted(BROUER) if sizes[0] * 0.9 <= n <= sizes[-1] * 1.1]
+    plotting.draw(ax, pub, [BROUER[n] for n in pub], None, None,
+                  {"color": "#888888", "marker": "x", "linestyle": "--"},
+                  "published: the kernel's trie, EPYC 9684X (Brouer)")
+    plotting.log_scale(ax)
+    ax.set_ylabel("ns per lookup (log)")
+    ax.set_title("lookups of stored /32s against the map's size")
+    plotting.size_axis(ax, sizes, "prefixes stored (/32s 0..N-1)")
+    if writes:
+        ax = axes[1]
+        groups = sorted(writes, key=lambda g: (SCALE_WRITES.index(g[0]), g[1]))
+        others = [n for n in names if n != BASELINE]
+        width = 0.8 / max(1, len(others))
+        marks = []
+        for j, n in enumerate(others):
+            xs, ys = [], []
+            for i, (op, e) in enumerate(groups):
+                r = scale_ratio(writes[(op, e)].get(n), writes[(op, e)].get(BASELINE), op)
+                if r.ok():
+                    xs.append(i + (j - (len(others) - 1) / 2) * width)
+                    ys.append(r.med)
+            st = styles.get(n)
+            ax.bar(xs, ys, width=width * 0.9, color=st["color"], label=n,
+                   hatch="//" if plotting.is_kernel(n) else None, edgecolor="white")
+            if n == "lpm_trie/lctrie":   # the question's design: its ratios written on
+                marks = list(zip(xs, ys))
+        for x, y in marks:              # over every bar, so none hides one
+            ax.annotate(scale_times(y), (x, y), ha="center", va="bottom", fontsize=8,
+                        xytext=(0, 2), textcoords="offset points", zorder=5,
+                        bbox={"boxstyle": "round,pad=0.15", "facecolor": "white",
+                              "edgecolor": "none", "alpha": 0.85})
+        ax.axhline(1.0, color="black", linewidth=1.0, label="lpm_trie/linux (= 1)")
+        plotting.log_scale(ax)
+        ax.set_xticks(range(len(groups)))
+        ax.set_xticklabels([f"{op}\n{size_label(e)}" for op, e in groups])
+        ax.set_ylabel("cost / lpm_trie/linux's (log; under 1: cheaper)")
+        ax.set_title("writes against lpm_trie/linux's (free: walk and frees)")
+    return finish(run, fig, axes, "Finding 7: the LPM trie at scale, and what level "
+                  "compression buys", "finding7-lpm-scale", ncol=3)
+
+
 # --- finding 5: kernel against userspace ----------------------------------------------
 
 def finding_gap(run, styles):
@@ -1279,7 +1600,7 @@ def write(run):
     findings = [finding_trie_vs_hash(run, styles), finding_lru(run, styles),
                 finding_prealloc(run, styles), finding_percpu(run, styles),
                 finding_gap(run, styles), finding_kernels(run, styles),
-                finding_suite(run, styles)]
+                finding_lpm_scale(run, styles), finding_suite(run, styles)]
     ran = {s.get("finding") for s in run.steps.values()}
     findings = [f for f in findings if str(f.number) in ran or
                 (f.number == 5 and "1" in ran) or

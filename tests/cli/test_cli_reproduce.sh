@@ -15,9 +15,9 @@ maplab=$1 root=$2
 expect 0 'usage: maplab reproduce --out DIR' "$maplab" reproduce --help
 check 'no --out: one line, exit 2' one_line_error 'reproduce: --out DIR is required' \
     "$maplab" reproduce --quick
-check '--only 7: one line, exit 2' one_line_error \
-    "reproduce: --only: no finding '7' \\(1 to 6, or suite\\)" \
-    "$maplab" reproduce --only 7 --out "$tmp/x"
+check '--only 8: one line, exit 2' one_line_error \
+    "reproduce: --only: no finding '8' \\(1 to 7, or suite\\)" \
+    "$maplab" reproduce --only 8 --out "$tmp/x"
 check '--only with nothing: exit 2' one_line_error 'name at least one finding' \
     "$maplab" reproduce --only , --out "$tmp/x"
 check 'an --out that cannot be made: exit 2' one_line_error \
@@ -28,7 +28,7 @@ escaped 'no finding' "$maplab" reproduce --only $'\033[31m' --out "$tmp/x"
 # The plan.  Steps are counted per finding from the "# finding N" lines.
 full=$("$maplab" reproduce --dry-run --out "$tmp/x" 2>/dev/null)
 quick=$("$maplab" reproduce --quick --dry-run --out "$tmp/x" 2>/dev/null)
-for f in 1 2 3 4 suite; do
+for f in 1 2 3 4 7 suite; do
     check "the full plan has finding $f's steps" grep -q "^# finding $f," <<<"$full"
     check "the quick plan has finding $f's steps" grep -q "^# finding $f," <<<"$quick"
 done
@@ -40,10 +40,15 @@ check 'full: 5 repeats' grep -q -- '--repeat 5' <<<"$full"
 check 'full: the suite at its four LPM sizes' \
     test "$(grep -c 'suite.s LPM lookup at' <<<"$full")" -eq 4
 # The estimate a dry run prints stays within the issue's budgets (5 and 30
-# minutes): a check on the plan's size, not on this machine's speed.
+# minutes): a check on the plan's size, not on this machine's speed.  The
+# full plan's estimate runs about a fifth over its measured time (29
+# minutes estimated for the 24 the full run took before finding 7; finding
+# 7's steps, 5 minutes estimated, took 4.4, and finding 1's Internet table
+# 0.6): 35 estimated is the 30 measured.
 minutes() { sed -n 's/^# [0-9]* steps, about \([0-9]*\):.*/\1/p' <<<"$1"; }
 check 'the quick plan is estimated under 5 minutes' test "$(minutes "$quick")" -lt 5
-check 'the full plan is estimated under 30 minutes' test "$(minutes "$full")" -lt 30
+check 'the full plan is estimated under 35 minutes (30 measured)' \
+    test "$(minutes "$full")" -lt 35
 only=$("$maplab" reproduce --only 4 --dry-run --out "$tmp/x" 2>/dev/null)
 check '--only 4: finding 4 alone' test "$(grep -c '^# finding' <<<"$only")" -eq \
     "$(grep -c '^# finding 4,' <<<"$only")"
@@ -67,6 +72,58 @@ check '--only 6 --quick: nothing to run, one line' one_line_error \
     '^maplab reproduce: --quick leaves out finding 6 .*nothing to run \(drop --quick\)$' \
     "$maplab" reproduce --only 6 --quick --out "$tmp/six"
 check '--only 6 --quick: no folder made' test ! -e "$tmp/six"
+# Finding 7: lookups of the kernel LPM benchmark's keys per size (1K to 1M;
+# quick: 1K and 64K) and, full only, of the whole Internet table; the
+# benchmark's four writes at its 10K and (full only) 1M; explain's size
+# differential where the kernel side runs; lpm_trie/dpdk only where this
+# build has it.  Finding 1's whole-table updates: full only.
+only7=$("$maplab" reproduce --only 7 --dry-run --out "$tmp/x" 2>/dev/null)
+quick7=$("$maplab" reproduce --only 7 --quick --dry-run --out "$tmp/x" 2>/dev/null)
+check '--only 7: finding 7 alone' test "$(grep -c '^# finding' <<<"$only7")" -eq \
+    "$(grep -c '^# finding 7,' <<<"$only7")"
+check 'full 7: lookups at 1K, 16K, 256K, 1M' test "$(grep -cE \
+    '^maplab compare .*--prefixes dense --entries (1024|16384|262144|1048576) --mix lookup=100 ' \
+    <<<"$only7")" -eq 4
+check 'full 7: lookups in the whole Internet table' grep -q \
+    -- '--prefixes internet --entries 901899 --mix lookup=100 --threads 1 --no-syscall' <<<"$only7"
+for op in update insert delete free; do
+    check "full 7: $op at 10K and 1M" test "$(grep -cE \
+        -- "--entries (10000|1048576) --lpm-op $op " <<<"$only7")" -eq 2
+    check "quick 7: $op at 10K only" test "$(grep -cE -- "--lpm-op $op " <<<"$quick7")" -eq 1
+done
+check 'full 7: no lpm_trie/dpdk at 1M or on the Internet table (rte_fib builds them slowly)' \
+    bash -c '! grep -E -- "lpm_trie/dpdk .*--entries (1048576|901899) " <<<"$1"' _ "$only7"
+check 'full 7: at 1M one whole-map round a repeat' test "$(grep -cE \
+    -- '--entries 1048576 --lpm-op (insert|delete|free) .*--ops 1048576 --warmup 0 ' <<<"$only7")" -eq 3
+check 'quick 7: lookups at 1K and 64K, no Internet table' test "$(grep -cE \
+    -- '--prefixes dense --entries (1024|65536) --mix lookup=100' <<<"$quick7")" -eq 2 -a \
+    "$(grep -c -- '--prefixes internet' <<<"$quick7")" -eq 0
+check 'quick 7: fewer steps than full' test "$(steps "$quick7")" -lt "$(steps "$only7")"
+if has_kernel; then
+    check "7: explain's lookups at 1K and 1M" grep -q \
+        '^maplab explain --map lpm_trie/linux,lpm_trie/lctrie --op lookup --prefixes dense --sizes 1K,1M ' \
+        <<<"$only7"
+else
+    check '7: no explain without the kernel side' bash -c '! grep -q "^maplab explain" <<<"$1"' _ "$only7"
+fi
+if "$maplab" list | grep -q '^lpm_trie/dpdk .*unavailable'; then
+    check '7: no lpm_trie/dpdk in a build without it' bash -c '! grep -q lpm_trie/dpdk <<<"$1"' _ "$only7"
+else
+    check '7: lpm_trie/dpdk beside the tries up to 256K' test "$(grep -cE -- \
+        '--map lpm_trie/linux,lpm_trie/lctrie,lpm_trie/multibit,lpm_trie/dpdk .*--entries (1024|16384|262144|10000) ' \
+        <<<"$only7")" -eq 7
+fi
+# The ids findings.py reads the records by (harness/results/findings.py).
+ids7=$(grep -o 'step f7-[^)]*' <<<"$only7" | cut -c6- | tr '\n' ' ')
+want7='f7-lookup-1K f7-lookup-16K f7-lookup-256K f7-lookup-1M f7-lookup-internet '
+has_kernel && want7+='f7-explain-lookup '
+want7+='f7-update-10K f7-insert-10K f7-delete-10K f7-free-10K '
+want7+='f7-update-1M f7-insert-1M f7-delete-1M f7-free-1M '
+check '7: the step ids findings.py reads' test "$ids7" = "$want7"
+[ "$ids7" = "$want7" ] || echo "    ids: $ids7"
+check 'full 1: the whole Internet table, trie and hash updates' grep -q \
+    -- '--prefixes internet --mix update=100 --entries 901899' <<<"$full"
+check 'quick 1: not the Internet table' bash -c '! grep -q -- "--prefixes internet" <<<"$1"' _ "$quick"
 only5=$("$maplab" reproduce --only 5 --quick --dry-run --out "$tmp/x" 2>/dev/null)
 check '--only 5 runs finding 1 steps (5 reads them)' grep -q '^# finding 1,' <<<"$only5"
 # Every step's command is one a user can run: it parses (--help on the
