@@ -302,6 +302,8 @@ static int design_accepts(const struct bench_cli *c, const char *opt,
 		return 0;
 	}
 	char flags[160];
+	if (*map_refusal())
+		return cli_error(c->cmd, "%s%s", opt, map_refusal());
 	return cli_error(c->cmd, "%s%s refuses this map (key_size=%u "
 			 "value_size=%u max_entries=%u flags=%s): %s", opt,
 			 ops->name, attr.key_size, attr.value_size,

@@ -64,7 +64,7 @@ static const char usage[] =
 	"     Internet table, the kernel's LPM benchmark's writes, and what level\n"
 	"     compression (lpm_trie/lctrie) buys\n"
 	"  suite  the bpf_performance tests measured the suite's way\n\n"
-	"The full run takes about 30 minutes on 2 cores, --quick about 3.  The\n"
+	"The full run takes about 30 minutes on 2 cores, --quick about 4.  The\n"
 	"kernel's sides need root and BPF (finding 6's, QEMU too); without them\n"
 	"the designs run alone and findings.md says what is missing.  DIR must\n"
 	"be new or hold no other run; until the run has finished,\n"
@@ -78,7 +78,7 @@ static const char after[] =
 
 static const struct opt_spec opt_quick = { OPT_QUICK, "quick", TAKES_NOTHING,
 	0, 0, 0, 0, NULL,
-	"two sizes, short runs, 2 repeats (about 3 minutes)" };
+	"two sizes, short runs, 2 repeats (about 4 minutes)" };
 static const struct opt_spec opt_only = { OPT_ONLY, "only", TAKES_TEXT, 0, 0,
 	0, 0, "N[,N...]", "only these findings: 1 to 7, suite" };
 static const struct opt_spec opt_dry_run = { OPT_DRY_RUN, "dry-run",

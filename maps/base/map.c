@@ -4,14 +4,33 @@
 #include "maps/base/cpu.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+
+/* Per thread: creates run on any thread, and the reason is read right
+ * after the create that failed. */
+static _Thread_local char refusal[256];
+
+void map_refuse(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(refusal, sizeof(refusal), fmt, ap);
+	va_end(ap);
+}
+
+const char *map_refusal(void)
+{
+	return refusal;
+}
 
 int map_create(const struct map_ops *ops, const struct map_attr *attr,
 	       struct map **out)
 {
 	struct map_attr a = *attr;
 
+	refusal[0] = '\0';
 	if (ops->type && a.type != ops->type)
 		return -EINVAL;
 	a.flags |= ops->mode_flags;

@@ -320,9 +320,19 @@ uint32_t map_type_from_name(const char *name);
 
 /* --- Convenience calls: these only dispatch through map->ops ------------- */
 
-/* Create a map of design ops.  attr->ncpus == 0 means possible CPUs. */
+/* Create a map of design ops.  attr->ncpus == 0 means possible CPUs.
+ * Where the design refuses the map for a reason of its own (a key size it
+ * cannot hold), map_refusal() says why afterwards. */
 int map_create(const struct map_ops *ops, const struct map_attr *attr,
 	       struct map **out);
+
+/* A design's create, refusing a map it cannot hold: records why (one
+ * phrase, the design's name first, printf-style), for the caller to print
+ * in its own one line rather than the design on stderr. */
+void map_refuse(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The reason the last map_create on this thread failed, as map_refuse
+ * gave it; "" where the design gave none (or create succeeded). */
+const char *map_refusal(void);
 
 static inline void map_destroy(struct map *m) { m->ops->destroy(m); }
 static inline void *map_lookup(struct map *m, const void *key)

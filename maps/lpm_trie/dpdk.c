@@ -584,17 +584,17 @@ static int check_dpdk_attr(const struct map_attr *attr)
 {
 	const struct lpm_dpdk_family *f = family_of(attr->key_size);
 	if (!f) {
-		fprintf(stderr, "lpm_trie/dpdk: key_size %u: only IPv4 keys "
-			"(key_size 8, rte_fib) and IPv6 keys (key_size 20, "
-			"rte_fib6); DPDK has no other sizes\n",
-			attr->key_size);
+		map_refuse("lpm_trie/dpdk takes IPv4 keys (key_size 8, "
+			   "rte_fib) and IPv6 keys (key_size 20, rte_fib6), "
+			   "not key_size %u: DPDK has no other sizes",
+			   attr->key_size);
 		return -EINVAL;
 	}
 	if (attr->max_entries > f->max_entries_cap) {
-		fprintf(stderr, "lpm_trie/dpdk: max_entries %u: at most %u "
-			"for key_size %u (tbl8 groups for every prefix in "
-			"EAL's heap)\n", attr->max_entries,
-			f->max_entries_cap, attr->key_size);
+		map_refuse("lpm_trie/dpdk takes max_entries %u at most for "
+			   "key_size %u (tbl8 groups for every prefix in EAL's "
+			   "heap), not %u", f->max_entries_cap, attr->key_size,
+			   attr->max_entries);
 		return -E2BIG;
 	}
 	return 0;

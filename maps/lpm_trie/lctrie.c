@@ -1291,10 +1291,11 @@ static int lctrie_create(const struct map_attr *attr, struct map **out)
 	if (err)
 		return err;
 	if (attr->key_size > MAP_LPM_PREFIX_BYTES + DATA_MAX) {
-		fprintf(stderr, "lpm_trie/lctrie: key_size %u: at most %u (%u "
-			"data bytes, an IPv6 address): keys are held as "
-			"128-bit numbers\n", attr->key_size,
-			MAP_LPM_PREFIX_BYTES + DATA_MAX, DATA_MAX);
+		map_refuse("lpm_trie/lctrie takes key_size %u at most (%u "
+			   "data bytes, an IPv6 address), not %u: keys are "
+			   "held as 128-bit numbers",
+			   MAP_LPM_PREFIX_BYTES + DATA_MAX, DATA_MAX,
+			   attr->key_size);
 		return -EINVAL;
 	}
 	struct lpm_lctrie *t = calloc(1, sizeof(*t));

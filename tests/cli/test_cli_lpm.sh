@@ -117,6 +117,9 @@ check 'more entries than the internet table holds' one_line_error \
 check 'more entries than its IPv6 part holds' one_line_error \
     'the internet table holds 160147 IPv6 prefixes$' \
     "${l[@]}" --prefixes internet --key-size 20 --entries 160148
+check 'a key size lpm_trie/lctrie cannot hold: its reason, in one line' one_line_error \
+    '^maplab bench: lpm_trie/lctrie takes key_size 20 at most \(16 data bytes, an IPv6 address\), not 36: keys are held as 128-bit numbers$' \
+    "$maplab" bench --map lpm_trie/lctrie --key-size 36 --entries 1000 --duration 0.05 --warmup 0
 check 'internet6 with an IPv4 key size' one_line_error \
     '^maplab bench: --prefixes internet6 makes 20-byte LPM keys .*, not --key-size 8 \(the table.s IPv4 prefixes: --prefixes internet\)$' \
     "${l[@]}" --prefixes internet6 --key-size 8

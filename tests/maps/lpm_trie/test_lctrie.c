@@ -558,11 +558,18 @@ Test(lpm_lctrie, refuses_key_sizes_past_16_data_bytes)
 		cr_assert_eq(twin_create(DESIGN, refused[i], 16, &m), -EINVAL,
 			     "key_size %u", refused[i]);
 		cr_assert_eq(m, &not_a_map);
+		char not_this[32];
+		snprintf(not_this, sizeof(not_this), "not %u:", refused[i]);
+		cr_assert(strstr(map_refusal(), "lpm_trie/lctrie takes key_size "
+					       "20 at most") &&
+			  strstr(map_refusal(), not_this),
+			  "the reason given: '%s'", map_refusal());
 	}
 	for (uint32_t ks = 5; ks <= 20; ks++) {
 		struct map *m = NULL;
 		cr_assert_eq(twin_create(DESIGN, ks, 16, &m), 0, "key_size %u",
 			     ks);
+		cr_assert_str_empty(map_refusal()); /* a create clears it */
 		map_destroy(m);
 	}
 }
