@@ -98,10 +98,11 @@ struct vm_run {
 /*
  * Boot run->kernel once with run->cpus vCPUs, replay every trace on its
  * own maps (each as `maplab replay --map kernel` would, on cpu 0 or its
- * cpu lines' cpus), record the results into traces[i].rec, power off.  0,
- * or -1 with one line in err: which kernel, and what was seen (a VM that
- * did not come up, hung or crashed: the last lines of its console).
- * Never leaves a VM running.
+ * cpu lines' cpus), record the results into traces[i].rec, power off.  A
+ * kernel that panics is booted once more, with a line on stderr saying
+ * so (vm_console_panicked).  0, or -1 with one line in err: which kernel,
+ * and what was seen (a VM that did not come up, hung or crashed: the last
+ * lines of its console).  Never leaves a VM running.
  */
 int vm_replay_kernel_side(struct vm_run *run, struct vm_trace *traces,
 			  size_t n, char *err, size_t errlen);

@@ -3,7 +3,8 @@
  * vm_batch.c: one boot of a kernel for a batch of traces known in advance
  * (vm.h): the image carries every trace, the agent replays them on the
  * kernel's maps and sends the recordings to a file at power-off; the VM
- * runs under a time limit that grows with the traces' lines.
+ * runs under a time limit that grows with the traces' lines, and a kernel
+ * that panics is booted once more before its panic is the error.
  */
 #include "kernel-compare/vm/vm.h"
 #include "kernel-compare/vm/vm_protocol.h"
@@ -42,7 +43,14 @@ static double time_limit(const struct vm_trace *traces, size_t n)
 	       (double)trace_lines(traces, n) / VM_LINES_PER_SECOND;
 }
 
-/* Boot, wait, and read the results back: 0, or -1 with one line. */
+/* A kernel that panicked gets this many boots in all: its traces replay
+ * the same in a fresh VM, and a panic under TCG seldom comes twice
+ * (vm_console_panicked). */
+#define VM_BOOTS_IF_PANICKED 2
+#define BOOT_PANICKED (-2)
+
+/* Boot, wait, and read the results back: 0, or -1 with one line
+ * (BOOT_PANICKED where the kernel panicked). */
 static int boot(struct vm_run *run, const struct vm_files *f,
 		struct vm_trace *traces, size_t n, char *err, size_t errlen)
 {
@@ -63,6 +71,12 @@ static int boot(struct vm_run *run, const struct vm_files *f,
 	if (rc == 0)
 		return 0;
 	vm_console_tail(f->console, tail, sizeof(tail));
+	if (vm_console_panicked(f->console)) {
+		snprintf(err, errlen, "%s: the kernel panicked (%zu of %zu "
+			 "traces answered); its console's last lines: %s",
+			 run->label, answered, n, tail);
+		return BOOT_PANICKED;
+	}
 	if (status == -2)
 		snprintf(err, errlen, "%s: the kernel stopped (%zu of %zu traces "
 			 "answered); its console's last lines: %s", run->label,
@@ -97,11 +111,17 @@ int vm_replay_kernel_side(struct vm_run *run, struct vm_trace *traces,
 			run->label, vm_accelerator(), n, n == 1 ? "" : "s");
 	vm_guard(&f);
 	int rc = vm_image_build(&f, &job, traces, n, err, errlen);
-	if (!rc)
+	for (unsigned boots = 1; !rc; boots++) {
 		rc = boot(run, &f, traces, n, err, errlen);
+		if (rc != BOOT_PANICKED || boots == VM_BOOTS_IF_PANICKED)
+			break;
+		fprintf(stderr, "maplab: %s; booting it once more\n", err);
+		vm_traces_free(traces, n); /* what the first boot answered */
+		rc = 0;
+	}
 	vm_unguard();
 	vm_files_remove(&f);
-	return rc;
+	return rc ? -1 : 0;
 }
 
 void vm_traces_free(struct vm_trace *traces, size_t n)

@@ -278,6 +278,18 @@ bool vm_console_stuck(const char *path)
 	return strstr(buf, "System halted") || strstr(buf, "end Kernel panic");
 }
 
+/* Whether the console says its kernel panicked anywhere in it: with
+ * panic=-1 and -no-reboot QEMU then exits, so the panic's lines need not
+ * be the last. */
+bool vm_console_panicked(const char *path)
+{
+	size_t n;
+	char *text = vm_slurp(path, &n);
+	bool panicked = text && memmem(text, n, "Kernel panic", 12) != NULL;
+	free(text);
+	return panicked;
+}
+
 void vm_qemu_kill(pid_t pid)
 {
 	int status;

@@ -64,6 +64,12 @@ int vm_qemu_wait(pid_t pid, double seconds, const char *console);
 /* Whether the console says the VM will never finish (halted, panicked). */
 bool vm_console_stuck(const char *console);
 
+/* Whether the console says its kernel panicked.  Under TCG a stock
+ * kernel panics now and then on its own (seen: 6.12 with 8 vCPUs, "Fatal
+ * exception in interrupt" while booting, once in dozens of boots; the
+ * same boot then passes), so a caller boots such a VM once more. */
+bool vm_console_panicked(const char *console);
+
 void vm_qemu_kill(pid_t pid);
 
 /* The console's last lines, printable, joined by " | ". */

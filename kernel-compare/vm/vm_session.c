@@ -237,14 +237,59 @@ static int connect_port(struct vm_session *s, char *err, size_t errlen)
 	return failed(s, "QEMU did not open its port", err, errlen);
 }
 
+/* Let the VM go (QEMU killed, the port closed), its files kept. */
+static void drop_vm(struct vm_session *s)
+{
+	if (s->pid > 0)
+		vm_qemu_kill(s->pid);
+	s->pid = 0;
+	vm_guard_pid(0);
+	if (s->fd >= 0)
+		close(s->fd);
+	s->fd = -1;
+}
+
+#define BOOT_PANICKED (-2)
+
+/* Start QEMU on the session's image and wait for the agent's hello: 0, or
+ * -1 with one line in err (BOOT_PANICKED where the kernel panicked); the
+ * VM dropped then. */
+static int boot(struct vm_session *s, const struct vm_kernel *k,
+		unsigned cpus, char *err, size_t errlen)
+{
+	uint32_t kind;
+	void *hello = NULL;
+	size_t len;
+	s->pid = vm_qemu_start(k, cpus, &s->files, VM_PORT_SOCKET, err, errlen);
+	if (s->pid < 0) {
+		s->pid = 0;
+		return -1;
+	}
+	vm_guard_pid(s->pid);
+	int rc = connect_port(s, err, errlen) ||
+		 await_frame(s, SESSION_BOOT_SECONDS, &kind, &hello, &len, err,
+			     errlen) ? -1 : 0;
+	free(hello);
+	if (!rc && kind != VM_FRAME_READY)
+		rc = failed(s, "the agent did not say it was ready", err, errlen);
+	if (rc)
+		drop_vm(s);
+	if (rc && vm_console_panicked(s->files.console)) {
+		failed(s, "the kernel panicked while it booted", err, errlen);
+		rc = BOOT_PANICKED;
+	}
+	return rc;
+}
+
+/* A kernel that panics while it boots gets this many boots in all
+ * (vm_console_panicked). */
+#define SESSION_BOOTS_IF_PANICKED 2
+
 int vm_session_start(const struct vm_kernel *k, unsigned cpus, bool quiet,
 		     struct vm_session **out, char *err, size_t errlen)
 {
 	struct vm_session *s = calloc(1, sizeof(*s));
 	struct vm_job job = { .cpus = cpus, .session = true };
-	uint32_t kind;
-	void *hello;
-	size_t len;
 	if (!s) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
@@ -259,23 +304,15 @@ int vm_session_start(const struct vm_kernel *k, unsigned cpus, bool quiet,
 		fprintf(stderr, "maplab: booting %s, %s ...\n", s->label,
 			vm_accelerator());
 	vm_guard(&s->files);
-	if (vm_image_build(&s->files, &job, NULL, 0, err, errlen) ||
-	    (s->pid = vm_qemu_start(k, cpus, &s->files, VM_PORT_SOCKET, err,
-				    errlen)) < 0) {
-		s->pid = 0;
-		vm_session_stop(s);
-		return -1;
+	int rc = vm_image_build(&s->files, &job, NULL, 0, err, errlen);
+	for (unsigned boots = 1; !rc; boots++) {
+		rc = boot(s, k, cpus, err, errlen);
+		if (rc != BOOT_PANICKED || boots == SESSION_BOOTS_IF_PANICKED)
+			break;
+		fprintf(stderr, "maplab: %s; booting it once more\n", err);
+		rc = 0;
 	}
-	vm_guard_pid(s->pid);
-	if (connect_port(s, err, errlen) ||
-	    await_frame(s, SESSION_BOOT_SECONDS, &kind, &hello, &len, err,
-			errlen)) {
-		vm_session_stop(s);
-		return -1;
-	}
-	free(hello);
-	if (kind != VM_FRAME_READY) {
-		failed(s, "the agent did not say it was ready", err, errlen);
+	if (rc) {
 		vm_session_stop(s);
 		return -1;
 	}

@@ -19,7 +19,9 @@
  * this binary, so a payload carries structs as they are.
  *
  * Every wait has a time limit; a VM that stops answering is killed, and
- * the error says what its console said last.  vm_session_stop always
+ * the error says what its console said last.  A kernel that panics while
+ * it boots is booted once more (a line on stderr says so); one that
+ * panics later is the error, as the points it answered are gone with it.  vm_session_stop always
  * leaves no VM and no temporary folder behind.
  */
 #ifndef MAPLAB_VM_SESSION_H

@@ -16,6 +16,8 @@
 #   - with 4 and 8 vCPUs on 6.12, 100 random traces a mode of the two LRUs
 #     over all the cpus match, and the common LRU stole and the per-CPU LRU
 #     filled its shares.
+#   - a kernel that panics is booted once more, with a line saying so, and
+#     one that panics on both boots is the error (a stand-in QEMU panics);
 #   - sim's kernel policies in a VM miss exactly as the designs modelling
 #     that kernel, on that many cpus, and the VM's speed is not reported.
 # Kernels come from the cache (fetched the first time: docs/kernels.md).
@@ -69,6 +71,10 @@ if ! command -v qemu-system-x86_64 >/dev/null; then
     finish
     exit
 fi
+
+misses() { # OUTPUT POLICY COLUMN: the policy's miss count in sim's table
+    awk -v p="$2" -v c="$3" '$1 == p { print $c }' <<<"$1"
+}
 
 # Every VM of this script leaves its temporary folder here, so that none
 # can be missed; none may be left, and no QEMU of ours may run on.
@@ -147,6 +153,50 @@ else
 fi
 check 'no VM or temporary folder left after the failures' nothing_left
 
+# A kernel that panics is booted once more, with a line saying so; one that
+# panics on both boots is the error.  A stand-in QEMU first on PATH panics
+# on its first $tmp/panics starts (a panic on the console, then exit, as
+# panic=-1 and -no-reboot make QEMU do), then runs the real one.
+mkdir -p "$tmp/panicky"
+cat >"$tmp/panicky/qemu-system-x86_64" <<EOF
+#!/usr/bin/env bash
+left=\$(cat "$tmp/panics")
+if [ "\$left" -gt 0 ]; then
+    echo \$(( left - 1 )) >"$tmp/panics"
+    while [ \$# -gt 1 ] && ! { [ "\$1" = -serial ] && [ "\${2#file:}" != "\$2" ]; }; do shift; done
+    printf 'Kernel panic - not syncing: Fatal exception in interrupt\n' >"\${2#file:}"
+    exit 0
+fi
+exec "$(command -v qemu-system-x86_64)" "\$@"
+EOF
+chmod +x "$tmp/panicky/qemu-system-x86_64"
+panicky() { # PANICS CMD...: CMD with the stand-in QEMU panicking PANICS times
+    echo "$1" >"$tmp/panics"; shift
+    PATH="$tmp/panicky:$PATH" "$@"
+}
+panicky 1 "$maplab" replay --map kernel --kernel 6.12 --trace "$versions" \
+    >"$tmp/panicked.out" 2>"$tmp/err"; rc=$?
+check 'a kernel that panicked once: booted again, the replay answers as 6.12' \
+    test "$rc" -eq 0 -a "$(answers "$tmp/panicked.out")" = "$new"
+check 'a kernel that panicked once: a line says so' \
+    grep -qE '^maplab: kernel 6\.12.*: the kernel panicked \(0 of 2 traces answered\).*Fatal exception in interrupt; booting it once more$' "$tmp/err"
+[ "$rc" -eq 0 ] || sed 's/^/    /' "$tmp/err"
+panicky 2 "$maplab" replay --map kernel --kernel 6.12 --trace "$versions" >/dev/null 2>"$tmp/err"; rc=$?
+check 'a kernel that panics on both boots: exit 2, two lines' \
+    test "$rc" -eq 2 -a "$(wc -l <"$tmp/err")" -eq 2
+check 'a kernel that panics on both boots: the last line is the panic' \
+    grep -qE '^maplab replay: kernel 6\.12.*: the kernel panicked \(0 of 2 traces answered\)' \
+    <(tail -n 1 "$tmp/err")
+[ "$rc" -eq 2 ] || sed 's/^/    /' "$tmp/err"
+out=$(panicky 1 "$maplab" sim --trace "$root/examples/traces/zipf.txt" --sizes 0.1 \
+    --policy kernel --kernel 6.12 --vm-cpus 2 2>"$tmp/err"); rc=$?
+check 'sim: a kernel that panicked while it booted is booted again' \
+    test "$rc" -eq 0 -a -n "$(misses "$out" kernel 5)"
+check 'sim: a line says the kernel panicked' \
+    grep -qE '^maplab: kernel 6\.12.*: the kernel panicked while it booted; .*Fatal exception in interrupt; booting it once more$' "$tmp/err"
+[ "$rc" -eq 0 ] || sed 's/^/    /' "$tmp/err"
+check 'no VM or temporary folder left after the panics' nothing_left
+
 # --- 200 random traces of each faithful design, on each kernel ----------------
 # Shapes spread by seed: max_entries 4 to 300, key sizes 1 to 64 (LPM: 1 to
 # 13 data bytes), values 1 to 24 bytes, the access flags in turn, 100 to
@@ -183,6 +233,7 @@ check '6.1 and 6.12 answer some random trace differently' \
 # The common LRU steals where every other cpu holds a node (max_entries
 # below the cpu count); the per-CPU LRU fills each cpu's share of 2.
 for n in 4 8; do
+    before=$fail
     out=$("$maplab" validate --map lru/linux_common --kernel 6.12 --vm-cpus "$n" --random \
         --seeds 1-100 --type lru_hash --entries $(( n - 1 )) --ops 300 --cpus 0-$(( n - 1 )) 2>&1)
     check "$n cpus: the common LRU matches on 100 traces" \
@@ -195,14 +246,12 @@ for n in 4 8; do
         grep -qE "^validate: 100 traces, .* lru/linux_percpu matches kernel 6\.12.*\(VM, $n cpus\)$" <<<"$out"
     check "$n cpus: the per-CPU LRU filled its shares (evicted)" \
         grep -qE '^validate: lru/linux_percpu evicted [1-9][0-9]* keys' <<<"$out"
+    [ "$fail" = "$before" ] || grep -v '^  ' <<<"$out" | tail -4 | sed 's/^/    /'
 done
 # --- sim: the kernel policies in a VM kept up for the whole run ---------------
 # On 6.1 with 2 vCPUs and on 6.12 with 4 serial cpus, the kernel's two LRUs
 # miss exactly as the designs modelling that kernel on that many cpus do;
 # the VM's speed is not reported.
-misses() { # OUTPUT POLICY COLUMN: the policy's miss count in sim's table
-    awk -v p="$2" -v c="$3" '$1 == p { print $c }' <<<"$1"
-}
 for run in "6.1 2 --threads 1" "6.12 4 --cpus 4"; do
     read -r k n mode m <<<"$run"
     out=$("$maplab" sim --trace "$root/examples/traces/zipf.txt" --sizes 0.1 \
