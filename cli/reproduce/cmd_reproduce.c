@@ -64,7 +64,7 @@ static const char usage[] =
 	"     Internet table, the kernel's LPM benchmark's writes, and what level\n"
 	"     compression (lpm_trie/lctrie) buys\n"
 	"  suite  the bpf_performance tests measured the suite's way\n\n"
-	"The full run takes about 30 minutes on 2 cores, --quick about 4.  The\n"
+	"The full run takes 25 to 30 minutes on 2 cores, --quick about 4.  The\n"
 	"kernel's sides need root and BPF (finding 6's, QEMU too); without them\n"
 	"the designs run alone and findings.md says what is missing.  DIR must\n"
 	"be new or hold no other run; until the run has finished,\n"
