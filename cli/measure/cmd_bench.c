@@ -102,7 +102,8 @@ static int bench_sides(struct bench_cli *cli, bool kernel)
 	struct outputs out;
 	int rc = kernel ? add_kernel_sides(cli, &m) : add_user_sides(cli, &m);
 
-	if (rc || (rc = measure_add_physical_sides(cli, &m)) ||
+	if (rc || (rc = measure_add_plain_sides(cli, &m)) ||
+	    (rc = measure_add_physical_sides(cli, &m)) ||
 	    (rc = outputs_open(cli, &out))) {
 		measure_free(&m);
 		return rc;

@@ -18,6 +18,7 @@
 
 #include "harness/common/wrap.h"
 #include "kernel-compare/kbench.h"
+#include "maps/plain/plain.h"
 
 #include <math.h>
 #include <stdbool.h>
@@ -186,6 +187,13 @@ static void print_physical(FILE *f, const struct measurement *m)
 		if (side->kind == &side_harness)
 			wrap_printf(f, "%s: the noop design through the same loop: "
 				"the harness's own cost per op.\n", side->label);
+		else if (plain_is(side->design))
+			wrap_printf(f, "%s: DPDK's table used plainly, as a DPDK "
+				"program uses it: the same keys, the table's own "
+				"lookup and bulk lookup through the same loop, no "
+				"BPF semantics; a reference, not a design "
+				"(docs/bench.md, \"Plain DPDK tables\").\n",
+				side->label);
 		else if (side->kind == &side_loads)
 			wrap_printf(f, "%s: independent random 8-byte loads over "
 				"%zu bytes, %s's footprint: ns per load per "
@@ -259,6 +267,48 @@ static void print_free_figures(FILE *f, const struct bench_cli *cli,
 	print_figure(f, cli, m, RF_FREE_WALK_MS, "%.3f", false, true);
 }
 
+/* The median over the repeats both ran of a's ns/op less b's. */
+static double median_difference(const struct report_point *a,
+				const struct report_point *b)
+{
+	double d[REPORT_MAX_RUNS];
+	unsigned n = 0;
+	for (unsigned r = 0; r < a->runs && r < b->runs; r++)
+		d[n++] = a->run[r].v[RF_NS_PER_OP] - b->run[r].v[RF_NS_PER_OP];
+	return spread_of(d, n).median;
+}
+
+/* Beside a DPDK adapter, its plain table (maps/plain/plain.h): every
+ * side over the plain table, and what the adapter adds to it. */
+static void print_plain(FILE *f, const struct bench_cli *cli,
+			const struct measurement *m)
+{
+	if (!has_figure(m, RF_PLAIN_RATIO))
+		return;
+	fprintf(f, "\nns/op over the plain DPDK table's of the same map type, "
+		"within each repeat\n");
+	print_figure(f, cli, m, RF_PLAIN_RATIO, "%.2fx", true, false);
+	for (unsigned s = 0; s < m->n_sides; s++) {
+		const struct side *side = &m->sides[s];
+		const struct side *plain = side->plain >= 0
+					   ? &m->sides[side->plain] : NULL;
+		if (!plain || !side->design ||
+		    plain_for(side->design->name) != plain->design)
+			continue;
+		struct wrap_buffer line;
+		FILE *w = wrap_begin(&line);
+		fprintf(w, "%s's own cost over %s (ns/op, the median of its "
+			"repeats' differences):", side->label, plain->design->name);
+		for (unsigned t = 0; t < m->n_threads; t++)
+			fprintf(w, "%s %.1f at %u thread%s", t ? "," : "",
+				median_difference(measure_point(m, s, t),
+						  measure_point(m, (unsigned)side->plain, t)),
+				cli->threads[t], cli->threads[t] == 1 ? "" : "s");
+		fputc('\n', w);
+		wrap_end(&line, f);
+	}
+}
+
 static void print_compare_table(FILE *f, const struct bench_cli *cli,
 				const struct host_record *host,
 				const struct measurement *m)
@@ -279,6 +329,7 @@ static void print_compare_table(FILE *f, const struct bench_cli *cli,
 		fprintf(f, "\nMops/s, all threads\n");
 		print_figure(f, cli, m, RF_MOPS, "%.2f", true, true);
 	}
+	print_plain(f, cli, m);
 	if (has_figure(m, RF_BYTES_PER_ENTRY)) {
 		/* The same map each repeat: its medians say it all. */
 		fprintf(f, "\nbytes per entry of max_entries, after the prefill "
@@ -407,6 +458,7 @@ int cmd_compare(int argc, char **argv)
 		return rc == 1 ? EXIT_OK : rc;
 	if ((rc = one_map_type(&cli)) ||
 	    (rc = add_sides(&cli, measure_kernel_ready(cli.cmd, true), &m)) ||
+	    (rc = measure_add_plain_sides(&cli, &m)) ||
 	    (rc = measure_add_physical_sides(&cli, &m)) ||
 	    (rc = outputs_open(&cli, &out))) {
 		measure_free(&m);

@@ -15,6 +15,7 @@
 #include "harness/common/parse.h"
 #include "harness/common/wrap.h"
 #include "maps/base/cpu.h"
+#include "maps/plain/plain.h"
 
 #include <errno.h>
 #include <math.h>
@@ -115,6 +116,8 @@ static int run_loads(const struct side *s, const struct bench_cli *cli,
 const struct side_kind side_user = { "user", run_user };
 const struct side_kind side_harness = { "harness", run_harness };
 const struct side_kind side_loads = { "loads", run_loads };
+/* a plain DPDK table runs through bench's loop as a design does */
+const struct side_kind side_plain = { "plain", run_user };
 const struct side_kind side_kernel = { "kernel", run_kernel };
 const struct side_kind side_syscall = { "syscall", run_syscall };
 const struct side_kind side_syscall_batch = { "syscall-batch",
@@ -128,6 +131,52 @@ int measure_add_side(struct measurement *m, const char *cmd,
 	struct side *s = &m->sides[m->n_sides++];
 	*s = *side;
 	s->map = s->design ? s->design->name : map_type_name(s->map_type);
+	s->plain = -1;
+	return 0;
+}
+
+/* Whether the run asks the plain tables' one question: lookups. */
+static bool lookups_only(const struct bench_cli *cli)
+{
+	return cli->w.mix[OP_LOOKUP] == 100 &&
+	       (cli->lpm_op == BENCH_LPM_NONE || cli->lpm_op == BENCH_LPM_LOOKUP);
+}
+
+/* The side whose design is d, or -1. */
+static int side_of_design(const struct measurement *m, const struct map_ops *d)
+{
+	for (unsigned s = 0; s < m->n_sides; s++)
+		if (m->sides[s].design == d)
+			return (int)s;
+	return -1;
+}
+
+int measure_add_plain_sides(const struct bench_cli *cli, struct measurement *m)
+{
+	unsigned n_map_sides = m->n_sides;
+	for (unsigned a = 0; a < n_map_sides; a++) {
+		const struct side adapter = m->sides[a];
+		const struct map_ops *plain =
+			adapter.design ? plain_for(adapter.design->name) : NULL;
+		if (!plain || side_of_design(m, plain) >= 0)
+			continue;
+		if (!lookups_only(cli)) {
+			fprintf(stderr, "maplab %s: %s: left out: a plain table "
+				"answers lookups only (lookup=100)\n", cli->cmd,
+				plain->name);
+			continue;
+		}
+		struct side s = { .kind = &side_plain, .design = plain,
+				  .map_type = adapter.map_type,
+				  .reference = adapter.reference };
+		snprintf(s.label, sizeof(s.label), "%s (reference)", plain->name);
+		int rc = measure_add_side(m, cli->cmd, &s);
+		if (rc)
+			return rc;
+		for (unsigned k = 0; k < n_map_sides; k++)
+			if (m->sides[k].map_type == adapter.map_type)
+				m->sides[k].plain = (int)m->n_sides - 1;
+	}
 	return 0;
 }
 
@@ -333,9 +382,15 @@ static void sum_up(struct measurement *m)
 		report_derive_speedups(measure_point(m, s, 0), nt, cpus);
 	for (unsigned s = 0; s < m->n_sides; s++) {
 		int ref = m->sides[s].reference;
+		int plain = m->sides[s].plain;
 		for (unsigned t = 0; t < nt && ref >= 0; t++)
 			report_derive_ratio(measure_point(m, s, t),
-					    measure_point(m, (unsigned)ref, t));
+					    measure_point(m, (unsigned)ref, t),
+					    RF_KERNEL_RATIO);
+		for (unsigned t = 0; t < nt && plain >= 0; t++)
+			report_derive_ratio(measure_point(m, s, t),
+					    measure_point(m, (unsigned)plain, t),
+					    RF_PLAIN_RATIO);
 	}
 	for (size_t i = 0; i < (size_t)m->n_sides * nt; i++)
 		report_summarise(&m->points[i]);

@@ -23,7 +23,10 @@
  * the noop design through bench's loop (the harness's own cost per op),
  * and "loads", independent random 8-byte loads over a buffer of D's
  * footprint (harness/bench/limit.h: the memory system's floor for a loop
- * of lookups).  Neither has a ratio to the kernel.
+ * of lookups).  Neither has a ratio to the kernel.  A third kind stands
+ * beside a DPDK adapter: DPDK's table used plainly (maps/plain/plain.h),
+ * run through bench's loop as a design is; every side of its map type
+ * gets its ns/op over the plain table's too.
  */
 #ifndef MAPLAB_MEASURE_H
 #define MAPLAB_MEASURE_H
@@ -48,7 +51,7 @@ struct side_kind {
 };
 
 extern const struct side_kind side_user, side_kernel, side_syscall,
-	side_syscall_batch, side_harness, side_loads;
+	side_syscall_batch, side_harness, side_loads, side_plain;
 
 struct side {
 	const struct side_kind *kind;
@@ -61,6 +64,10 @@ struct side {
 	int reference;                /* the side this one's ns/op is divided
 					 by (compare: the kernel in BPF of its
 					 mode); -1: none */
+	int plain;                    /* the plain DPDK table's side of its
+					 map type (RF_PLAIN_RATIO); -1: none
+					 (set by measure_add_side and
+					 measure_add_plain_sides) */
 	const char *map;              /* the record's map */
 	char label[96];               /* its name in tables */
 	/* side_loads: the buffer its loads read, owned by the measurement
@@ -68,8 +75,9 @@ struct side {
 	struct limit_buffer buffer;
 };
 
-/* Each map's sides, and the two reference sides of --physical. */
-#define MEASURE_MAX_SIDES (BENCH_MAX_MAPS * 3 + 2)
+/* Each map's sides, the two reference sides of --physical and the plain
+ * DPDK tables (one a map type at most). */
+#define MEASURE_MAX_SIDES (BENCH_MAX_MAPS * 3 + 2 + 2)
 
 struct measurement {
 	struct side sides[MEASURE_MAX_SIDES];
@@ -102,6 +110,17 @@ int measure_add_physical_sides(const struct bench_cli *cli,
 /* " +no_common_lru" for mode flags (the names of map_flag_names), "" for
  * none: what a kernel side's label adds to say which mode it runs. */
 void measure_mode_suffix(uint32_t mode_flags, char *buf, size_t len);
+
+/*
+ * Beside each DPDK adapter among the sides (hash/dpdk, lpm_trie/dpdk),
+ * its plain table (maps/plain/plain.h): a side of its own, labelled
+ * "plain/rte_fib (reference)", run as a design is, whose ns/op every side
+ * of that map type is divided by as well (RF_PLAIN_RATIO).  Only for
+ * lookups (lookup=100, or --lpm-op lookup): a plain table answers nothing
+ * else; otherwise a note says it was left out.  Call once the map sides
+ * are in.  0, or EXIT_USAGE (message printed).
+ */
+int measure_add_plain_sides(const struct bench_cli *cli, struct measurement *m);
 
 /*
  * Run every side at every thread count of cli, cli->repeat times,

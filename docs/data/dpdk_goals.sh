@@ -3,7 +3,9 @@
 # ("Against rte_fib"): maplab's own designs beside DPDK's tables, each
 # figure from one interleaved compare (sides in turn, 3 repeats, medians
 # with min and max in the records), the memory limit probe beside the
-# lookups.  Neither side gets huge pages (jemalloc and DPDK's --no-huge
+# lookups.  Every lookup row has the DPDK table used plainly beside its
+# adapter (docs/bench.md, "Plain DPDK tables"): the goals' ratios are
+# against it.  Neither side gets huge pages (jemalloc and DPDK's --no-huge
 # heap both sit on 4 KiB pages).
 #
 # usage: docs/data/dpdk_goals.sh [OUT_DIR]     (default docs/data/dpdk_goals)
@@ -78,10 +80,13 @@ done
 fi
 
 if [[ $ONLY != hash ]]; then
-# LPM, IPv4 (key_size 8): lookups single and batched, BGP-shaped prefixes
-# and random /32s, with the probe over lpm_trie/multibit's footprint
-for p in bgp random32; do
-	for e in 1024 65536 1048576; do
+# LPM, IPv4 (key_size 8): lookups single and batched, BGP-shaped prefixes,
+# random /32s and the whole IPv4 Internet table, with the probe over
+# lpm_trie/multibit's footprint
+for p in bgp random32 internet; do
+	sizes="1024 65536 1048576"
+	[[ $p == internet ]] && sizes=901899
+	for e in $sizes; do
 		for b in 1 32; do
 			run compare --map lpm_trie/multibit,lpm_trie/dpdk \
 				--prefixes $p --entries $e --batch $b \

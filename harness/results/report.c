@@ -49,6 +49,7 @@ static const struct field_spec {
 	[RF_FREE_MS] = { "free_ms", "%.6f" },
 	[RF_FREE_RCU_MS] = { "free_rcu_ms", "%.6f" },
 	[RF_FREE_WALK_MS] = { "free_walk_ms", "%.6f" },
+	[RF_PLAIN_RATIO] = { "plain_ratio", "%.4f" },
 };
 
 static const char *const flag_names[] = { "superlinear", "wide_spread",
@@ -177,12 +178,12 @@ void report_derive_speedups(struct report_point *points, unsigned n,
 }
 
 void report_derive_ratio(struct report_point *p,
-			 const struct report_point *ref)
+			 const struct report_point *ref,
+			 enum report_field into)
 {
 	for (unsigned r = 0; r < p->runs && r < ref->runs; r++) {
-		double kernel = ref->run[r].v[RF_NS_PER_OP];
-		p->run[r].v[RF_KERNEL_RATIO] = kernel > 0
-			? p->run[r].v[RF_NS_PER_OP] / kernel : NAN;
+		double by = ref->run[r].v[RF_NS_PER_OP];
+		p->run[r].v[into] = by > 0 ? p->run[r].v[RF_NS_PER_OP] / by : NAN;
 	}
 }
 

@@ -88,6 +88,9 @@ enum report_field {
 	 * frees).  Written after the op counts (see report_record), so that
 	 * csv's earlier columns keep their places. */
 	RF_FREE_MS, RF_FREE_RCU_MS, RF_FREE_WALK_MS,
+	/* ns/op over the plain DPDK table's beside a DPDK adapter (same
+	 * repeat, same thread count: maps/plain/plain.h) */
+	RF_PLAIN_RATIO,
 	RF_COUNT
 };
 
@@ -195,10 +198,12 @@ struct report_point {
 void report_derive_speedups(struct report_point *points, unsigned n,
 			    unsigned cpus);
 
-/* p's ns/op over ref's, repeat by repeat (ref: the kernel in BPF at the
- * same thread count, run in the same repeats). */
+/* p's ns/op over ref's, repeat by repeat, into p's figure `into`:
+ * RF_KERNEL_RATIO (ref: the kernel in BPF at the same thread count, run
+ * in the same repeats) or RF_PLAIN_RATIO (ref: the plain DPDK table). */
 void report_derive_ratio(struct report_point *p,
-			 const struct report_point *ref);
+			 const struct report_point *ref,
+			 enum report_field into);
 
 /* The spreads, the op counts and the flags, from p's runs. */
 void report_summarise(struct report_point *p);

@@ -136,6 +136,7 @@
 #include "maps/base/rcu.h"
 #include "maps/base/update_flags.h"
 #include "maps/lpm_trie/core/lpm_key.h"
+#include "maps/lpm_trie/dpdk_fib.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -154,7 +155,7 @@
 
 #define ADDR_MAX 16u /* an address's bytes, at most (IPv6) */
 #define BITS_MAX (8u * ADDR_MAX)
-#define NO_ROUTE 0u /* the FIB's default next hop: no prefix matched */
+#define NO_ROUTE LPM_DPDK_NO_ROUTE
 
 /* An address, most significant byte first, as in the key: the family's
  * bytes, zero past them. */
@@ -247,28 +248,9 @@ static uint32_t lpm_dpdk_v4_of(const struct lpm_dpdk_addr *a)
 	       (uint32_t)a->b[2] << 8 | a->b[3];
 }
 
-/* Next hops are at most 2^(8 * nh_sz - 1) - 1 (one bit of each entry
- * marks "extended to a tbl8 group"). */
-static enum rte_fib_dir24_8_nh_sz lpm_dpdk_v4_nh_size_for(uint32_t max_entries)
-{
-	if (max_entries <= 127)
-		return RTE_FIB_DIR24_8_1B;
-	if (max_entries <= 32767)
-		return RTE_FIB_DIR24_8_2B;
-	return RTE_FIB_DIR24_8_4B;
-}
-
-/* num_tbl8 = max_entries: a prefix longer than /24 needs at most the one
- * group of its /24. */
 static void *lpm_dpdk_v4_fib_new(const char *name, uint32_t max_entries)
 {
-	struct rte_fib_conf conf = {
-		.type = RTE_FIB_DIR24_8,
-		.default_nh = NO_ROUTE,
-		.max_routes = (int)max_entries,
-		.dir24_8 = { .nh_sz = lpm_dpdk_v4_nh_size_for(max_entries),
-			     .num_tbl8 = max_entries },
-	};
+	struct rte_fib_conf conf = lpm_dpdk_v4_conf(max_entries);
 	return rte_fib_create(name, SOCKET_ID_ANY, &conf);
 }
 
@@ -718,23 +700,16 @@ static void *lpm_dpdk_lookup(struct map *m, const void *key)
 	return value_of(t, e);
 }
 
-/*
- * A batch under one read lock: the full-length keys' addresses in one
- * rte_fib_lookup_bulk or rte_fib6_lookup_bulk (DIR-24-8's and TRIE's
- * lookups of several addresses at once), the shorter keys through the RIB
- * one at a time, as lpm_dpdk_lookup.
- */
-static unsigned lpm_dpdk_lookup_batch(struct map *m, const void *keys,
-				      unsigned n, void **values)
+/* A batch of either family, read lock held: the full-length keys'
+ * addresses in one bulk lookup, the shorter ones through the RIB. */
+static void family_lookup_batch(struct lpm_dpdk *t, const uint8_t *k,
+				unsigned n, void **values)
 {
-	struct lpm_dpdk *t = lpm_dpdk_of(m);
 	const struct lpm_dpdk_family *f = t->fam;
-	const uint8_t *k = keys;
-	uint32_t ks = m->attr.key_size;
+	uint32_t ks = t->map.attr.key_size;
 	struct lpm_dpdk_addr addr[MAP_BATCH_MAX];
 	uint64_t nh[MAP_BATCH_MAX];
-	unsigned full[MAP_BATCH_MAX], n_full = 0, hits = 0;
-	pthread_rwlock_rdlock(&t->lock);
+	unsigned full[MAP_BATCH_MAX], n_full = 0;
 	for (unsigned i = 0; i < n; i++) {
 		const uint8_t *key = k + (size_t)i * ks;
 		uint32_t len = lpm_prefixlen_of(key);
@@ -755,6 +730,21 @@ static unsigned lpm_dpdk_lookup_batch(struct map *m, const void *keys,
 					      elem_of_nh(t, nh[j]));
 		values[full[j]] = value_of(t, e);
 	}
+}
+
+/*
+ * A batch under one read lock: the full-length keys' addresses in one
+ * rte_fib_lookup_bulk or rte_fib6_lookup_bulk (DIR-24-8's and TRIE's
+ * lookups of several addresses at once), the shorter keys through the RIB
+ * one at a time, as lpm_dpdk_lookup.
+ */
+static unsigned lpm_dpdk_lookup_batch(struct map *m, const void *keys,
+				      unsigned n, void **values)
+{
+	struct lpm_dpdk *t = lpm_dpdk_of(m);
+	unsigned hits = 0;
+	pthread_rwlock_rdlock(&t->lock);
+	family_lookup_batch(t, keys, n, values);
 	pthread_rwlock_unlock(&t->lock);
 	for (unsigned i = 0; i < n; i++)
 		hits += values[i] != NULL;

@@ -53,4 +53,39 @@ check 'replay of a map larger than the heap: the map line answers ENOMEM' \
 check 'replay of a map larger than the heap: one line on stderr' \
     one_line_error '^maplab replay: .*big\.trace:2: .*could not be created \(ENOMEM on hash/dpdk\)$' \
     "$maplab" replay --map hash/dpdk --trace "$tmp/big.trace"
+
+# Beside each adapter, its DPDK table used plainly (maps/plain/plain.h): a
+# row marked as a reference, every side's ns/op over it, and the adapter's
+# own cost; in the records, side "plain" and each side's plain_ratio.
+fast=(--duration 0.05 --warmup 0 --repeat 2 --no-syscall)
+out=$("$maplab" compare --map lpm_trie/multibit,lpm_trie/dpdk --prefixes bgp --batch 32 \
+    --entries 4096 "${fast[@]}" 2>&1)
+check 'compare beside lpm_trie/dpdk: the plain rte_fib row' \
+    grep -qE '^plain/rte_fib \(reference\) +[0-9.]+' <<<"$out"
+check 'compare beside lpm_trie/dpdk: ns/op over the plain table, per side' \
+    grep -qE '^lpm_trie/multibit +[0-9.]+x' <<<"$(sed -n '/over the plain DPDK table/,/^$/p' <<<"$out")"
+check "compare beside lpm_trie/dpdk: the adapter's own cost over it" \
+    grep -qE "^lpm_trie/dpdk's own cost over plain/rte_fib \(ns/op.*\): -?[0-9.]+ at 1 thread" <<<"$out"
+check 'compare beside lpm_trie/dpdk: what the plain row is' \
+    grep -q "^plain/rte_fib (reference): DPDK's table used plainly" <<<"$out"
+jsonl=$("$maplab" compare --map lpm_trie/multibit,lpm_trie/dpdk --prefixes bgp --batch 32 \
+    --entries 4096 "${fast[@]}" --format jsonl 2>/dev/null)
+check 'compare --format jsonl: the plain row is side "plain"' \
+    grep -q '"side":"plain","map":"plain/rte_fib"' <<<"$jsonl"
+check 'compare --format jsonl: a design has its ratio to the plain row' \
+    bash -c 'grep "\"map\":\"lpm_trie/multibit\"" | grep -q "\"plain_ratio\":[0-9]"' <<<"$jsonl"
+out=$("$maplab" compare --map hash/seqlock_buckets,hash/dpdk --entries 4096 "${fast[@]}" 2>&1)
+check 'compare beside hash/dpdk: the plain rte_hash row' \
+    grep -qE '^plain/rte_hash \(reference\) +[0-9.]+' <<<"$out"
+check "compare beside hash/dpdk: the adapter's own cost over it" \
+    grep -qE "^hash/dpdk's own cost over plain/rte_hash" <<<"$out"
+out=$("$maplab" bench --map lpm_trie/dpdk --prefixes bgp --entries 4096 --mix update=100 \
+    --duration 0.05 --warmup 0 2>&1)
+check 'bench of updates beside lpm_trie/dpdk: the plain table left out, and why' \
+    grep -q '^maplab bench: plain/rte_fib: left out: a plain table answers lookups only' <<<"$out"
+check 'bench of updates: no plain row' bash -c '! grep -q "plain/rte_fib (reference)"' <<<"$out"
+out=$("$maplab" bench --map lpm_trie/dpdk --prefixes bgp --entries 4096 --duration 0.05 \
+    --warmup 0 2>&1)
+check 'bench of lookups beside lpm_trie/dpdk: the plain row too' \
+    grep -q 'plain/rte_fib (reference)' <<<"$out"
 finish

@@ -11,7 +11,7 @@ Layers point only down:
 
 and inside them:
 
-    maps/base  <  maps/tables  <  the families (hash, lru, lpm_trie)  <  maps/registry.c
+    maps/base  <  maps/tables  <  the families (hash, lru, lpm_trie)  <  maps/registry.c, maps/plain
     harness/common  <  harness/workload  <  trace, stress, bench, sim, profile  <  harness/results
     cli's top files  <  cli/measure, cli/trace, cli/sim  <  cli/explain, cli/reproduce
 
@@ -52,6 +52,7 @@ PARTS = [
     ("maps/lru/", 2, "lru"),
     ("maps/lpm_trie/", 2, "lpm_trie"),
     ("maps/registry.c", 3, "registry"),
+    ("maps/plain/", 3, "plain"),
     ("harness/common/", 10, "common"),
     ("harness/workload/", 11, "workload"),
     ("harness/trace/", 12, "trace"),

@@ -245,7 +245,7 @@ Test(report, ratio_to_the_kernel_is_taken_within_each_repeat)
 		.ns = { { 100, 200, 150 }, { 1, 1, 1 } } });
 	make_side(&kernel, &(struct side_spec){ .threads = { 1, 2 },
 		.ns = { { 50, 50, 100 }, { 1, 1, 1 } } });
-	report_derive_ratio(&design.points[0], &kernel.points[0]);
+	report_derive_ratio(&design.points[0], &kernel.points[0], RF_KERNEL_RATIO);
 	report_summarise(&design.points[0]);
 	expect_spread(design.points[0].field[RF_KERNEL_RATIO], 2, 1.5, 4);
 }
