@@ -687,17 +687,67 @@ static struct lpm_dpdk_elem *find_longest(struct lpm_dpdk *t,
 	return with_top(t, a, len, fib_longest(t, a, len));
 }
 
+/* Whether t's full-length IPv4 lookups may take the FIB's answer as it
+ * is: no top prefix to weigh against it (the common case). */
+static bool v4_direct(const struct lpm_dpdk *t)
+{
+	return t->fam == &ipv4 && !t->n_top;
+}
+
+/* A full-length IPv4 key's element, read lock held: its address straight
+ * from the key (a load and a byte swap) into the FIB. */
+static struct lpm_dpdk_elem *v4_full_lookup(struct lpm_dpdk *t, const void *key)
+{
+	uint32_t addr = lpm_dpdk_v4_address(key);
+	uint64_t nh = NO_ROUTE;
+	rte_fib_lookup_bulk(t->fib, &addr, &nh, 1);
+	return elem_of_nh(t, nh);
+}
+
 static void *lpm_dpdk_lookup(struct map *m, const void *key)
 {
 	struct lpm_dpdk *t = lpm_dpdk_of(m);
 	uint32_t len = lpm_prefixlen_of(key);
 	if (len > t->fam->bits)
 		return NULL;
+	if (len == 32 && v4_direct(t)) {
+		pthread_rwlock_rdlock(&t->lock);
+		struct lpm_dpdk_elem *e = v4_full_lookup(t, key);
+		pthread_rwlock_unlock(&t->lock);
+		return value_of(t, e);
+	}
 	struct lpm_dpdk_addr a = addr_of(t->fam, key);
 	pthread_rwlock_rdlock(&t->lock);
 	struct lpm_dpdk_elem *e = find_longest(t, &a, len);
 	pthread_rwlock_unlock(&t->lock);
 	return value_of(t, e);
+}
+
+/* lpm_dpdk_lookup_batch where v4_direct: the full-length keys'
+ * addresses straight from the keys into one rte_fib_lookup_bulk, the
+ * others through the RIB.  Read lock held. */
+static void v4_lookup_batch(struct lpm_dpdk *t, const uint8_t *k, unsigned n,
+			    void **values)
+{
+	uint32_t addr[MAP_BATCH_MAX];
+	uint64_t nh[MAP_BATCH_MAX];
+	unsigned full[MAP_BATCH_MAX], n_full = 0;
+	for (unsigned i = 0; i < n; i++) {
+		const uint8_t *key = k + (size_t)i * ipv4.key_size;
+		uint32_t len = lpm_prefixlen_of(key);
+		values[i] = NULL;
+		if (len == 32) {
+			addr[n_full] = lpm_dpdk_v4_address(key);
+			full[n_full++] = i;
+		} else if (len < 32) {
+			struct lpm_dpdk_addr a = addr_of(&ipv4, key);
+			values[i] = value_of(t, find_longest(t, &a, len));
+		}
+	}
+	if (n_full)
+		rte_fib_lookup_bulk(t->fib, addr, nh, (int)n_full);
+	for (unsigned j = 0; j < n_full; j++)
+		values[full[j]] = value_of(t, elem_of_nh(t, nh[j]));
 }
 
 /* A batch of either family, read lock held: the full-length keys'
@@ -744,7 +794,10 @@ static unsigned lpm_dpdk_lookup_batch(struct map *m, const void *keys,
 	struct lpm_dpdk *t = lpm_dpdk_of(m);
 	unsigned hits = 0;
 	pthread_rwlock_rdlock(&t->lock);
-	family_lookup_batch(t, keys, n, values);
+	if (v4_direct(t))
+		v4_lookup_batch(t, keys, n, values);
+	else
+		family_lookup_batch(t, keys, n, values);
 	pthread_rwlock_unlock(&t->lock);
 	for (unsigned i = 0; i < n; i++)
 		hits += values[i] != NULL;
