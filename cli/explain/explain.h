@@ -138,6 +138,13 @@ void explain_print_sizes(FILE *f, const struct explain_cli *c,
 void explain_print_header(FILE *f, const struct explain_cli *c,
 			  const struct host_record *host);
 
+struct record;
+/* A record's first fields for side s of point p, its op named op: what
+ * every explain record begins with (record_init'ed here). */
+void explain_record_head(struct record *r, const struct explain_cli *c,
+			 const struct explain_point *p,
+			 const struct explain_side *s, const char *op);
+
 /* p's figures as jsonl records to f (explain_records.c says which). */
 void explain_write_records(FILE *f, const struct explain_cli *c,
 			   const struct explain_point *p);

@@ -119,16 +119,8 @@ static void write_records(FILE *f, const struct explain_cli *c,
 		const struct report_point *pt = measure_point(m, (unsigned)index[i], 0);
 		const struct spread *v = pt->field;
 		struct record r;
-		record_init(&r, "explain");
-		record_text(&r, "side", s->label);
-		record_bool(&r, "kernel", s->kernel);
-		record_text(&r, "map", s->design ? s->design->name
-						 : map_type_name(s->map_type));
-		record_text(&r, "op", bench_lpm_op_name(c->b.lpm_op));
+		explain_record_head(&r, c, p, s, bench_lpm_op_name(c->b.lpm_op));
 		record_text(&r, "lpm_op", bench_lpm_op_name(c->b.lpm_op));
-		record_whole(&r, "entries", p->entries);
-		record_whole(&r, "key_size", c->b.w.key_size);
-		record_whole(&r, "value_size", c->b.w.value_size);
 		record_spread(&r, "ns_per_op", "%.2f", v[RF_NS_PER_OP].median,
 			      v[RF_NS_PER_OP].min, v[RF_NS_PER_OP].max);
 		if (c->b.lpm_op == BENCH_LPM_FREE) {

@@ -64,6 +64,21 @@ static void add_diffs(struct record *r, const struct explain_point *p,
 	}
 }
 
+void explain_record_head(struct record *r, const struct explain_cli *c,
+			 const struct explain_point *p,
+			 const struct explain_side *s, const char *op)
+{
+	record_init(r, "explain");
+	record_text(r, "side", s->label);
+	record_bool(r, "kernel", s->kernel);
+	record_text(r, "map", s->design ? s->design->name
+					: map_type_name(s->map_type));
+	record_text(r, "op", op);
+	record_whole(r, "entries", p->entries);
+	record_whole(r, "key_size", c->b.w.key_size);
+	record_whole(r, "value_size", c->b.w.value_size);
+}
+
 void explain_write_records(FILE *f, const struct explain_cli *c,
 			   const struct explain_point *p)
 {
@@ -71,15 +86,7 @@ void explain_write_records(FILE *f, const struct explain_cli *c,
 		const struct explain_side *s = &p->sides[i];
 		char texts[2][PROF_STEP_COUNT][32];
 		struct record r;
-		record_init(&r, "explain");
-		record_text(&r, "side", s->label);
-		record_bool(&r, "kernel", s->kernel);
-		record_text(&r, "map", s->design ? s->design->name
-						 : map_type_name(s->map_type));
-		record_text(&r, "op", explain_op_name(c->op));
-		record_whole(&r, "entries", p->entries);
-		record_whole(&r, "key_size", c->b.w.key_size);
-		record_whole(&r, "value_size", c->b.w.value_size);
+		explain_record_head(&r, c, p, s, explain_op_name(c->op));
 		record_spread(&r, "ns_per_op", "%.2f", s->ns.median, s->ns.min,
 			      s->ns.max);
 		if (s->kernel)

@@ -271,18 +271,30 @@ static int create(struct design_phase *p, char *err, size_t errlen)
 	return rc;
 }
 
-/* Put keys 0..N-1 in (BPF_NOEXIST), as bench's prefill, a quiescent
- * state every BENCH_BATCH keys (QSBR).  0, or the first refusal. */
-static int fill(struct design_phase *p, char *err, size_t errlen)
+/* Key k of the map's pass, in (BPF_NOEXIST, as bench's prefill) or out. */
+static int insert_key(struct design_phase *p, uint64_t k)
+{
+	workload_fill_value(p->fill_value, p->c->w.value_size, k);
+	return map_update(p->map, key_of(p, k), p->fill_value, MAP_NOEXIST);
+}
+
+static int delete_key(struct design_phase *p, uint64_t k)
+{
+	return map_delete(p->map, key_of(p, k));
+}
+
+/* call on keys 0..N-1, a quiescent state every BENCH_BATCH keys (QSBR).
+ * 0, or the first refusal, in err after `doing`. */
+static int every_key(struct design_phase *p,
+		     int (*call)(struct design_phase *p, uint64_t k),
+		     const char *doing, char *err, size_t errlen)
 {
 	const struct workload *w = &p->c->w;
 	for (uint64_t k = 0; k < w->entries; k++) {
-		workload_fill_value(p->fill_value, w->value_size, k);
-		int rc = map_update(p->map, key_of(p, k), p->fill_value,
-				    MAP_NOEXIST);
+		int rc = call(p, k);
 		if (rc) {
-			snprintf(err, errlen, "filling the map: %s refused key "
-				 "%llu of %u: %s", p->c->design->name,
+			snprintf(err, errlen, "%s: %s refused key %llu of %u: %s",
+				 doing, p->c->design->name,
 				 (unsigned long long)k + 1, w->entries,
 				 map_errno_text(-rc));
 			return rc;
@@ -293,23 +305,16 @@ static int fill(struct design_phase *p, char *err, size_t errlen)
 	return 0;
 }
 
+/* Put keys 0..N-1 in.  0, or the first refusal. */
+static int fill(struct design_phase *p, char *err, size_t errlen)
+{
+	return every_key(p, insert_key, "filling the map", err, errlen);
+}
+
 /* Delete keys 0..N-1, every one of which is in.  0, or the first refusal. */
 static int empty(struct design_phase *p, char *err, size_t errlen)
 {
-	const struct workload *w = &p->c->w;
-	for (uint64_t k = 0; k < w->entries; k++) {
-		int rc = map_delete(p->map, key_of(p, k));
-		if (rc) {
-			snprintf(err, errlen, "emptying the map: %s refused to "
-				 "delete key %llu of %u: %s", p->c->design->name,
-				 (unsigned long long)k + 1, w->entries,
-				 map_errno_text(-rc));
-			return rc;
-		}
-		if (k % BENCH_BATCH == BENCH_BATCH - 1)
-			map_rcu_quiescent();
-	}
-	return 0;
+	return every_key(p, delete_key, "emptying the map", err, errlen);
 }
 
 /* The full map's memory, once, on a map of its own (created, filled,
