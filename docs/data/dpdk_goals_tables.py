@@ -127,8 +127,9 @@ GOALS = [
 
 
 def row_name(run):
-    pf, n = run["key"][1], run["key"][2]
-    return f"{pf} {size(n)}" if pf else size(n)
+    pf, n, b = run["key"][1], run["key"][2], run["key"][3]
+    name = f"{pf} {size(n)}" if pf else size(n)
+    return f"{name} x{b}" if b > 1 else name
 
 
 def verdict(goal, runs):
