@@ -29,6 +29,7 @@
 #endif
 
 #define VULNERABILITIES_DIR "/sys/devices/system/cpu/vulnerabilities"
+#define THP_FILE "/sys/kernel/mm/transparent_hugepage/enabled"
 
 /* The first line of a small file, without its newline: 0, or -1. */
 static int read_line(const char *path, char *buf, size_t len)
@@ -157,6 +158,22 @@ void host_mitigations(const struct host_record *h, char *buf, size_t len)
 						off ? ", " : "", h->vulns[i].name);
 }
 
+void host_read_thp(struct host_record *h, const char *path)
+{
+	char line[128] = "";
+	FILE *f = fopen(path, "r");
+	h->thp[0] = '\0';
+	if (!f)
+		return;
+	if (fgets(line, sizeof(line), f)) {
+		char *open = strchr(line, '['), *close = open ? strchr(open, ']') : NULL;
+		if (close && close - open - 1 < (long)sizeof(h->thp))
+			snprintf(h->thp, sizeof(h->thp), "%.*s",
+				 (int)(close - open - 1), open + 1);
+	}
+	fclose(f);
+}
+
 void host_record_read(struct host_record *h)
 {
 	struct utsname u;
@@ -174,6 +191,7 @@ void host_record_read(struct host_record *h)
 	h->cpus_allowed = map_cpu_allowed_count();
 	read_virtualisation(h);
 	host_read_vulnerabilities(h, VULNERABILITIES_DIR);
+	host_read_thp(h, THP_FILE);
 	h->allocator = MAPLAB_ALLOCATOR;
 	h->rcu = map_rcu_flavor_name();
 	h->version = MAPLAB_VERSION;
@@ -202,6 +220,7 @@ void host_record_build(const struct host_record *h, struct record *out)
 	record_text(out, "hypervisor", h->hypervisor);
 	record_words(out, "mitigations", mitigations, n_mitigations);
 	record_pairs(out, "vulnerabilities", vulns, h->n_vulns);
+	record_text(out, "thp", h->thp);
 	record_text(out, "allocator", h->allocator);
 	record_text(out, "rcu", h->rcu);
 	record_text(out, "maplab", h->version);
@@ -229,7 +248,8 @@ void host_record_line(FILE *f, const struct host_record *h)
 	host_mitigations(h, mitigations, sizeof(mitigations));
 	format_virtualisation(h, virt, sizeof(virt));
 	wrap_printf(f, "host: %s, %s, %ld cpus online (%u possible, %u usable here), "
-		"%s, mitigations: %s; %s, rcu %s\n", h->kernel, h->cpu_model,
-		h->nproc, h->possible_cpus, h->cpus_allowed, virt, mitigations,
-		h->allocator, h->rcu);
+		"%s, mitigations: %s; %s, rcu %s, transparent huge pages %s\n",
+		h->kernel, h->cpu_model, h->nproc, h->possible_cpus,
+		h->cpus_allowed, virt, mitigations, h->allocator, h->rcu,
+		h->thp[0] ? h->thp : "none");
 }

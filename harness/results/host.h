@@ -36,6 +36,11 @@ struct host_record {
 	char hypervisor[32];   /* "kvm", "xen", ...; "" when not known */
 	struct host_vulnerability vulns[HOST_MAX_VULNERABILITIES]; /* by name */
 	unsigned n_vulns;
+	/* Transparent huge pages for anonymous memory, the kernel's setting
+	 * (/sys/kernel/mm/transparent_hugepage/enabled): "always", "madvise"
+	 * (only where a program asks: neither jemalloc nor DPDK's --no-huge
+	 * heap asks by default), "never"; "" where the kernel has none. */
+	char thp[16];
 	const char *allocator; /* "jemalloc" or "libc" */
 	const char *rcu;       /* "memb" or "qsbr" */
 	const char *version;
@@ -49,6 +54,11 @@ void host_record_read(struct host_record *h);
  * directory (an old kernel, another architecture) leaves none.
  */
 void host_read_vulnerabilities(struct host_record *h, const char *dir);
+
+/* The setting of the transparent huge pages file `path` (the word in
+ * brackets of "always [madvise] never") into h->thp; "" where it cannot
+ * be read or names none. */
+void host_read_thp(struct host_record *h, const char *path);
 
 /* "meltdown, spectre_v2": the names whose status begins "Mitigation",
  * or "none". */
@@ -66,7 +76,7 @@ const char *host_hypervisor_name(const char signature[12]);
 void host_record_build(const struct host_record *h, struct record *out);
 
 /* One line for a table's foot: kernel, CPUs, mitigations, virtualisation,
- * allocator, RCU flavour; with a newline, wrapped to the terminal's
+ * allocator, RCU flavour, huge pages; with a newline, wrapped to the terminal's
  * columns (wrap.h). */
 void host_record_line(FILE *f, const struct host_record *h);
 

@@ -126,12 +126,12 @@ check("all met: the plain tables' columns in the tables",
 p = run(hash_records(5.0) + lpm_records(130.0))
 line = goal_line(p.stdout, "at 1M within 1.5x of random loads")
 check("hash batch at 1M against loads 2.00x: not met, the row named",
-      line.startswith("  NOT MET") and line.endswith("1M 2.00x (past the limit)"),
+      line.startswith("  NOT MET") and line.endswith("1M x32 2.00x (past the limit)"),
       line)
 line = goal_line(p.stdout, "lpm: batched lookups at most 1.0x plain rte_fib's")
 check("lpm batch on the Internet table 1.08x plain rte_fib's: not met",
-      line.startswith("  NOT MET") and "internet 901,899 1.08x (past the limit)" in line
-      and "bgp 64K 0.83x," in line and "1K" not in line, line)
+      line.startswith("  NOT MET") and "internet 901,899 x32 1.08x (past the limit)" in line
+      and "bgp 64K x32 0.83x," in line and "1K" not in line, line)
 line = goal_line(p.stdout, "lpm: updates at most 0.5x")
 check("a goal untouched by those rows stays met", line.startswith("  met"), line)
 

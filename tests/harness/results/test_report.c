@@ -1046,6 +1046,50 @@ Test(host, no_vulnerabilities_directory_means_none)
 	cr_expect_str_eq(names, "none");
 }
 
+Test(host, the_transparent_huge_pages_setting_is_the_bracketed_word)
+{
+	char dir[] = "/tmp/maplab-thp-XXXXXX", path[512];
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/enabled", dir);
+	struct host_record h = { 0 };
+	const struct {
+		const char *file, *want;
+	} cases[] = {
+		{ "always [madvise] never\n", "madvise" },
+		{ "[always] madvise never\n", "always" },
+		{ "always madvise [never]\n", "never" },
+		{ "always madvise never\n", "" },  /* none chosen: not known */
+		{ "[averyveryverylongword] x\n", "" }, /* past the field */
+	};
+	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		write_file(dir, "enabled", cases[i].file);
+		host_read_thp(&h, path);
+		cr_expect_str_eq(h.thp, cases[i].want, "%s", cases[i].file);
+	}
+	unlink(path);
+	host_read_thp(&h, path); /* no such file: a kernel without THP */
+	cr_expect_str_eq(h.thp, "");
+	rmdir(dir);
+
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	snprintf(h.thp, sizeof(h.thp), "madvise");
+	h.allocator = "jemalloc";
+	h.rcu = "memb";
+	host_record_line(f, &h);
+	struct record rec;
+	host_record_build(&h, &rec);
+	record_write(f, RECORD_JSONL, &rec, 1, NULL, 0);
+	record_free(&rec);
+	fclose(f);
+	/* the line wraps at the terminal's width: its words, then the end */
+	cr_expect(strstr(text, "rcu memb, transparent huge"), "%s", text);
+	cr_expect(strstr(text, "pages madvise\n"), "%s", text);
+	cr_expect(strstr(text, "\"thp\":\"madvise\""), "%s", text);
+	free(text);
+}
+
 Test(host, hypervisor_signatures_are_named)
 {
 	cr_expect_str_eq(host_hypervisor_name("KVMKVMKVM\0\0\0"), "kvm");
