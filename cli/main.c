@@ -12,8 +12,11 @@
 #include "maps/base/map.h"
 
 #include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 static const struct cli_command commands[] = {
 	{ "list", "every map design, with a line on each", cmd_list },
@@ -75,12 +78,48 @@ static int finish_output(const char *cmd, int rc)
 	return EXIT_USAGE;
 }
 
+/* name=value, or value after the variable's own and sep. */
+static void add_to_env(const char *name, const char *value, const char *sep)
+{
+	const char *had = getenv(name);
+	char both[1024];
+	if (had && *had) {
+		snprintf(both, sizeof(both), "%s%s%s", had, sep, value);
+		value = both;
+	}
+	setenv(name, value, 1);
+}
+
+/*
+ * --hugepages and the allocator.  jemalloc reads its options (MALLOC_CONF
+ * thp:always: its extents advised MADV_HUGEPAGE) and glibc its tunables
+ * (GLIBC_TUNABLES glibc.malloc.hugetlb=1: the same for its heap) once,
+ * before main.  So where the command line asks for huge pages and this is
+ * not yet the start that has them, maplab sets both and starts itself
+ * again, once ($MAPLAB_HUGEPAGES marks that start).  Where that exec
+ * fails, the run goes on: the designs' areas and DPDK's heap are advised
+ * in this process anyway (maps/base/area.h).
+ */
+static void allocator_hugepages(char **argv)
+{
+	bool asked = false;
+	for (char **a = argv + 1; *a && !asked; a++)
+		asked = strcmp(*a, "--hugepages") == 0;
+	if (!asked || getenv("MAPLAB_HUGEPAGES"))
+		return;
+	add_to_env("MALLOC_CONF", "thp:always,metadata_thp:always", ",");
+	add_to_env("GLIBC_TUNABLES", "glibc.malloc.hugetlb=1", ":");
+	setenv("MAPLAB_HUGEPAGES", "1", 1);
+	execv("/proc/self/exe", argv);
+}
+
 int main(int argc, char **argv)
 {
 	/* maplab as a virtual machine's init, booted by `--kernel K`
 	 * (kernel-compare/vm/vm.h): it replays the job and powers off.
 	 * Anywhere else this returns at once. */
 	vm_agent_main();
+	allocator_hugepages(argv);
 	/* sim's kernel policy runs on kernel-compare's engine (absent.c's,
 	 * which says why not, in a build without the kernel side) */
 	sim_set_kernel_engine(&ksim_engine);

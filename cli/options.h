@@ -43,6 +43,7 @@ enum opt_id {
 	OPT_NO_SYSCALL, OPT_KEY_RANGE, OPT_TYPE, OPT_TRACE, OPT_RANDOM,
 	OPT_ECHO, OPT_MAX_DIFFS, OPT_CPUS, OPT_BATCH, OPT_PHYSICAL, OPT_PREFIXES, OPT_HIT_RATIO,
 	OPT_LPM_OP, /* the kernel's LPM benchmark's workloads (bench_options.c) */
+	OPT_HUGEPAGES, /* transparent huge pages for every side (bench_options.c) */
 	/* a kernel in a virtual machine (replay, validate, sim) */
 	OPT_KERNEL, OPT_VM_CPUS, OPT_SEEDS, OPT_MODEL,
 	/* sim */

@@ -7,7 +7,9 @@
 #include "cli/measure/bench_options.h"
 #include "cli/cli.h"
 #include "harness/common/parse.h"
+#include "harness/results/host.h"
 #include "harness/workload/keys.h"
+#include "maps/base/area.h"
 #include "maps/base/rcu.h"
 
 #include <math.h>
@@ -37,6 +39,11 @@ static const struct opt_spec opt_physical = { OPT_PHYSICAL, "physical",
 	"random 8-byte loads over a buffer of design D's footprint (its\n"
 	"bytes after the prefill, as B/entry measures them): the memory\n"
 	"system's floor for a loop of lookups (docs/bench.md)" };
+static const struct opt_spec opt_hugepages = { OPT_HUGEPAGES, "hugepages",
+	TAKES_NOTHING, 0, 0, 0, 0, NULL,
+	"transparent huge pages for the designs' large areas and the\n"
+	"allocator's memory (not DPDK's heap: docs/bench.md, \"Huge\n"
+	"pages\"); refused where the kernel has none" };
 const struct opt_spec opt_prefixes = { OPT_PREFIXES, "prefixes",
 	TAKES_TEXT, 0, 0, 0, 0, "S",
 	"LPM maps: the stored prefixes: random32, bgp, ipv6,\n"
@@ -112,8 +119,25 @@ const struct cmd_option bench_options[] = {
 	{ &opt_save, NULL },
 	{ &opt_quiet, NULL },
 	{ &opt_physical, NULL },
+	{ &opt_hugepages, NULL },
 };
 const size_t bench_option_count = N_OPTIONS(bench_options);
+
+/* --hugepages: where the kernel gives transparent huge pages at all
+ * (its setting "always" or "madvise"), advise them from now on (the
+ * allocator's were switched on before main: cli/main.c). */
+static int parse_hugepages(struct bench_cli *c)
+{
+	struct host_record h;
+	host_read_thp(&h, host_thp_file());
+	if (!h.thp[0] || !strcmp(h.thp, "never"))
+		return cli_error(c->cmd, "--hugepages: this kernel gives no "
+				 "transparent huge pages (%s: %s)", host_thp_file(),
+				 h.thp[0] ? "never" : "not there");
+	c->hugepages = true;
+	map_hugepages_enable();
+	return 0;
+}
 
 /* The map type a design's maps have. */
 static uint32_t type_of(const struct map_ops *ops)
@@ -260,6 +284,7 @@ static int apply_bench(void *ctx, enum opt_id id, const struct opt_value *v)
 	case OPT_RUN_REPEAT: c->run_repeat = (unsigned)v->u; return 0;
 	case OPT_NO_SYSCALL: c->no_syscall = true; return 0;
 	case OPT_PHYSICAL: return parse_physical(c, v->text);
+	case OPT_HUGEPAGES: return parse_hugepages(c);
 	case OPT_KERNEL: return opts_refuse_vm_kernel(c->cmd);
 	default:
 		if (c->extra)

@@ -76,6 +76,9 @@ struct bench_cli {
 	/* kbench and compare */
 	unsigned run_ops, run_repeat;
 	bool no_syscall;
+	/* --hugepages: every side's large tables on transparent huge pages
+	 * (maps/base/area.h, cli/main.c) */
+	bool hugepages;
 	/* --physical D: the reference sides (measure.h), on D's footprint;
 	 * NULL: none */
 	const struct map_ops *physical;

@@ -151,9 +151,27 @@ static int side_of_design(const struct measurement *m, const struct map_ops *d)
 	return -1;
 }
 
+/* --hugepages beside a DPDK table: say that DPDK's heap stays on 4 KiB
+ * pages (docs/bench.md, "Huge pages"). */
+static void dpdk_without_hugepages(const struct bench_cli *cli,
+				   const struct measurement *m)
+{
+	for (unsigned s = 0; cli->hugepages && s < m->n_sides; s++) {
+		const struct map_ops *d = m->sides[s].design;
+		if (d && (plain_for(d->name) || plain_is(d))) {
+			fprintf(stderr, "maplab %s: --hugepages: DPDK's heap (EAL's "
+				"--no-huge memory, a memfd) gets no transparent "
+				"huge pages: %s stays on 4 KiB pages\n", cli->cmd,
+				d->name);
+			return;
+		}
+	}
+}
+
 int measure_add_plain_sides(const struct bench_cli *cli, struct measurement *m)
 {
 	unsigned n_map_sides = m->n_sides;
+	dpdk_without_hugepages(cli, m);
 	for (unsigned a = 0; a < n_map_sides; a++) {
 		const struct side adapter = m->sides[a];
 		const struct map_ops *plain =
@@ -669,6 +687,10 @@ void measure_print_workload(FILE *f, const struct bench_cli *cli, bool hash_note
 	else if (w->prefixes)
 		wrap_printf(f, "prefixes: %s%s; every op names a prefix of the "
 			    "set%s\n", prefix_set_name(w->prefixes), sample, note);
+	if (cli->hugepages)
+		wrap_printf(f, "huge pages: transparent huge pages advised for the "
+			    "designs' large areas and the allocator's memory "
+			    "(--hugepages; DPDK's heap is not reached)\n");
 	if (w->batch > 1 && w->mix[OP_LOOKUP]) /* only lookups are batched */
 		wrap_printf(f, "batch: lookups %u keys at a time (map_lookup_batch; "
 			    "a design without its own batch loops over its "

@@ -174,6 +174,12 @@ void host_read_thp(struct host_record *h, const char *path)
 	fclose(f);
 }
 
+const char *host_thp_file(void)
+{
+	const char *path = getenv("MAPLAB_THP_FILE");
+	return path && *path ? path : THP_FILE;
+}
+
 void host_record_read(struct host_record *h)
 {
 	struct utsname u;
@@ -191,7 +197,7 @@ void host_record_read(struct host_record *h)
 	h->cpus_allowed = map_cpu_allowed_count();
 	read_virtualisation(h);
 	host_read_vulnerabilities(h, VULNERABILITIES_DIR);
-	host_read_thp(h, THP_FILE);
+	host_read_thp(h, host_thp_file());
 	h->allocator = MAPLAB_ALLOCATOR;
 	h->rcu = map_rcu_flavor_name();
 	h->version = MAPLAB_VERSION;

@@ -60,6 +60,10 @@ void host_read_vulnerabilities(struct host_record *h, const char *dir);
  * be read or names none. */
 void host_read_thp(struct host_record *h, const char *path);
 
+/* The file host_record_read reads it from: the kernel's, or
+ * $MAPLAB_THP_FILE where set (a test of a kernel without huge pages). */
+const char *host_thp_file(void);
+
 /* "meltdown, spectre_v2": the names whose status begins "Mitigation",
  * or "none". */
 void host_mitigations(const struct host_record *h, char *buf, size_t len);

@@ -11,6 +11,7 @@
 #include "harness/results/report.h"
 #include "harness/bench/phase.h"
 #include "harness/common/wrap.h"
+#include "maps/base/area.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -351,6 +352,9 @@ static void report_record(const struct report_point *p, struct record *r)
 	x = record_whole(r, "batch", c->w.batch > 1 ? c->w.batch : 1);
 	x->flags = RECORD_OMIT | RECORD_NO_CSV;
 	x->missing = c->w.batch <= 1;
+	x = record_bool(r, "hugepages", true);
+	x->missing = !map_hugepages(); /* --hugepages: written where on */
+	x->flags = RECORD_OMIT | RECORD_NO_CSV;
 	record_whole(r, "map_flags", c->map_flags);
 	record_whole(r, "runs", p->runs);
 	for (int f = 0; f < RF_FIRST_LATE; f++) {

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 #include "maps/base/area.h"
 
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -18,12 +20,36 @@ size_t map_area_limit(void)
 	return limit;
 }
 
+static atomic_bool hugepages;
+
+void map_hugepages_enable(void)
+{
+	atomic_store(&hugepages, true);
+}
+
+bool map_hugepages(void)
+{
+	return atomic_load_explicit(&hugepages, memory_order_relaxed);
+}
+
+void map_hugepages_advise(void *p, size_t len)
+{
+	if (p && len && map_hugepages())
+		(void)madvise(p, len, MADV_HUGEPAGE);
+}
+
 void *map_area_alloc(size_t size, size_t align)
 {
 	if (size == 0 || size > map_area_limit())
 		return NULL;
+	bool huge = map_hugepages() && size >= MAP_HUGE_PAGE;
+	if (huge && align < MAP_HUGE_PAGE)
+		align = MAP_HUGE_PAGE; /* whole huge pages, none shared */
 	size_t rounded = (size + align - 1) & ~(align - 1);
-	return aligned_alloc(align, rounded);
+	void *p = aligned_alloc(align, rounded);
+	if (huge)
+		map_hugepages_advise(p, rounded);
+	return p;
 }
 
 void *map_area_alloc_array(size_t n, size_t size, size_t align)

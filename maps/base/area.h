@@ -17,6 +17,27 @@
 
 #include <stddef.h>
 
+#include <stdbool.h>
+
+/* An x86-64 transparent huge page. */
+#define MAP_HUGE_PAGE ((size_t)2 << 20)
+
+/*
+ * --hugepages: from now on every area of at least MAP_HUGE_PAGE bytes is
+ * aligned to a huge page and advised MADV_HUGEPAGE.  Under the kernel's
+ * "madvise" setting nothing gets huge pages without such advice; under
+ * "always" the advice changes nothing.  Off by default; once on, on for
+ * the process.  (The allocator's own memory is the command line's to
+ * switch: cli/main.c.  DPDK's heap, EAL's --no-huge memory, is a memfd:
+ * shared memory, which this advice does not reach; docs/bench.md.)
+ */
+void map_hugepages_enable(void);
+bool map_hugepages(void);
+
+/* Advise [p, p + len) MADV_HUGEPAGE where map_hugepages(); errors are
+ * ignored: the advice is a wish, never a failure. */
+void map_hugepages_advise(void *p, size_t len);
+
 /* The largest area one allocation may take here, in bytes. */
 size_t map_area_limit(void);
 

@@ -381,4 +381,25 @@ check 'compare: no flag mark on the bytes per entry' memory_unflagged "$tmp/wide
 expect 0 '^hash/seqlock_buckets +2 ' cat "$tmp/wide_b.txt"
 check 'bench of 5 designs at 1 and 2 threads: no line over 120 columns' fits "$tmp/wide_b.txt"
 
+# --hugepages (docs/bench.md, "Huge pages"): refused in one line where the
+# kernel gives no transparent huge pages ($MAPLAB_THP_FILE stands for the
+# kernel's file); where it does, the run says so, its records carry
+# "hugepages":true, and the host record the kernel's setting.
+echo 'always madvise [never]' >"$tmp/thp-never"
+check '--hugepages, THP set to never: one line, exit 2' one_line_error \
+    "^maplab bench: --hugepages: this kernel gives no transparent huge pages \($tmp/thp-never: never\)$" \
+    env MAPLAB_THP_FILE="$tmp/thp-never" "${b[@]}" --map hash/linux --hugepages
+check '--hugepages, no THP at all: one line, exit 2' one_line_error \
+    '^maplab compare: --hugepages: this kernel gives no transparent huge pages \(.*: not there\)$' \
+    env MAPLAB_THP_FILE=/nonexistent "$maplab" compare --map hash/linux --hugepages
+echo 'always [madvise] never' >"$tmp/thp-madvise"
+jsonl=$(env MAPLAB_THP_FILE="$tmp/thp-madvise" "${b[@]}" --map hash/linux --hugepages \
+    --format jsonl --duration 0.02 2>&1)
+check '--hugepages: the records say so' grep -q '"hugepages":true' <<<"$jsonl"
+check '--hugepages: the host record has the setting' grep -q '"thp":"madvise"' <<<"$jsonl"
+jsonl=$("${b[@]}" --map hash/linux --format jsonl --duration 0.02 2>&1)
+check 'without --hugepages: no such field' bash -c '! grep -q "\"hugepages\""' <<<"$jsonl"
+out=$(env MAPLAB_THP_FILE="$tmp/thp-madvise" "${b[@]}" --map hash/linux --hugepages --duration 0.02 2>&1)
+check '--hugepages: the table says so' grep -q '^huge pages: transparent huge pages advised' <<<"$out"
+
 finish

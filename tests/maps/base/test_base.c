@@ -8,6 +8,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -118,6 +119,68 @@ Test(area, a_table_larger_than_memory_is_enomem)
 		map_destroy(m);
 	map_thread_offline();
 	cr_expect_null(map_area_alloc(limit + 1, 8));
+}
+
+/* The kB of AnonHugePages in the mapping of /proc/self/smaps that holds
+ * p; -1 where none holds it. */
+static long anon_huge_kb_at(const void *p)
+{
+	FILE *f = fopen("/proc/self/smaps", "r");
+	char line[512];
+	bool inside = false;
+	long kb = -1;
+	cr_assert_not_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long lo, hi;
+		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2)
+			inside = (uintptr_t)p >= lo && (uintptr_t)p < hi;
+		else if (inside && sscanf(line, "AnonHugePages: %ld kB", &kb) == 1)
+			break;
+	}
+	fclose(f);
+	return kb;
+}
+
+/* The THP setting's bracketed word, or "" (a kernel without THP). */
+static void thp_setting(char *word, size_t len)
+{
+	char line[128] = "";
+	FILE *f = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
+	word[0] = '\0';
+	if (f && fgets(line, sizeof(line), f)) {
+		char *open = strchr(line, '['), *close = open ? strchr(open, ']') : NULL;
+		if (close)
+			snprintf(word, len, "%.*s", (int)(close - open - 1), open + 1);
+	}
+	if (f)
+		fclose(f);
+}
+
+/* --hugepages (area.h): a table's area is whole huge pages, advised, and
+ * once touched the kernel backs it with them, where the kernel gives any.
+ * Without the switch, an area is as malloc gives it.  (Each test runs in
+ * its own process: the switch stays with this one.) */
+Test(area, with_hugepages_a_large_area_is_backed_by_huge_pages)
+{
+	const size_t size = 8 * MAP_HUGE_PAGE;
+	cr_expect(!map_hugepages(), "off until switched on");
+	map_hugepages_enable();
+	cr_assert(map_hugepages());
+	uint8_t *p = map_area_alloc(size, 64);
+	cr_assert_not_null(p);
+	cr_expect_eq((uintptr_t)p % MAP_HUGE_PAGE, 0, "aligned to a huge page");
+	memset(p, 1, size);
+	char thp[16];
+	thp_setting(thp, sizeof(thp));
+	if (!thp[0] || !strcmp(thp, "never")) {
+		free(p);
+		cr_skip_test("this kernel gives no transparent huge pages (%s)",
+			     thp[0] ? thp : "none");
+	}
+	long kb = anon_huge_kb_at(p);
+	cr_expect_gt(kb, 0, "%zu MiB touched, %ld kB of it in huge pages (THP %s)",
+		     size >> 20, kb, thp);
+	free(p);
 }
 
 struct item {
