@@ -42,8 +42,9 @@ static const struct opt_spec opt_physical = { OPT_PHYSICAL, "physical",
 static const struct opt_spec opt_hugepages = { OPT_HUGEPAGES, "hugepages",
 	TAKES_NOTHING, 0, 0, 0, 0, NULL,
 	"transparent huge pages for the designs' large areas and the\n"
-	"allocator's memory (not DPDK's heap: docs/bench.md, \"Huge\n"
-	"pages\"); refused where the kernel has none" };
+	"allocator's memory, and DPDK's heap on reserved huge pages\n"
+	"(vm.nr_hugepages) where there are any (docs/bench.md, \"Huge\n"
+	"pages\"); refused where the kernel has no transparent ones" };
 const struct opt_spec opt_prefixes = { OPT_PREFIXES, "prefixes",
 	TAKES_TEXT, 0, 0, 0, 0, "S",
 	"LPM maps: the stored prefixes: random32, bgp, ipv6,\n"

@@ -14,6 +14,7 @@
 #include "kernel-compare/kmap.h"
 #include "harness/common/parse.h"
 #include "harness/common/wrap.h"
+#include "maps/base/area.h"
 #include "maps/base/cpu.h"
 #include "maps/plain/plain.h"
 
@@ -151,18 +152,19 @@ static int side_of_design(const struct measurement *m, const struct map_ops *d)
 	return -1;
 }
 
-/* --hugepages beside a DPDK table: say that DPDK's heap stays on 4 KiB
- * pages (docs/bench.md, "Huge pages"). */
+/* --hugepages beside a DPDK table with no huge pages reserved for its
+ * heap: say that it stays on 4 KiB pages (docs/bench.md, "Huge pages"). */
 static void dpdk_without_hugepages(const struct bench_cli *cli,
 				   const struct measurement *m)
 {
-	for (unsigned s = 0; cli->hugepages && s < m->n_sides; s++) {
+	if (!cli->hugepages || map_hugetlb_free_pages() > 0)
+		return;
+	for (unsigned s = 0; s < m->n_sides; s++) {
 		const struct map_ops *d = m->sides[s].design;
 		if (d && (plain_for(d->name) || plain_is(d))) {
-			fprintf(stderr, "maplab %s: --hugepages: DPDK's heap (EAL's "
-				"--no-huge memory, a memfd) gets no transparent "
-				"huge pages: %s stays on 4 KiB pages\n", cli->cmd,
-				d->name);
+			fprintf(stderr, "maplab %s: --hugepages: no huge pages are "
+				"reserved for DPDK's heap (vm.nr_hugepages is 0): "
+				"%s stays on 4 KiB pages\n", cli->cmd, d->name);
 			return;
 		}
 	}
@@ -689,8 +691,9 @@ void measure_print_workload(FILE *f, const struct bench_cli *cli, bool hash_note
 			    "set%s\n", prefix_set_name(w->prefixes), sample, note);
 	if (cli->hugepages)
 		wrap_printf(f, "huge pages: transparent huge pages advised for the "
-			    "designs' large areas and the allocator's memory "
-			    "(--hugepages; DPDK's heap is not reached)\n");
+			    "designs' large areas and the allocator's memory; "
+			    "DPDK's heap on the huge pages vm.nr_hugepages "
+			    "reserves, where it reserves any (--hugepages)\n");
 	if (w->batch > 1 && w->mix[OP_LOOKUP]) /* only lookups are batched */
 		wrap_printf(f, "batch: lookups %u keys at a time (map_lookup_batch; "
 			    "a design without its own batch loops over its "

@@ -3,6 +3,7 @@
 
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
@@ -36,6 +37,19 @@ void map_hugepages_advise(void *p, size_t len)
 {
 	if (p && len && map_hugepages())
 		(void)madvise(p, len, MADV_HUGEPAGE);
+}
+
+unsigned long map_hugetlb_free_pages(void)
+{
+	char line[128];
+	unsigned long free_pages = 0;
+	FILE *f = fopen("/proc/meminfo", "r");
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "HugePages_Free: %lu", &free_pages) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return free_pages;
 }
 
 void *map_area_alloc(size_t size, size_t align)

@@ -28,8 +28,8 @@
  * "madvise" setting nothing gets huge pages without such advice; under
  * "always" the advice changes nothing.  Off by default; once on, on for
  * the process.  (The allocator's own memory is the command line's to
- * switch: cli/main.c.  DPDK's heap, EAL's --no-huge memory, is a memfd:
- * shared memory, which this advice does not reach; docs/bench.md.)
+ * switch: cli/main.c.  DPDK's heap is DPDK's own: reserved huge pages
+ * where there are any, dpdk_eal.c.)
  */
 void map_hugepages_enable(void);
 bool map_hugepages(void);
@@ -37,6 +37,11 @@ bool map_hugepages(void);
 /* Advise [p, p + len) MADV_HUGEPAGE where map_hugepages(); errors are
  * ignored: the advice is a wish, never a failure. */
 void map_hugepages_advise(void *p, size_t len);
+
+/* Huge pages reserved and free now (/proc/meminfo's HugePages_Free: what
+ * vm.nr_hugepages set aside); 0 where none or unknown.  DPDK's heap takes
+ * them under --hugepages (dpdk_eal.c). */
+unsigned long map_hugetlb_free_pages(void);
 
 /* The largest area one allocation may take here, in bytes. */
 size_t map_area_limit(void);

@@ -15,6 +15,13 @@
  *   --no-shconf --no-pci --no-telemetry
  *                    no shared config files, no device scan, no telemetry
  *                    socket or thread: nothing outside the process
+ * and under --hugepages (maps/base/area.h), where huge pages are reserved
+ * (vm.nr_hugepages), instead of --no-huge, -m and --no-shconf:
+ *   --in-memory      the heap on those pages, through memfds (no hugetlbfs
+ *                    mount needed), grown as the tables ask, no files:
+ *                    DPDK as a router runs it.  (--no-huge's heap is a
+ *                    memfd too, shared memory, which transparent huge
+ *                    pages do not reach here: docs/bench.md.)
  *   -l <cpu>         the main lcore on a CPU the caller may run on (the
  *                    first of its affinity set: -l 0 fails under a cpuset
  *                    without CPU 0)
@@ -31,6 +38,7 @@
  * the others wait for it and read the same answer.
  */
 #include "maps/base/dpdk_eal.h"
+#include "maps/base/area.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -69,6 +77,13 @@ static int first_allowed_cpu(const cpu_set_t *set)
 	return 0;
 }
 
+/* Whether EAL starts on reserved huge pages: --hugepages (area.h), and
+ * some reserved (vm.nr_hugepages). */
+static bool on_hugepages(void)
+{
+	return map_hugepages() && map_hugetlb_free_pages() > 0;
+}
+
 /*
  * rte_eal_init with EAL's log captured in log_text (caller frees), none of
  * it on stderr.  A failed start also writes its "EAL: FATAL:" line with
@@ -88,10 +103,15 @@ static int eal_init_captured(int cpu, char **log_text)
 	}
 	char lcore[16];
 	snprintf(lcore, sizeof(lcore), "%d", cpu);
-	char *argv[] = { "maplab", "--no-huge", "--no-shconf", "--no-pci",
-			 "--no-telemetry", "-m", EAL_MEMORY_MB, "-l", lcore,
-			 "--log-level=error", NULL };
-	int argc = (int)(sizeof(argv) / sizeof(argv[0])) - 1;
+	char *small[] = { "maplab", "--no-huge", "--no-shconf", "--no-pci",
+			  "--no-telemetry", "-m", EAL_MEMORY_MB, "-l", lcore,
+			  "--log-level=error", NULL };
+	char *huge[] = { "maplab", "--in-memory", "--no-pci", "--no-telemetry",
+			 "-l", lcore, "--log-level=error", NULL };
+	bool on_huge = on_hugepages();
+	char **argv = on_huge ? huge : small;
+	int argc = on_huge ? (int)(sizeof(huge) / sizeof(huge[0])) - 1
+			   : (int)(sizeof(small) / sizeof(small[0])) - 1;
 	int rc = rte_eal_init(argc, argv);
 	int err = rc < 0 ? rte_errno : 0;
 	stderr = real_stderr;
