@@ -9,7 +9,10 @@
 # heap both sit on 4 KiB pages).
 #
 # usage: docs/data/dpdk_goals.sh [OUT_DIR]     (default docs/data/dpdk_goals)
-#   MAPLAB=path/to/maplab to run another binary; ONLY=lpm for the LPM
+#   MAPLAB=path/to/maplab to run another binary; HUGEPAGES=1 to run every
+#   row with --hugepages (reserve huge pages for DPDK's heap first:
+#   sysctl vm.nr_hugepages=1024; docs/bench.md, "Huge pages"), into its own
+#   OUT_DIR (docs/data/dpdk_goals_hugepages is the one the docs read); ONLY=lpm for the LPM
 #   figures alone (about 6 minutes), ONLY=hash for the hash figures alone
 #   (about 2); the other family's rows already in OUT_DIR are kept.  About
 #   8 minutes on 2 cores in all (2026-12-06, this lab's VM), and 1.2 GiB of
@@ -52,6 +55,7 @@ else
 	done
 fi
 R=(--repeat 3 --duration 0.3 --no-syscall --quiet --save "$J")
+[[ ${HUGEPAGES:-0} == 1 ]] && R+=(--hugepages)
 run() {
 	echo "== maplab $*" | tee -a "$T" >&2
 	"$M" "$@" "${R[@]}" >> "$T"
