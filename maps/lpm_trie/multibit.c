@@ -58,6 +58,23 @@
  *     up the path to the boxed levels);
  *   - n_entries counts stored prefixes and never exceeds max_entries.
  *
+ * IPv4 keys (4 data bytes, values of up to 256 bytes) are compiled as
+ * well: full-length lookups, the ones a router makes, read a table built
+ * from the trie (core/fib4.h: direct pointing on the first 18 bits, then
+ * leaf-pushed nodes of 6 bits whose answers are ids), and every lookup,
+ * compiled or not, answers with the value at its entry's id in a value
+ * table (core/value_table.h) instead of one carried inline.  The trie
+ * stays what updates, lookups of shorter keys and get_next_key read;
+ * after each update the writer compiles again every /18 the prefix
+ * covers (one for a prefix longer than 18 bits) and publishes each in its
+ * direct word.  A lookup then reads the direct word, at most three nodes
+ * (one for a /24 or shorter prefix) and the value: DIR-24-8's shape
+ * (docs/lpm_trie.md, "A compiled IPv4 table", has the figures against
+ * rte_fib and what it costs updates).  An entry's value place is its own
+ * until a grace period after the entry goes, so a write through a
+ * lookup's pointer is never lost to another update there.  A /18 whose
+ * block could not be built (no memory) answers "ask the trie".
+ *
  * Semantics are the kernel's trie's (conformance_lpm.c): key format,
  * creation checks and errnos (map_check_lpm_attr), flags, -ENOSPC when
  * full, a replace allowed when full, trailing bits stored as given, a
@@ -67,14 +84,16 @@
  * value), then its children by chunk; a key not in the trie starts again
  * from the first.
  *
- * Locks: one spin lock for writers.  Readers take none: they load the root
+ * Locks: one spin lock for writers (the compile and the value ids
+ * too).  Readers take none: they load the root
  * and a slot with acquire and never see a node change; a slot copy's
  * sequence count (taken only by the writer, under the spin lock) tells a
  * reader to read the copy again.  Arrays and entries
  * that updates replace are freed after an RCU grace period, 64 blocks
  * to a callback.
  *
- * Work (map_ops.work, per cpu slot): nodes visited by each op, the lock
+ * Work (map_ops.work, per cpu slot): nodes visited by each op (a
+ * compiled lookup counts one), the lock
  * taken by each write and how long it was held (the path copy happens
  * under it), and blocks allocated (every array of the copied path, the
  * slot's or root's block, and the entry).
@@ -82,7 +101,9 @@
 #include "maps/base/attr.h"
 #include "maps/base/cpu.h"
 #include "maps/base/lock.h"
+#include "maps/lpm_trie/core/fib4.h"
 #include "maps/lpm_trie/core/lpm_key.h"
+#include "maps/lpm_trie/core/value_table.h"
 #include "maps/base/map.h"
 #include "maps/base/rcu.h"
 #include "maps/base/work.h"
@@ -140,10 +161,12 @@ struct fnode {
 	};
 };
 
-/* A stored prefix: its length, the data as given, the value. */
+/* A stored prefix: its length, the data as given, the value (with a
+ * compiled table: its id, the value in the map's value table). */
 struct fentry {
 	struct rcu_head rcu; /* first: map_rcu_free_block frees it */
 	uint32_t prefixlen;
+	uint32_t id;
 	_Alignas(8) uint8_t bytes[]; /* data_size bytes, padding to 8, value */
 };
 
@@ -214,6 +237,15 @@ struct lpm_multibit {
 	struct retired *pending; /* under lock: blocks that published updates
 				    replaced, not yet handed to RCU */
 	struct map_work_slot *work; /* [ncpus] */
+	/* IPv4 keys (compiled): full-length lookups read fib, compiled from
+	 * the trie after every update (under lock); values live in `values`
+	 * by their entry's id, where every lookup answers. */
+	bool compiled;
+	struct fib4 fib;
+	struct value_table values;
+	struct fib4_prefix *scratch; /* under lock: a /18's prefixes */
+	size_t scratch_cap;
+	struct fib4_scratch build; /* under lock: where its block is built */
 };
 
 /* Position masks: path_mask[c] has, for each length l = 0..5, the position
@@ -379,6 +411,8 @@ static inline const struct fnode *child_of(const struct lpm_multibit *f,
 
 static uint8_t *value_of(const struct lpm_multibit *f, struct fentry *e)
 {
+	if (f->compiled)
+		return value_table_at(&f->values, e->id);
 	return e->bytes + f->value_offset;
 }
 
@@ -400,6 +434,8 @@ static inline bool same_bits(const uint8_t *a, const uint8_t *b, uint32_t len)
 static inline void *answer_value(const struct lpm_multibit *f,
 				 const uint64_t *inline_value, struct fentry *e)
 {
+	if (f->compiled) /* the inline word is the entry's id */
+		return value_table_at(&f->values, (uint32_t)*inline_value);
 	if (f->map.attr.value_size <= INLINE_VALUE_MAX)
 		return (void *)inline_value;
 	return value_of(f, e);
@@ -535,6 +571,48 @@ longest_match(struct lpm_multibit *f, uint32_t len, const uint8_t *data,
 #define WITH_POPCNT
 #endif
 
+/* The trie's lookup (the whole of it where nothing is compiled). */
+static inline __attribute__((always_inline)) void *
+trie_lookup(struct lpm_multibit *f, uint32_t len, const uint8_t *data)
+{
+	bool word = f->data_size <= WORD_BYTES;
+	if (f->boxed == BOXED_MAX)
+		return word ? longest_match(f, len, data, true, BOXED_MAX)
+			    : longest_match(f, len, data, false, BOXED_MAX);
+	return word ? longest_match(f, len, data, true, BOXED_MIN)
+		    : longest_match(f, len, data, false, BOXED_MIN);
+}
+
+/* An id the compiled table answers for a /18 it could not compile (no
+ * memory): ask the trie.  Ids stay below it (value_table_take). */
+#define ASK_THE_TRIE UINT32_MAX
+_Static_assert(MAP_BATCH_MAX <= FIB4_BATCH_MAX && MAP_BATCH_MAX <= 256,
+	       "a batch fits the compiled lookup and its uint8_t indices");
+
+/* A full-length IPv4 key's address, in host order. */
+static inline uint32_t address_of(const uint8_t *data)
+{
+	uint32_t be;
+	memcpy(&be, data, sizeof(be));
+	return __builtin_bswap32(be);
+}
+
+/* The compiled table's answer id as a lookup's answer; the trie's where
+ * the table says to ask it. */
+static inline void *answer_of_id(struct lpm_multibit *f, uint32_t id,
+				 const uint8_t *data)
+{
+	if (id == ASK_THE_TRIE)
+		return trie_lookup(f, 32, data);
+	return id == FIB4_NONE ? NULL : value_table_at(&f->values, id);
+}
+
+/* Is a key of len bits one the compiled table answers? */
+static inline bool compiled_for(const struct lpm_multibit *f, uint32_t len)
+{
+	return f->compiled && len == 32;
+}
+
 WITH_POPCNT static void *multibit_lookup(struct map *m, const void *key)
 {
 	struct lpm_multibit *f = multibit_of(m);
@@ -542,12 +620,12 @@ WITH_POPCNT static void *multibit_lookup(struct map *m, const void *key)
 	if (len > f->max_prefixlen)
 		return NULL;
 	const uint8_t *data = lpm_data_of(key);
-	bool word = f->data_size <= WORD_BYTES;
-	if (f->boxed == BOXED_MAX)
-		return word ? longest_match(f, len, data, true, BOXED_MAX)
-			    : longest_match(f, len, data, false, BOXED_MAX);
-	return word ? longest_match(f, len, data, true, BOXED_MIN)
-		    : longest_match(f, len, data, false, BOXED_MIN);
+	if (compiled_for(f, len)) {
+		map_work_count(&work_of(f)->nodes_scanned, 1);
+		return answer_of_id(f, fib4_lookup(&f->fib, address_of(data)),
+				    data);
+	}
+	return trie_lookup(f, len, data);
 }
 
 static int multibit_lookup_copy(struct map *m, const void *key, void *value)
@@ -660,6 +738,40 @@ run_walks(struct lpm_multibit *f, unsigned n, struct walker *w,
 }
 
 /*
+ * A batch of IPv4 keys: the full-length ones to the compiled table's
+ * interleaved lookup, together; any other alone to the trie.
+ */
+static inline __attribute__((always_inline)) unsigned
+compiled_batch(struct lpm_multibit *f, const uint8_t *k, unsigned n,
+	       void **values)
+{
+	uint32_t ks = f->map.attr.key_size;
+	uint32_t addr[MAP_BATCH_MAX], ids[MAP_BATCH_MAX];
+	uint8_t which[MAP_BATCH_MAX];
+	unsigned full = 0, hits = 0;
+	for (unsigned i = 0; i < n; i++) {
+		const uint8_t *key = k + (size_t)i * ks;
+		uint32_t len = lpm_prefixlen_of(key);
+		if (compiled_for(f, len)) {
+			which[full] = (uint8_t)i;
+			addr[full++] = address_of(lpm_data_of(key));
+		} else {
+			values[i] = len > f->max_prefixlen
+					    ? NULL
+					    : trie_lookup(f, len, lpm_data_of(key));
+		}
+	}
+	fib4_lookup_batch(&f->fib, addr, full, ids);
+	map_work_count(&work_of(f)->nodes_scanned, full);
+	for (unsigned j = 0; j < full; j++)
+		values[which[j]] = answer_of_id(
+			f, ids[j], lpm_data_of(k + (size_t)which[j] * ks));
+	for (unsigned i = 0; i < n; i++)
+		hits += values[i] != NULL;
+	return hits;
+}
+
+/*
  * n walks interleaved, a level of each in turn: one lookup after another
  * waits for each node of its path in turn; here a level's n nodes are
  * fetched together.  Keys of up to 8 data bytes (the walks of longer ones
@@ -681,6 +793,8 @@ WITH_POPCNT static unsigned multibit_lookup_batch(struct map *m,
 				!= NULL;
 		return hits;
 	}
+	if (f->compiled)
+		return compiled_batch(f, k, n, values);
 	if (f->boxed == BOXED_MAX)
 		visited = run_walks(f, n, w, start_walks(f, k, n, w, BOXED_MAX),
 				    BOXED_MAX);
@@ -887,7 +1001,9 @@ static int with_child(struct lpm_multibit *f, struct retire *r,
 static struct fslot slot_of(const struct lpm_multibit *f, struct fentry *e)
 {
 	struct fslot s = { .e = e, .value = 0 };
-	if (f->map.attr.value_size <= INLINE_VALUE_MAX)
+	if (f->compiled)
+		s.value = e->id;
+	else if (f->map.attr.value_size <= INLINE_VALUE_MAX)
 		memcpy(&s.value, value_of(f, e), f->map.attr.value_size);
 	return s;
 }
@@ -1092,9 +1208,11 @@ static int remove_along(struct lpm_multibit *f, struct retire *r,
 #define RETIRE_BATCH 64
 struct retired {
 	struct rcu_head rcu;
-	unsigned n;
+	unsigned n, n_ids;
 	void *blocks[RETIRE_BATCH]; /* malloc'd, an rcu_head first: farrays,
-				       fentries */
+				       fentries, compiled blocks */
+	uint32_t ids[RETIRE_BATCH]; /* value ids of entries gone */
+	struct value_table *values;
 };
 
 static void free_retired(struct rcu_head *head)
@@ -1102,24 +1220,53 @@ static void free_retired(struct rcu_head *head)
 	struct retired *d = caa_container_of(head, struct retired, rcu);
 	for (unsigned i = 0; i < d->n; i++)
 		free(d->blocks[i]);
+	for (unsigned i = 0; i < d->n_ids; i++)
+		value_table_release_later(d->values, d->ids[i]);
 	free(d);
+}
+
+/* Lock held: f's pending batch, begun if need be; NULL without memory. */
+static struct retired *pending_batch(struct lpm_multibit *f)
+{
+	if (!f->pending && (f->pending = malloc(sizeof(*f->pending)))) {
+		f->pending->n = f->pending->n_ids = 0;
+		f->pending->values = &f->values;
+	}
+	return f->pending;
+}
+
+/* Lock held: the pending batch to RCU if it is full. */
+static void send_if_full(struct lpm_multibit *f)
+{
+	if (f->pending->n == RETIRE_BATCH || f->pending->n_ids == RETIRE_BATCH) {
+		map_rcu_call(&f->pending->rcu, free_retired);
+		f->pending = NULL;
+	}
 }
 
 /* Lock held: block b to f's pending batch, the batch to RCU when full.
  * Without memory for a batch, b goes to RCU alone (which needs none). */
 static void retire_block(struct lpm_multibit *f, void *b)
 {
-	if (!f->pending && (f->pending = malloc(sizeof(*f->pending))))
-		f->pending->n = 0;
-	if (!f->pending) {
+	if (!pending_batch(f)) {
 		map_rcu_free_block((struct rcu_head *)b);
 		return;
 	}
 	f->pending->blocks[f->pending->n++] = b;
-	if (f->pending->n == RETIRE_BATCH) {
-		map_rcu_call(&f->pending->rcu, free_retired);
-		f->pending = NULL;
+	send_if_full(f);
+}
+
+/* Lock held: entry e gone from the trie and the compiled table, freed
+ * after a grace period, its value id free again then (without memory
+ * for a batch the id is never given again: one place of the table
+ * lost). */
+static void retire_entry(struct lpm_multibit *f, struct fentry *e)
+{
+	if (f->compiled && pending_batch(f)) {
+		f->pending->ids[f->pending->n_ids++] = e->id;
+		send_if_full(f);
 	}
+	retire_block(f, e);
 }
 
 /* Lock held, the update published: what it replaced, and `entry` (an
@@ -1131,7 +1278,159 @@ static void retire_replaced(struct lpm_multibit *f, const struct retire *r,
 	for (unsigned i = 0; i < r->n_old; i++)
 		retire_block(f, r->old[i]);
 	if (entry)
-		retire_block(f, entry);
+		retire_entry(f, entry);
+}
+
+/* --- the compiled IPv4 table -------------------------------------------------- */
+
+/* Lock held: a prefix to f->scratch (count of them so far); -ENOMEM. */
+static int add_compiled(struct lpm_multibit *f, uint32_t addr, uint32_t len,
+			uint64_t id, size_t *count)
+{
+	if (*count == f->scratch_cap) {
+		size_t cap = f->scratch_cap ? 2 * f->scratch_cap : 64;
+		struct fib4_prefix *p = realloc(f->scratch, cap * sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		f->scratch = p;
+		f->scratch_cap = cap;
+	}
+	f->scratch[(*count)++] = (struct fib4_prefix){
+		.addr = len ? addr & ~0u << (32 - len) : 0, .len = len,
+		.id = (uint32_t)id };
+	return 0;
+}
+
+/* Leaf n's prefix: its address from the leaf's head. */
+static uint32_t leaf_address(const struct fnode *n)
+{
+	return address_of(n->head);
+}
+
+/*
+ * Lock held: every prefix longer than FIB4_DIRECT_BITS in n's subtree (n
+ * at depth d, below the boxed levels, its bits from addr on; or a leaf)
+ * to f->scratch.  Each prefix's length and address come from where it
+ * sits, its id from the word beside its entry: the entries themselves,
+ * one allocation each, are never read (a miss each, most of a compile's
+ * time when they were).
+ */
+static int collect_long(struct lpm_multibit *f, const struct fnode *n,
+			unsigned d, uint32_t addr, size_t *count)
+{
+	if (is_leaf(n))
+		return leaf_len(n) > FIB4_DIRECT_BITS
+			       ? add_compiled(f, leaf_address(n), leaf_len(n),
+					      n->value, count)
+			       : 0;
+	unsigned k = 0;
+	for (uint64_t left = n->prefixes; left; left &= left - 1, k++) {
+		unsigned pos = (unsigned)__builtin_ctzll(left);
+		unsigned l = 31u - (unsigned)__builtin_clz(pos + 1);
+		uint32_t len = d * STRIDE + l;
+		uint32_t bits = (pos + 1 - (1u << l));
+		if (len > FIB4_DIRECT_BITS &&
+		    add_compiled(f, addr | (l ? bits << (32 - len) : 0), len,
+				 n->entries[k].value, count))
+			return -ENOMEM;
+	}
+	k = 0;
+	for (uint64_t left = n->children; left; left &= left - 1, k++) {
+		unsigned c = (unsigned)__builtin_ctzll(left);
+		if (collect_long(f, &n->kids[k], d + 1,
+				 addr | c << (32 - (d + 1) * STRIDE), count))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+_Static_assert(FIB4_DIRECT_BITS % STRIDE == 0,
+	       "a /18's prefixes are one subtree of the trie");
+
+/*
+ * Lock held: the id of the longest stored prefix of at most 18 bits that
+ * covers /18 i (FIB4_NONE if none), and in *below the subtree that holds
+ * the prefixes longer than 18 bits inside it (the /18's node, or a leaf
+ * whose one prefix may lie inside it), or NULL.
+ */
+static uint32_t outer_id(const struct lpm_multibit *f, uint32_t i,
+			 const struct fnode **below)
+{
+	uint64_t x = (uint64_t)i << (64 - FIB4_DIRECT_BITS);
+	const struct fnode *n = load_root(f);
+	uint32_t best = FIB4_NONE;
+	*below = NULL;
+	for (unsigned d = 0;; d++) {
+		uint32_t rem = FIB4_DIRECT_BITS - d * STRIDE;
+		unsigned c = word_chunk(x, d * STRIDE);
+		uint64_t match = n->prefixes & path_mask[c];
+		if (rem < STRIDE)
+			match &= upto[rem];
+		if (match)
+			best = (uint32_t)n->entries[rank(
+				n->prefixes, 63u - (unsigned)__builtin_clzll(match))]
+				       .value;
+		if (rem < STRIDE) {
+			*below = n;
+			return best;
+		}
+		const struct fnode *k = child_of(f, n, d, c);
+		if (!k)
+			return best;
+		if (is_leaf(k)) {
+			if (leaf_covers_word(k, FIB4_DIRECT_BITS, x))
+				best = (uint32_t)k->value;
+			else if (leaf_len(k) > FIB4_DIRECT_BITS &&
+				 fib4_index(leaf_address(k)) == i)
+				*below = k;
+			return best;
+		}
+		n = k;
+	}
+}
+
+/* Lock held: direct word i compiled again from the trie, the block it
+ * replaces retired.  Without memory for its block the word says to ask
+ * the trie. */
+static void compile_index(struct lpm_multibit *f, uint32_t i)
+{
+	const struct fnode *below;
+	uint32_t outer = outer_id(f, i, &below);
+	size_t count = 0;
+	uint64_t word = fib4_answer_word(outer);
+	if (below && collect_long(f, below, FIB4_DIRECT_BITS / STRIDE,
+				  i << (32 - FIB4_DIRECT_BITS), &count))
+		word = fib4_answer_word(ASK_THE_TRIE);
+	else if (count) {
+		struct fib4_block *b = fib4_build(&f->build, i, f->scratch,
+						  count, outer);
+		word = b ? fib4_block_word(b) : fib4_answer_word(ASK_THE_TRIE);
+		if (b)
+			map_work_count(&work_of(f)->allocations, 1);
+	}
+	/* no count of the blocks' bytes here: the old block's size was a
+	 * miss of its own; fib4_bytes counts them when asked */
+	struct fib4_block *old = fib4_block_of(fib4_publish(&f->fib, i, word));
+	if (old)
+		retire_block(f, old);
+}
+
+/* Lock held, a change to the prefix (len, data) published in the trie:
+ * every /18 it covers compiled again (one for a prefix longer than 18
+ * bits; 2^(18 - len) for a shorter one). */
+static void compile_after(struct lpm_multibit *f, uint32_t len,
+			  const uint8_t *data)
+{
+	if (!f->compiled)
+		return;
+	uint32_t a = address_of(data);
+	if (len > FIB4_DIRECT_BITS) {
+		compile_index(f, fib4_index(a));
+		return;
+	}
+	uint32_t first = len ? fib4_index(a & ~0u << (32 - len)) : 0;
+	for (uint32_t k = 0; k < 1u << (FIB4_DIRECT_BITS - len); k++)
+		compile_index(f, first + k);
 }
 
 /* A failed update: free what it made, which no reader has seen. */
@@ -1163,9 +1462,24 @@ static struct fentry *entry_new(struct lpm_multibit *f, const void *key,
 		return NULL;
 	map_work_count(&work_of(f)->allocations, 1);
 	e->prefixlen = lpm_prefixlen_of(key);
+	e->id = 0;
 	memcpy(e->bytes, lpm_data_of(key), f->data_size); /* trailing bits too */
-	memcpy(value_of(f, e), value, f->map.attr.value_size);
+	if (!f->compiled) /* else: under the lock, value_id */
+		memcpy(value_of(f, e), value, f->map.attr.value_size);
 	return e;
+}
+
+/* Lock held: e's value in a place of the value table of its own, where
+ * the map is compiled. */
+static int value_id(struct lpm_multibit *f, struct fentry *e, const void *value)
+{
+	if (!f->compiled)
+		return 0;
+	e->id = value_table_take(&f->values);
+	if (!e->id)
+		return -ENOMEM;
+	memcpy(value_of(f, e), value, f->map.attr.value_size);
+	return 0;
 }
 
 /* The update, lock held.  *old: the entry replaced, if any. */
@@ -1210,12 +1524,18 @@ static int multibit_update(struct map *m, const void *key, const void *value,
 	retire_init(&r);
 	struct fentry *old = NULL;
 	uint64_t taken = map_work_lock(&f->lock, work_of(f));
-	int err = update_locked(f, e, flags, &r, &old);
+	int err = value_id(f, e, value);
+	if (!err)
+		err = update_locked(f, e, flags, &r, &old);
 	account(f, &r, err);
 	if (!err && !old)
 		f->bytes += entry_bytes(f);
-	if (!err)
+	if (!err) {
+		compile_after(f, e->prefixlen, e->bytes);
 		retire_replaced(f, &r, old);
+	} else if (e->id) {
+		value_table_put_now(&f->values, e->id);
+	}
 	map_work_unlock(&f->lock, work_of(f), taken);
 
 	if (err) {
@@ -1242,6 +1562,7 @@ static int multibit_delete(struct map *m, const void *key)
 	if (!err) {
 		f->n_entries--;
 		f->bytes -= entry_bytes(f);
+		compile_after(f, len, lpm_data_of(key));
 		retire_replaced(f, &r, gone);
 	} else {
 		discard_made(&r);
@@ -1591,8 +1912,34 @@ static void free_map(struct lpm_multibit *f)
 	for (unsigned d = 0; d < BOXED_MAX; d++)
 		free(f->slots[d]);
 	free(f->copies_block);
+	fib4_destroy(&f->fib);
+	value_table_destroy(&f->values);
+	free(f->scratch);
+	fib4_scratch_free(&f->build);
 	free(f->work);
 	free(f);
+}
+
+/* IPv4 keys with values of up to COMPILED_VALUE_MAX bytes get the
+ * compiled table (a chunk of the value table is then at most 1 MiB). */
+#define COMPILED_VALUE_MAX 256
+/* Value ids made room for at create: max_entries up to this many (a map
+ * may be created far larger than it is filled); more as they are taken. */
+#define COMPILED_IDS_AT_CREATE (1u << 16)
+
+static int make_compiled(struct lpm_multibit *f)
+{
+	f->compiled = f->data_size == 4 &&
+		      f->map.attr.value_size <= COMPILED_VALUE_MAX;
+	if (!f->compiled)
+		return 0;
+	uint32_t room = f->map.attr.max_entries < COMPILED_IDS_AT_CREATE
+				? f->map.attr.max_entries
+				: COMPILED_IDS_AT_CREATE;
+	if (fib4_init(&f->fib) ||
+	    value_table_init(&f->values, f->map.attr.value_size, room))
+		return -ENOMEM;
+	return 0;
 }
 
 static int multibit_create(const struct map_attr *attr, struct map **out)
@@ -1610,7 +1957,7 @@ static int multibit_create(const struct map_attr *attr, struct map **out)
 	f->boxed = boxed_levels(attr->max_entries);
 	map_spin_init(&f->lock);
 	f->work = map_work_slots_new(attr->ncpus);
-	if (!f->work || make_boxed_levels(f)) {
+	if (!f->work || make_boxed_levels(f) || make_compiled(f)) {
 		free_map(f);
 		return -ENOMEM;
 	}
@@ -1636,7 +1983,8 @@ static void multibit_work(const struct map *m, int cpu, struct map_work *w)
 static size_t multibit_memory(const struct map *m)
 {
 	const struct lpm_multibit *f = (const struct lpm_multibit *)m;
-	return sizeof(*f) + f->bytes;
+	size_t compiled = f->compiled ? fib4_bytes(&f->fib) + f->values.bytes : 0;
+	return sizeof(*f) + f->bytes + compiled;
 }
 
 const struct map_ops lpm_trie_multibit_ops = {
@@ -1644,7 +1992,8 @@ const struct map_ops lpm_trie_multibit_ops = {
 	.description = "maplab's own: a multibit trie of stride 6 with "
 		       "bitmap-compressed nodes under two boxed levels (three "
 		       "from 2^18 entries), RCU readers, writers copying the "
-		       "path below them",
+		       "path below them; IPv4 lookups from a compiled table "
+		       "(18 bits direct, leaf-pushed nodes)",
 	.type = MAP_TYPE_LPM_TRIE,
 	.create = multibit_create,
 	.destroy = multibit_destroy,

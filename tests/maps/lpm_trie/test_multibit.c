@@ -182,7 +182,7 @@ Test(lpm_fast, counts_its_work)
 	cr_assert_eq(w.locks, 6);
 	cr_assert_gt(w.lock_ns, 0);
 	struct map_work before = w, after = { 0 };
-	uint32_t len = 32;
+	uint32_t len = 31; /* not full length: the trie's walk */
 	memcpy(k, &len, 4);
 	cr_assert_eq(map_lookup_copy(p.design, k, &v), 0);
 	p.design->ops->work(p.design, -1, &after);
@@ -193,6 +193,14 @@ Test(lpm_fast, counts_its_work)
 	 * straight from the node at 12: 4 descriptors, not the 5 a /24 has
 	 * on its way with every node kept */
 	cr_assert_eq(after.nodes_scanned - before.nodes_scanned, 4);
+	/* a full-length IPv4 key is answered by the compiled table: one */
+	len = 32;
+	memcpy(k, &len, 4);
+	before = after;
+	after = (struct map_work){ 0 };
+	cr_assert_eq(map_lookup_copy(p.design, k, &v), 0);
+	p.design->ops->work(p.design, -1, &after);
+	cr_assert_eq(after.nodes_scanned - before.nodes_scanned, 1);
 	twin_free(&p);
 	map_thread_offline();
 }

@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * value_table.h: values by id, for an LPM design whose compiled table
+ * answers with ids (fib4.h): each stored prefix takes an id (1 and up) and
+ * its value lives at the id's place, so a lookup's answer is one load
+ * from a dense table, not a pointer chased into an entry of its own.
+ *
+ *   chunks -> [c0][c1]...   each VALUE_CHUNK_IDS values of `stride` bytes
+ *
+ * Contract (map.h's): a value pointer keeps naming its prefix's value for
+ * the reader's RCU section.  So an id is never reused at once: the writer
+ * gives it back with value_table_release_later, from an RCU callback run
+ * after a grace period, and only then may value_table_take hand it out
+ * again.  Chunks never move once made; when ids run out (every one in use
+ * or waiting out a grace period) a new chunk is added, and a longer
+ * array of chunk pointers replaces the old one (freed after a grace
+ * period).  Init makes room for the ids its caller asks for, so a map
+ * that stays within them never grows the table.
+ *
+ * Locks: take, put_now and grow run under the owner's writer lock;
+ * release_later may run beside them (an RCU callback): it pushes on a
+ * lock-free stack that take empties whole, with one exchange.
+ */
+#ifndef MAPLAB_LPM_VALUE_TABLE_H
+#define MAPLAB_LPM_VALUE_TABLE_H
+
+#include "maps/base/rcu.h"
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define VALUE_CHUNK_BITS 12
+#define VALUE_CHUNK_IDS (1u << VALUE_CHUNK_BITS)
+
+struct value_chunks {
+	struct rcu_head rcu; /* first: freed after a grace period */
+	uint32_t n;          /* chunk pointers in use */
+	unsigned char *chunk[];
+};
+
+struct value_table {
+	_Atomic(struct value_chunks *) chunks;
+	uint32_t stride;     /* value_size rounded up to 8 */
+	uint32_t capacity;   /* ids the chunks hold (id 0 is never given) */
+	uint32_t next;       /* writer: the first id never given out */
+	uint32_t free_list;  /* writer: ids free now, linked through their
+				places (0 ends it) */
+	_Atomic uint32_t released; /* ids free after their grace period, a
+				      stack linked the same way */
+	size_t bytes;        /* chunks and the pointer array */
+};
+
+/* Room for max_ids ids; 0 or -ENOMEM. */
+int value_table_init(struct value_table *t, uint32_t value_size,
+		     uint32_t max_ids);
+void value_table_destroy(struct value_table *t);
+
+/* Where id's value lives, for a reader in its RCU section or the
+ * writer. */
+static inline void *value_table_at(const struct value_table *t, uint32_t id)
+{
+	const struct value_chunks *c =
+		atomic_load_explicit(&t->chunks, memory_order_acquire);
+	return c->chunk[id >> VALUE_CHUNK_BITS] +
+	       (size_t)(id & (VALUE_CHUNK_IDS - 1)) * t->stride;
+}
+
+/* Writer: a free id (its place's bytes undefined), or 0 without
+ * memory. */
+uint32_t value_table_take(struct value_table *t);
+
+/* Writer: id, taken and never shown to a reader, is free again. */
+void value_table_put_now(struct value_table *t, uint32_t id);
+
+/* After a grace period since no reader can reach id (an RCU callback):
+ * id is free again. */
+void value_table_release_later(struct value_table *t, uint32_t id);
+
+#endif /* MAPLAB_LPM_VALUE_TABLE_H */
