@@ -1451,7 +1451,9 @@ static int check_add(struct lpm_multibit *f, uint64_t flags)
 
 static size_t entry_bytes(const struct lpm_multibit *f)
 {
-	return sizeof(struct fentry) + f->value_offset + f->map.attr.value_size;
+	/* compiled: the value lives in the value table, not here */
+	return sizeof(struct fentry) + f->value_offset +
+	       (f->compiled ? 0 : f->map.attr.value_size);
 }
 
 static struct fentry *entry_new(struct lpm_multibit *f, const void *key,

@@ -94,21 +94,42 @@ static int by_address(const void *a, const void *b)
 }
 
 /* Each slot's answer in a node at bit off: outer, then every prefix that
- * ends in the node over the slots it covers, shorter ones first so that
- * longer ones win. */
+ * ends in the node over the slots it covers, a longer one winning over a
+ * shorter (one pass, in any order; selects, not branches, which followed
+ * the prefixes). */
 static void paint(uint32_t slot[FANOUT], unsigned off,
 		  const struct fib4_prefix *ps, size_t n, uint32_t outer)
 {
-	for (unsigned c = 0; c < FANOUT; c++)
+	uint8_t len_at[FANOUT];
+	for (unsigned c = 0; c < FANOUT; c++) {
 		slot[c] = outer;
-	for (unsigned len = off + 1; len <= off + FIB4_STRIDE; len++)
-		for (size_t i = 0; i < n; i++)
-			if (ps[i].len == len) {
-				unsigned first = slot_at(ps[i].addr, off);
-				unsigned span = 1u << (off + FIB4_STRIDE - len);
-				for (unsigned k = 0; k < span; k++)
-					slot[first + k] = ps[i].id;
-			}
+		len_at[c] = 0;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (ps[i].len > off + FIB4_STRIDE)
+			continue;
+		unsigned first = slot_at(ps[i].addr, off);
+		unsigned span = 1u << (off + FIB4_STRIDE - ps[i].len);
+		for (unsigned k = first; k < first + span; k++) {
+			bool longer = ps[i].len > len_at[k];
+			slot[k] = longer ? ps[i].id : slot[k];
+			len_at[k] = longer ? (uint8_t)ps[i].len : len_at[k];
+		}
+	}
+}
+
+/* A lone record at offset `at`: prefix p alone below a slot whose
+ * answer is around. */
+static void put_lone(struct builder *b, size_t at, const struct fib4_prefix *p,
+		     uint32_t around)
+{
+	struct fib4_node lone = {
+		.vector = (uint64_t)p->addr << 32 | p->len,
+		.around_id = { around, p->id },
+		.kids = 0,
+		.leaves = FIB4_LONE,
+	};
+	memcpy(b->s->buf + at, &lone, sizeof(lone));
 }
 
 /*
@@ -120,22 +141,26 @@ static void paint(uint32_t slot[FANOUT], unsigned off,
 static void build_node(struct builder *b, size_t at, unsigned off,
 		       struct fib4_prefix *ps, size_t n, uint32_t outer)
 {
-	uint32_t slot[FANOUT], runs[FANOUT];
+	uint32_t slot[FANOUT], runs[FANOUT + 1];
 	paint(slot, off, ps, n, outer);
 	uint64_t vector = 0, leafvec = 0;
 	for (size_t i = 0; i < n; i++)
 		if (ps[i].len > off + FIB4_STRIDE)
 			vector |= 1ull << slot_at(ps[i].addr, off);
 	/* a run starts where the answer differs from the last slot without
-	 * a child: a lookup counts the runs up to its slot */
-	unsigned n_runs = 0;
+	 * a child: a lookup counts the runs up to its slot.  Without
+	 * branches: they follow the prefixes, and mispredicted they were
+	 * most of a compile's time. */
+	unsigned n_runs = 0, first = 1;
+	uint32_t last = 0;
 	for (unsigned c = 0; c < FANOUT; c++) {
-		if (vector >> c & 1)
-			continue;
-		if (!n_runs || slot[c] != runs[n_runs - 1]) {
-			leafvec |= 1ull << c;
-			runs[n_runs++] = slot[c];
-		}
+		unsigned start = (unsigned)(~vector >> c & 1) &
+				 ((slot[c] != last) | first);
+		runs[n_runs] = slot[c];
+		n_runs += start;
+		leafvec |= (uint64_t)start << c;
+		last = start ? slot[c] : last;
+		first &= !start;
 	}
 	unsigned n_kids = (unsigned)__builtin_popcountll(vector);
 	size_t kids = reserve(b, n_kids * sizeof(struct fib4_node));
@@ -162,8 +187,12 @@ static void build_node(struct builder *b, size_t at, unsigned off,
 		size_t j = i;
 		while (j < n && slot_at(ps[j].addr, off) == c)
 			j++;
-		build_node(b, kids + k * sizeof(struct fib4_node),
-			   off + FIB4_STRIDE, ps + i, j - i, slot[c]);
+		if (j - i == 1)
+			put_lone(b, kids + k * sizeof(struct fib4_node), &ps[i],
+				 slot[c]);
+		else
+			build_node(b, kids + k * sizeof(struct fib4_node),
+				   off + FIB4_STRIDE, ps + i, j - i, slot[c]);
 		if (b->failed)
 			return;
 		i = j;

@@ -15,6 +15,10 @@
  *                             among the slots without a child
  *                    kids, leaves: where the packed arrays start
  *
+ * A child that holds one prefix alone is a lone record, not a chain of
+ * nodes down to its length: its prefix, id and the answer pushed down to
+ * it, checked with one xor (a /32 alone in its /24 took three nodes).
+ *
  * Leaf pushing: every slot without a child holds the answer for all of
  * its addresses (the longest prefix covering it, pushed down from above
  * if none ends in the node), so a lookup stops at the first slot without
@@ -55,9 +59,34 @@ struct fib4_prefix {
 };
 
 struct fib4_node {
-	uint64_t vector, leafvec;
+	uint64_t vector;
+	union {
+		uint64_t leafvec;
+		uint32_t around_id[2]; /* a lone record's: [0] the answer
+					  around its prefix, [1] its id */
+	};
 	uint32_t kids, leaves; /* byte offsets into the block's items */
 };
+
+/* A lone record: leaves == FIB4_LONE; vector = address << 32 | length,
+ * and around_id. */
+#define FIB4_LONE UINT32_MAX
+
+static inline bool fib4_is_lone(const struct fib4_node *n)
+{
+	return n->leaves == FIB4_LONE;
+}
+
+/* Where a lone record's answer for addr lies: its id if its prefix
+ * covers addr, else the answer around it. */
+static inline const uint32_t *fib4_lone_answer(const struct fib4_node *n,
+					       uint32_t addr)
+{
+	uint32_t len = (uint32_t)n->vector;
+	uint32_t prefix = (uint32_t)(n->vector >> 32);
+	bool covers = !((uint64_t)(addr ^ prefix) >> (32 - len));
+	return &n->around_id[covers];
+}
 
 struct fib4_block {
 	struct rcu_head rcu; /* first: freed after a grace period */
@@ -170,6 +199,8 @@ static inline uint32_t fib4_lookup(const struct fib4 *t, uint32_t addr)
 	const struct fib4_node *n = (const struct fib4_node *)b->items;
 	uint64_t x = (uint64_t)addr << (32 + FIB4_DIRECT_BITS);
 	for (;; x <<= FIB4_STRIDE) {
+		if (fib4_is_lone(n))
+			return *fib4_lone_answer(n, addr);
 		unsigned c = fib4_slot(x);
 		if (!(n->vector >> c & 1))
 			return *fib4_leaf(b->items, n, fib4_upto(c));
@@ -219,7 +250,8 @@ fib4_lookup_batch(const struct fib4 *t, const uint32_t *addr, unsigned n,
 			const struct fib4_node *v = at[i];
 			unsigned c = fib4_slot(x[i]);
 			uint64_t upto = fib4_upto(c);
-			uint64_t child = v->vector >> c & 1;
+			bool lone = fib4_is_lone(v);
+			uint64_t child = lone ? 0 : v->vector >> c & 1;
 			/* offsets, not pointers: only the one selected is
 			 * inside its array */
 			intptr_t kid = (intptr_t)v->kids +
@@ -228,8 +260,10 @@ fib4_lookup_batch(const struct fib4 *t, const uint32_t *addr, unsigned n,
 			intptr_t leaf = (intptr_t)v->leaves +
 					4 * (intptr_t)(__builtin_popcountll(v->leafvec & upto) - 1);
 			bool answers = v != &fib4_done && !child;
-			answer[i] = answers ? (const uint32_t *)(items[i] + leaf)
-					    : answer[i];
+			const uint32_t *here =
+				lone ? fib4_lone_answer(v, addr[i])
+				     : (const uint32_t *)(items[i] + leaf);
+			answer[i] = answers ? here : answer[i];
 			at[i] = child ? (const struct fib4_node *)(items[i] + kid)
 				      : &fib4_done;
 			__builtin_prefetch(items[i] + (child ? kid : leaf));

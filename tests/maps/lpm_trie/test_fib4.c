@@ -219,3 +219,33 @@ Test(fib4, runs_of_equal_answers_share_a_leaf)
 		      b->bytes);
 	free(b);
 }
+
+/* A prefix alone below a slot is one lone record, not a chain of nodes
+ * down to its length: a /32 alone in its /18 is the top node and one
+ * record, which answers its own address and pushes the outer answer
+ * everywhere else below its slot. */
+Test(fib4, a_lone_prefix_is_one_record)
+{
+	struct fib4_prefix p = { 0xc0a80537u, 32, 9 }; /* 192.168.5.55/32 */
+	struct fib4_scratch scratch = { 0 };
+	struct fib4_block *b = fib4_build(&scratch, fib4_index(p.addr), &p, 1, 4);
+	cr_assert(b);
+	fib4_scratch_free(&scratch);
+	const struct fib4_node *top = (const struct fib4_node *)b->items;
+	cr_assert_eq(__builtin_popcountll(top->vector), 1);
+	const struct fib4_node *kid = (const struct fib4_node *)(b->items + top->kids);
+	cr_assert(fib4_is_lone(kid));
+	cr_assert_eq(*fib4_lone_answer(kid, p.addr), 9);
+	cr_assert_eq(*fib4_lone_answer(kid, p.addr ^ 1), 4);
+	cr_assert_eq(*fib4_lone_answer(kid, p.addr ^ 0x80), 4);
+	struct fib4 t;
+	cr_assert_eq(fib4_init(&t), 0);
+	fib4_publish(&t, fib4_index(p.addr), fib4_block_word(b));
+	uint32_t addr[3] = { p.addr, p.addr ^ 1, p.addr ^ 0x3f00 }, ids[3];
+	fib4_lookup_batch(&t, addr, 3, ids);
+	for (unsigned i = 0; i < 3; i++) {
+		cr_assert_eq(fib4_lookup(&t, addr[i]), i ? 4 : 9, "%08x", addr[i]);
+		cr_assert_eq(ids[i], i ? 4 : 9, "%08x in a batch", addr[i]);
+	}
+	fib4_destroy(&t);
+}
