@@ -199,15 +199,22 @@ Test(fib4, three_levels_every_address)
 	fib4_destroy(&t);
 }
 
+/* The block of p's /18 holding p alone, outer around it. */
+static struct fib4_block *block_of_one(struct fib4_prefix p, uint32_t outer)
+{
+	struct fib4_scratch scratch = { 0 };
+	struct fib4_block *b = fib4_build(&scratch, fib4_index(p.addr), &p, 1, outer);
+	cr_assert(b);
+	fib4_scratch_free(&scratch);
+	return b;
+}
+
 /* A block whose prefixes all end in its top node keeps one answer per
  * run: a /24 alone in its /18 is three runs (outer, the /24, outer). */
 Test(fib4, runs_of_equal_answers_share_a_leaf)
 {
 	struct fib4_prefix p = { 0xc0a80500u, 24, 7 }; /* 192.168.5.0/24 */
-	struct fib4_scratch scratch = { 0 };
-	struct fib4_block *b = fib4_build(&scratch, fib4_index(p.addr), &p, 1, 3);
-	cr_assert(b);
-	fib4_scratch_free(&scratch);
+	struct fib4_block *b = block_of_one(p, 3);
 	const struct fib4_node *top = (const struct fib4_node *)b->items;
 	cr_assert_eq(top->vector, 0);
 	cr_assert_eq(__builtin_popcountll(top->leafvec), 3);
@@ -227,10 +234,7 @@ Test(fib4, runs_of_equal_answers_share_a_leaf)
 Test(fib4, a_lone_prefix_is_one_record)
 {
 	struct fib4_prefix p = { 0xc0a80537u, 32, 9 }; /* 192.168.5.55/32 */
-	struct fib4_scratch scratch = { 0 };
-	struct fib4_block *b = fib4_build(&scratch, fib4_index(p.addr), &p, 1, 4);
-	cr_assert(b);
-	fib4_scratch_free(&scratch);
+	struct fib4_block *b = block_of_one(p, 4);
 	const struct fib4_node *top = (const struct fib4_node *)b->items;
 	cr_assert_eq(__builtin_popcountll(top->vector), 1);
 	const struct fib4_node *kid = (const struct fib4_node *)(b->items + top->kids);
