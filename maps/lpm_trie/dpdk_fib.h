@@ -7,6 +7,8 @@
 #ifndef MAPLAB_LPM_DPDK_FIB_H
 #define MAPLAB_LPM_DPDK_FIB_H
 
+#include "maps/lpm_trie/core/lpm_key.h"
+
 #include <rte_fib.h>
 #include <rte_memory.h>
 
@@ -44,9 +46,7 @@ static inline struct rte_fib_conf lpm_dpdk_v4_conf(uint32_t max_entries)
  * order, as rte_fib takes it: one load and a byte swap. */
 static inline uint32_t lpm_dpdk_v4_address(const void *key)
 {
-	uint32_t be;
-	memcpy(&be, (const uint8_t *)key + 4, sizeof(be));
-	return __builtin_bswap32(be);
+	return lpm_ipv4_address(lpm_data_of(key));
 }
 
 #endif /* MAPLAB_LPM_DPDK_FIB_H */

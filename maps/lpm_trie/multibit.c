@@ -589,14 +589,6 @@ trie_lookup(struct lpm_multibit *f, uint32_t len, const uint8_t *data)
 _Static_assert(MAP_BATCH_MAX <= FIB4_BATCH_MAX && MAP_BATCH_MAX <= 256,
 	       "a batch fits the compiled lookup and its uint8_t indices");
 
-/* A full-length IPv4 key's address, in host order. */
-static inline uint32_t address_of(const uint8_t *data)
-{
-	uint32_t be;
-	memcpy(&be, data, sizeof(be));
-	return __builtin_bswap32(be);
-}
-
 /* The compiled table's answer id as a lookup's answer; the trie's where
  * the table says to ask it. */
 static inline void *answer_of_id(struct lpm_multibit *f, uint32_t id,
@@ -622,7 +614,7 @@ WITH_POPCNT static void *multibit_lookup(struct map *m, const void *key)
 	const uint8_t *data = lpm_data_of(key);
 	if (compiled_for(f, len)) {
 		map_work_count(&work_of(f)->nodes_scanned, 1);
-		return answer_of_id(f, fib4_lookup(&f->fib, address_of(data)),
+		return answer_of_id(f, fib4_lookup(&f->fib, lpm_ipv4_address(data)),
 				    data);
 	}
 	return trie_lookup(f, len, data);
@@ -754,7 +746,7 @@ compiled_batch(struct lpm_multibit *f, const uint8_t *k, unsigned n,
 		uint32_t len = lpm_prefixlen_of(key);
 		if (compiled_for(f, len)) {
 			which[full] = (uint8_t)i;
-			addr[full++] = address_of(lpm_data_of(key));
+			addr[full++] = lpm_ipv4_address(lpm_data_of(key));
 		} else {
 			values[i] = len > f->max_prefixlen
 					    ? NULL
@@ -1304,7 +1296,7 @@ static int add_compiled(struct lpm_multibit *f, uint32_t addr, uint32_t len,
 /* Leaf n's prefix: its address from the leaf's head. */
 static uint32_t leaf_address(const struct fnode *n)
 {
-	return address_of(n->head);
+	return lpm_ipv4_address(n->head);
 }
 
 /*
@@ -1423,7 +1415,7 @@ static void compile_after(struct lpm_multibit *f, uint32_t len,
 {
 	if (!f->compiled)
 		return;
-	uint32_t a = address_of(data);
+	uint32_t a = lpm_ipv4_address(data);
 	if (len > FIB4_DIRECT_BITS) {
 		compile_index(f, fib4_index(a));
 		return;

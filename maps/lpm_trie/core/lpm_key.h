@@ -26,6 +26,15 @@ static inline const uint8_t *lpm_data_of(const void *key)
 	return (const uint8_t *)key + MAP_LPM_PREFIX_BYTES;
 }
 
+/* An IPv4 key's address (its 4 data bytes, most significant first) as a
+ * host-order word: one load and a byte swap. */
+static inline uint32_t lpm_ipv4_address(const uint8_t *data)
+{
+	uint32_t be;
+	memcpy(&be, data, sizeof(be));
+	return __builtin_bswap32(be);
+}
+
 /* A prefix as dumps print it: dotted quad for 4 data bytes, groups of
  * four hex digits for 16, plain hex otherwise; then /prefixlen. */
 void lpm_print_prefix(FILE *f, const uint8_t *data, uint32_t data_size,
