@@ -63,7 +63,7 @@
  * from the trie (core/fib4.h: direct pointing on the first 18 bits, then
  * leaf-pushed nodes of 6 bits whose answers are ids), and every lookup,
  * compiled or not, answers with the value at its entry's id in a value
- * table (core/value_table.h) instead of one carried inline.  The trie
+ * table (maps/base/value_table.h) instead of one carried inline.  The trie
  * stays what updates, lookups of shorter keys and get_next_key read;
  * after each update the writer compiles again every /18 the prefix
  * covers (one for a prefix longer than 18 bits) and publishes each in its
@@ -103,7 +103,7 @@
 #include "maps/base/lock.h"
 #include "maps/lpm_trie/core/fib4.h"
 #include "maps/lpm_trie/core/lpm_key.h"
-#include "maps/lpm_trie/core/value_table.h"
+#include "maps/base/value_table.h"
 #include "maps/base/map.h"
 #include "maps/base/rcu.h"
 #include "maps/base/work.h"

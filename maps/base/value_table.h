@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * value_table.h: values by id, for an LPM design whose compiled table
- * answers with ids (fib4.h): each stored prefix takes an id (1 and up) and
+ * value_table.h: values by id, for a design whose table answers with
+ * ids (lpm_trie/multibit's compiled table, lpm_trie/dpdk's next hops,
+ * hash/dpdk's data pointers): each stored key takes an id (1 and up) and
  * its value lives at the id's place, so a lookup's answer is one load
- * from a dense table, not a pointer chased into an entry of its own.
+ * from a dense table, not a pointer chased into an element of its own.
  *
  *   chunks -> [c0][c1]...   each VALUE_CHUNK_IDS values of `stride` bytes
  *
- * Contract (map.h's): a value pointer keeps naming its prefix's value for
+ * Contract (map.h's): a value pointer keeps naming its key's value for
  * the reader's RCU section.  So an id is never reused at once: the writer
  * gives it back with value_table_release_later, from an RCU callback run
  * after a grace period, and only then may value_table_take hand it out
@@ -21,8 +22,8 @@
  * release_later may run beside them (an RCU callback): it pushes on a
  * lock-free stack that take empties whole, with one exchange.
  */
-#ifndef MAPLAB_LPM_VALUE_TABLE_H
-#define MAPLAB_LPM_VALUE_TABLE_H
+#ifndef MAPLAB_VALUE_TABLE_H
+#define MAPLAB_VALUE_TABLE_H
 
 #include "maps/base/rcu.h"
 
@@ -44,6 +45,7 @@ struct value_table {
 	uint32_t stride;     /* value_size rounded up to 8 */
 	uint32_t capacity;   /* ids the chunks hold (id 0 is never given) */
 	uint32_t next;       /* writer: the first id never given out */
+	uint32_t last;       /* the largest id to give (value_table_limit) */
 	uint32_t free_list;  /* writer: ids free now, linked through their
 				places (0 ends it) */
 	_Atomic uint32_t released; /* ids free after their grace period, a
@@ -56,6 +58,14 @@ int value_table_init(struct value_table *t, uint32_t value_size,
 		     uint32_t max_ids);
 void value_table_destroy(struct value_table *t);
 
+/* Ids up to last only (an owner whose ids are stored in narrower fields):
+ * take answers 0 when every one is in use or waiting out its grace
+ * period.  Writer, before the first take. */
+static inline void value_table_limit(struct value_table *t, uint32_t last)
+{
+	t->last = last;
+}
+
 /* Where id's value lives, for a reader in its RCU section or the
  * writer. */
 static inline void *value_table_at(const struct value_table *t, uint32_t id)
@@ -66,8 +76,8 @@ static inline void *value_table_at(const struct value_table *t, uint32_t id)
 	       (size_t)(id & (VALUE_CHUNK_IDS - 1)) * t->stride;
 }
 
-/* Writer: a free id (its place's bytes undefined), or 0 without
- * memory. */
+/* Writer: a free id (its place's bytes undefined), or 0 without memory
+ * or past the limit. */
 uint32_t value_table_take(struct value_table *t);
 
 /* Writer: id, taken and never shown to a reader, is free again. */
@@ -77,4 +87,4 @@ void value_table_put_now(struct value_table *t, uint32_t id);
  * id is free again. */
 void value_table_release_later(struct value_table *t, uint32_t id);
 
-#endif /* MAPLAB_LPM_VALUE_TABLE_H */
+#endif /* MAPLAB_VALUE_TABLE_H */

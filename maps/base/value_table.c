@@ -4,7 +4,7 @@
  * free id's place holds the next free id in its first 4 bytes: the free
  * lists cost no memory of their own.
  */
-#include "maps/lpm_trie/core/value_table.h"
+#include "maps/base/value_table.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -64,6 +64,7 @@ int value_table_init(struct value_table *t, uint32_t value_size,
 	memset(t, 0, sizeof(*t));
 	t->stride = (value_size + 7) & ~7u;
 	t->next = 1; /* id 0: no value */
+	t->last = UINT32_MAX;
 	t->bytes = chunks_bytes(0);
 	atomic_init(&t->chunks, NULL);
 	atomic_init(&t->released, 0);
@@ -97,6 +98,8 @@ uint32_t value_table_take(struct value_table *t)
 		t->free_list = next_of(t, id);
 		return id;
 	}
+	if (t->next > t->last)
+		return 0;
 	if (t->next == t->capacity &&
 	    (t->capacity > UINT32_MAX - VALUE_CHUNK_IDS || grow(t)))
 		return 0;
