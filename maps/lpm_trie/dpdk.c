@@ -14,8 +14,8 @@
  * Every other key size is refused at create with -EINVAL and one line on
  * stderr, never faked.  The two differ only in DPDK's calls and sizes
  * (struct lpm_dpdk_family: one table of operations each, the functions
- * lpm_dpdk_v4_* and lpm_dpdk_v6_*); slots, elements, the lock, flags,
- * errors, the top prefixes and the walk are written once.
+ * lpm_dpdk_v4_* and lpm_dpdk_v6_*); places, the lock, flags, errors,
+ * the top prefixes and the walk are written once.
  *
  * rte_fib and rte_fib6 keep two structures for one table:
  *   RIB  (rte_rib, rte_rib6) a binary trie of the prefixes, each with its
@@ -27,20 +27,21 @@
  *        of an IPv6 address); answers a full address with the longest
  *        match's next hop.
  *
- *   key -> RIB / FIB -> next hop n (1..max_entries) -> slots[n - 1]
- *                                                        -> element:
- *                                   [rcu][key bytes as given][value]
+ *   key -> RIB / FIB -> next hop n -> values: place n =
+ *                                       [key bytes as given][value]
  *   top[0..W]: the prefixes of the all-ones address, beside the FIB
  *
- * Values live in our own elements (malloc), one per prefix and value
- * generation; the next hop is an index into `slots`, an array of element
- * pointers (nh = index + 1: the FIB's default next hop 0 means no route),
- * and `free` is a stack of the unused slots.  A BPF lookup returns a
- * pointer into the element.  Both tables keep one bit of each entry as
- * their "extended to a tbl8 group" mark, so an entry of b bytes holds
- * next hops up to 2^(8b - 1) - 1: DIR-24-8's entries are the smallest of
- * 1, 2 and 4 bytes that hold max_entries; TRIE's of 2 and 4 bytes that
- * hold num_tbl8 (it checks group numbers against the same bound).
+ * Values live at places by id (maps/base/value_table.h, as lpm_trie/multibit's
+ * compiled table keeps them), one per prefix and value generation, and
+ * the next hop is the id: the FIB's answer leads to the value in one
+ * load (the FIB's default next hop 0 means no route).  A BPF lookup
+ * returns a pointer into the place.  Both tables keep one bit of each
+ * entry as their "extended to a tbl8 group" mark, so an entry of b bytes
+ * holds next hops up to 2^(8b - 1) - 1: DIR-24-8's entries are 2 bytes up
+ * to 32767 max_entries, 4 above (never 1: ids may outnumber max_entries,
+ * below); TRIE's are 2 or 4 bytes, whichever holds num_tbl8 (it checks
+ * group numbers against the same bound).  The value table gives no id
+ * past the entry's largest next hop.
  *
  * Semantics on top, and how each is kept (W = 32 or 128, the address's
  * bits):
@@ -56,21 +57,28 @@
  *    10.0.0.0 masked to /8).  L > W: no match (the kernel's lookup finds
  *    nothing either).
  *  - update: the exact prefix looked up in the RIB (lookup_exact) gives
- *    BPF_NOEXIST / BPF_EXIST; a present prefix gets a new element in its
- *    slot (the FIB is not touched: the next hop stays), the old one freed
- *    after an RCU grace period, so a reader sees the whole old value or
- *    the whole new one.  A new prefix takes a free slot and
- *    rte_fib(6)_add(address masked to L, L, slot + 1).  max_entries
- *    prefixes in: -ENOSPC, as the kernel's trie (a replace is still
- *    allowed).
+ *    BPF_NOEXIST / BPF_EXIST.  Every update takes a new id and writes
+ *    the key and value at its place first.  A new prefix:
+ *    rte_fib(6)_add(address masked to L, L, id).  A present prefix moves
+ *    to the new id (rte_fib(6)_add of a present prefix changes its next
+ *    hop, every tbl24 and tbl8 entry of its range), and its old id is
+ *    retired, so a reader sees the whole old value or the whole new one,
+ *    never one written over.  A replace costs as much as an add where the
+ *    kernel's trie swaps one node: the price of values in one load.
+ *    max_entries prefixes in: -ENOSPC, as the kernel's trie (a replace is
+ *    still allowed).
+ *  - ids: an id retired by a replace or delete goes back to the value
+ *    table after an RCU grace period (id_grace_over), since a program
+ *    may hold its value's pointer for its read section.  A reader that
+ *    holds grace periods back while one prefix is replaced over and over
+ *    keeps every id it replaced out of use: past the largest next hop
+ *    (32767 for 2-byte entries) the update is -ENOMEM, the map unchanged,
+ *    as the kernel's trie answers when it cannot allocate a node.
  *  - trailing bits (past the prefix length): the FIB and RIB keep the
- *    masked address, the element keeps the key's bytes as given (the
+ *    masked address, the place keeps the key's bytes as given (the
  *    kernel's node does too), and get_next_key returns those; a replace
  *    with other trailing bits keeps the new ones, as the kernel's does.
- *  - delete: rte_fib(6)_delete; the slot is free at once (a reader maps
- *    a next hop to its element under the read lock, so it never meets a
- *    reused slot), the element after a grace period (a program may hold
- *    the value's pointer for its RCU read section).
+ *  - delete: rte_fib(6)_delete; the id is retired (above).
  *  - top prefixes: the W + 1 prefixes of the all-ones address (/0 to /W,
  *    the prefixes whose range ends at 2^W) never go into the FIB, whose
  *    22.11 add and delete send every address to such a prefix when more
@@ -109,21 +117,22 @@
  * reused group or node.  Every reader therefore holds `lock` (a
  * reader-writer lock, writers preferred so that a stream of lookups
  * cannot starve updates) on its read side across the FIB or RIB lookup
- * and the slot read (get_next_key's RIB walk too); updates and deletes
+ * (get_next_key's RIB walk and key copy too); updates and deletes
  * hold it exclusively, a rebuild too (the old table is freed under it).
  * Readers share the lock's cache line: lookups do not scale across cores
  * as the kernel's lock-free trie does.  `lock` guards `fib`, `rib`,
- * `fib_bytes`, `slots`, `free`, `nfree`, `count`, `top` and `n_top`.  An
- * element is owned by its slot (or top[]) until a replace or delete takes
- * it out under the write lock; then it is freed through
- * map_rcu_free_block, never under a reader.
+ * `fib_bytes`, the value table's writer side (take, put_now), `count`,
+ * `top` and `n_top`.  An id is its prefix's while the FIB (or top[])
+ * routes to it; a replace or delete takes it out under the write lock,
+ * and it comes back through an RCU callback, never under a reader.
  *
  * Memory: DPDK's heap (rte_malloc, 3 GiB without hugepages,
  * maps/base/dpdk_eal.c).  IPv4: the tbl24, num_tbl8 = max_entries groups
  * of 256 entries (a prefix longer than /24 needs at most its /24's
  * group), the RIB's node pool (max_routes = max_entries).  IPv6: the
  * tbl24, num_tbl8 = 13 * max_entries + 1 groups, the RIB's pool.  Both:
- * our slots and free stack, and the elements.  memory() counts the EAL
+ * the value table (places for min(max_entries, 65536) ids at create,
+ * more in chunks of 4096).  memory() counts the EAL
  * heap that creating the table took (map_dpdk_heap_bytes before and
  * after), so all of it.  max_entries above the family's cap
  * (max_entries_cap: 2^20 for IPv4, 2^14 for IPv6) is refused with -E2BIG
@@ -136,6 +145,7 @@
 #include "maps/base/rcu.h"
 #include "maps/base/update_flags.h"
 #include "maps/lpm_trie/core/lpm_key.h"
+#include "maps/base/value_table.h"
 #include "maps/lpm_trie/dpdk_fib.h"
 
 #include <errno.h>
@@ -167,13 +177,15 @@ struct lpm_dpdk_addr {
  * What differs between IPv4 (rte_fib, DIR-24-8) and IPv6 (rte_fib6,
  * TRIE): DPDK's calls, wrapped to take struct lpm_dpdk_addr, and the sizes.
  * `fib` is a struct rte_fib or rte_fib6, `rib` and `node` its RIB's.
- * Everything else (slots, elements, the lock, flags, errors, the top
+ * Everything else (places, the lock, flags, errors, the top
  * prefixes, the walk) is the family's bits and these calls.
  */
 struct lpm_dpdk_family {
 	uint32_t key_size, bits;
 	uint32_t max_entries_cap; /* see the top comment's "Memory" */
 	void *(*fib_new)(const char *name, uint32_t max_entries);
+	/* the largest next hop fib_new's table holds */
+	uint64_t (*nh_max)(uint32_t max_entries);
 	void (*fib_free)(void *fib);
 	void *(*fib_rib)(void *fib);
 	int (*fib_add)(void *fib, const struct lpm_dpdk_addr *a, uint8_t len,
@@ -193,10 +205,11 @@ struct lpm_dpdk_family {
 	uint64_t (*rib_nh)(const void *node);
 };
 
-/* [rcu][key: key_size bytes as the update gave it][value, 8-aligned] */
-struct lpm_dpdk_elem {
-	struct rcu_head rcu; /* first: map_rcu_free_block frees it */
-	_Alignas(8) uint8_t key[];
+/* A next hop whose place may be reused after a grace period. */
+struct id_retire {
+	struct rcu_head rcu; /* first: map_rcu_call's */
+	struct value_table *values;
+	uint32_t id;
 };
 
 struct lpm_dpdk {
@@ -206,16 +219,15 @@ struct lpm_dpdk {
 	void *rib;                     /* the FIB's own */
 	size_t fib_bytes;              /* EAL heap that the FIB took */
 	pthread_rwlock_t lock;         /* see the top comment */
-	struct lpm_dpdk_elem **slots;  /* [max_entries]: next hop - 1 */
-	uint32_t *free;                /* [max_entries]: free slot stack */
-	uint32_t nfree;
+	/* Places by next hop: [key as given][value], ids 1 and up. */
+	struct value_table values;
 	uint32_t count;                /* prefixes in, top[] included */
 	/* The prefixes of the all-ones address, /0 included, kept beside
-	 * the FIB (see "top prefixes" above): top[len] is /len's element or
-	 * NULL. */
-	struct lpm_dpdk_elem *top[BITS_MAX + 1];
+	 * the FIB (see "top prefixes" above): top[len] is /len's id or
+	 * NO_ROUTE. */
+	uint32_t top[BITS_MAX + 1];
 	uint32_t n_top; /* top[] entries in use: none, and a lookup never
-			   reads the FIB's element to compare lengths */
+			   reads the FIB's place to compare lengths */
 };
 
 static struct lpm_dpdk *lpm_dpdk_of(struct map *m)
@@ -223,21 +235,24 @@ static struct lpm_dpdk *lpm_dpdk_of(struct map *m)
 	return (struct lpm_dpdk *)m;
 }
 
-/* Where an element's value starts: past its key, 8-aligned. */
+/* Where a place's value starts: past its key, 8-aligned. */
 static size_t value_offset(const struct map *m)
 {
 	return (m->attr.key_size + 7u) & ~(size_t)7;
 }
 
-static void *value_of(const struct lpm_dpdk *t, struct lpm_dpdk_elem *e)
+/* The key bytes an update gave for next hop id's prefix. */
+static const uint8_t *key_of(const struct lpm_dpdk *t, uint32_t id)
 {
-	return e ? e->key + value_offset(&t->map) : NULL;
+	return value_table_at(&t->values, id);
 }
 
-static size_t elem_size(const struct map *m)
+/* Next hop id's value, or NULL for NO_ROUTE. */
+static void *value_of(const struct lpm_dpdk *t, uint32_t id)
 {
-	return sizeof(struct lpm_dpdk_elem) + value_offset(m) +
-	       m->attr.value_size;
+	return id == NO_ROUTE ? NULL
+			      : (uint8_t *)value_table_at(&t->values, id) +
+					value_offset(&t->map);
 }
 
 /* --- IPv4: rte_fib, DIR-24-8 -------------------------------------------------- */
@@ -326,6 +341,7 @@ static const struct lpm_dpdk_family ipv4 = {
 	 * a third of EAL's 3 GiB heap. */
 	.max_entries_cap = 1u << 20,
 	.fib_new = lpm_dpdk_v4_fib_new,
+	.nh_max = lpm_dpdk_v4_nh_max,
 	.fib_free = lpm_dpdk_v4_fib_free,
 	.fib_rib = lpm_dpdk_v4_fib_rib,
 	.fib_add = lpm_dpdk_v4_fib_add,
@@ -369,6 +385,12 @@ static enum rte_fib_trie_nh_sz lpm_dpdk_v6_nh_size_for(uint32_t max_entries)
 {
 	return lpm_dpdk_v6_num_tbl8(max_entries) <= 32767 ? RTE_FIB6_TRIE_2B
 						 : RTE_FIB6_TRIE_4B;
+}
+
+static uint64_t lpm_dpdk_v6_nh_max(uint32_t max_entries)
+{
+	unsigned bits = 8u << lpm_dpdk_v6_nh_size_for(max_entries);
+	return (1ull << (bits - 1)) - 1;
 }
 
 static void *lpm_dpdk_v6_fib_new(const char *name, uint32_t max_entries)
@@ -458,6 +480,7 @@ static const struct lpm_dpdk_family ipv6 = {
 	 * fib_rebuild_locked builds it. */
 	.max_entries_cap = 1u << 14,
 	.fib_new = lpm_dpdk_v6_fib_new,
+	.nh_max = lpm_dpdk_v6_nh_max,
 	.fib_free = lpm_dpdk_v6_fib_free,
 	.fib_rib = lpm_dpdk_v6_fib_rib,
 	.fib_add = lpm_dpdk_v6_fib_add,
@@ -513,14 +536,10 @@ static uint32_t leading_ones(const struct lpm_dpdk_family *f,
 	return n;
 }
 
-static struct lpm_dpdk_elem *elem_of_nh(const struct lpm_dpdk *t, uint64_t nh)
+/* The next hop of a RIB node: its prefix's id, or NO_ROUTE for none. */
+static uint32_t id_of_node(const struct lpm_dpdk *t, void *n)
 {
-	return nh == NO_ROUTE ? NULL : t->slots[nh - 1];
-}
-
-static struct lpm_dpdk_elem *elem_of_node(const struct lpm_dpdk *t, void *n)
-{
-	return n ? elem_of_nh(t, t->fam->rib_nh(n)) : NULL;
+	return n ? (uint32_t)t->fam->rib_nh(n) : NO_ROUTE;
 }
 
 /* A prefix of the all-ones address (its range ends at the end of the
@@ -531,17 +550,16 @@ static bool is_top(const struct lpm_dpdk *t, const struct lpm_dpdk_addr *a,
 	return leading_ones(t->fam, a) >= len;
 }
 
-/* The longest top prefix no longer than len that a falls in and that is
- * longer than `than` (-1: any), or NULL.  Lock held. */
-static struct lpm_dpdk_elem *top_match(const struct lpm_dpdk *t,
-				       const struct lpm_dpdk_addr *a,
-				       uint32_t len, int than)
+/* The id of the longest top prefix no longer than len that a falls in
+ * and that is longer than `than` (-1: any), or NO_ROUTE.  Lock held. */
+static uint32_t top_match(const struct lpm_dpdk *t,
+			  const struct lpm_dpdk_addr *a, uint32_t len, int than)
 {
 	uint32_t ones = leading_ones(t->fam, a);
 	for (int l = (int)(ones < len ? ones : len); l > than; l--)
-		if (t->top[l])
+		if (t->top[l] != NO_ROUTE)
 			return t->top[l];
-	return NULL;
+	return NO_ROUTE;
 }
 
 /* --- create and destroy ------------------------------------------------------ */
@@ -587,20 +605,14 @@ static void lpm_dpdk_free(struct lpm_dpdk *t)
 	if (t->fib)
 		t->fam->fib_free(t->fib);
 	pthread_rwlock_destroy(&t->lock);
-	free(t->slots);
-	free(t->free);
+	value_table_destroy(&t->values);
 	free(t);
 }
 
 static void lpm_dpdk_destroy(struct map *m)
 {
-	struct lpm_dpdk *t = lpm_dpdk_of(m);
-	map_rcu_barrier(); /* replaced and deleted elements still queued */
-	for (uint32_t i = 0; i < m->attr.max_entries; i++)
-		free(t->slots[i]);
-	for (uint32_t l = 0; l <= BITS_MAX; l++)
-		free(t->top[l]);
-	lpm_dpdk_free(t);
+	map_rcu_barrier(); /* every retired id is back in its table */
+	lpm_dpdk_free(lpm_dpdk_of(m));
 }
 
 static int lock_init(pthread_rwlock_t *lock)
@@ -613,6 +625,10 @@ static int lock_init(pthread_rwlock_t *lock)
 	pthread_rwlockattr_destroy(&a);
 	return -err;
 }
+
+/* Places made at create: max_entries up to this many (a map may be
+ * created far larger than it is filled); more chunks as ids are taken. */
+#define PLACES_AT_CREATE (1u << 16)
 
 static int lpm_dpdk_create(const struct map_attr *attr, struct map **out)
 {
@@ -630,59 +646,60 @@ static int lpm_dpdk_create(const struct map_attr *attr, struct map **out)
 		free(t);
 		return err;
 	}
-	t->slots = calloc(attr->max_entries, sizeof(*t->slots));
-	t->free = malloc(attr->max_entries * sizeof(*t->free));
-	if (t->slots && t->free)
+	uint32_t room = attr->max_entries < PLACES_AT_CREATE
+				? attr->max_entries
+				: PLACES_AT_CREATE;
+	if (value_table_init(&t->values,
+			     (uint32_t)(value_offset(&t->map) + attr->value_size),
+			     room) == 0)
 		t->fib = fib_new(t->fam, attr->max_entries, &t->fib_bytes);
 	if (!t->fib) {
 		lpm_dpdk_free(t);
 		return -ENOMEM;
 	}
 	t->rib = t->fam->fib_rib(t->fib);
-	for (uint32_t i = 0; i < attr->max_entries; i++)
-		t->free[i] = attr->max_entries - 1 - i; /* slot 0 on top */
-	t->nfree = attr->max_entries;
+	uint64_t nh_max = t->fam->nh_max(attr->max_entries);
+	value_table_limit(&t->values,
+			  nh_max < UINT32_MAX ? (uint32_t)nh_max : UINT32_MAX);
 	*out = &t->map;
 	return 0;
 }
 
 /* --- lookup ------------------------------------------------------------------- */
 
-/* The longest prefix of length <= len in the FIB and RIB matching a.
- * Read lock. */
-static struct lpm_dpdk_elem *fib_longest(struct lpm_dpdk *t,
-					 const struct lpm_dpdk_addr *a,
-					 uint32_t len)
+/* The id of the longest prefix of length <= len in the FIB and RIB
+ * matching a.  Read lock. */
+static uint32_t fib_longest(struct lpm_dpdk *t, const struct lpm_dpdk_addr *a,
+			    uint32_t len)
 {
 	const struct lpm_dpdk_family *f = t->fam;
 	if (len == f->bits) {
 		uint64_t nh = NO_ROUTE;
 		f->fib_lookup(t->fib, a, &nh, 1);
-		return elem_of_nh(t, nh);
+		return (uint32_t)nh;
 	}
 	void *n = f->rib_lookup(t->rib, a);
 	while (n && f->rib_depth(n) > len)
 		n = f->rib_parent(n);
-	return elem_of_node(t, n);
+	return id_of_node(t, n);
 }
 
-/* e (the FIB's or RIB's answer for a, at most len long), unless a stored
+/* id (the FIB's or RIB's answer for a, at most len long), unless a stored
  * top prefix that a falls in is longer.  Read lock. */
-static struct lpm_dpdk_elem *with_top(struct lpm_dpdk *t,
-				      const struct lpm_dpdk_addr *a,
-				      uint32_t len, struct lpm_dpdk_elem *e)
+static uint32_t with_top(struct lpm_dpdk *t, const struct lpm_dpdk_addr *a,
+			 uint32_t len, uint32_t id)
 {
-	if (!t->n_top) /* the common case: skip the element's line */
-		return e;
-	int found = e ? (int)lpm_prefixlen_of(e->key) : -1;
-	struct lpm_dpdk_elem *top = top_match(t, a, len, found);
-	return top ? top : e;
+	if (!t->n_top) /* the common case: skip the place's line */
+		return id;
+	int found = id != NO_ROUTE ? (int)lpm_prefixlen_of(key_of(t, id)) : -1;
+	uint32_t top = top_match(t, a, len, found);
+	return top != NO_ROUTE ? top : id;
 }
 
-/* The longest stored prefix of length <= len matching a.  Read lock. */
-static struct lpm_dpdk_elem *find_longest(struct lpm_dpdk *t,
-					  const struct lpm_dpdk_addr *a,
-					  uint32_t len)
+/* The id of the longest stored prefix of length <= len matching a.  Read
+ * lock. */
+static uint32_t find_longest(struct lpm_dpdk *t, const struct lpm_dpdk_addr *a,
+			     uint32_t len)
 {
 	return with_top(t, a, len, fib_longest(t, a, len));
 }
@@ -694,14 +711,14 @@ static bool v4_direct(const struct lpm_dpdk *t)
 	return t->fam == &ipv4 && !t->n_top;
 }
 
-/* A full-length IPv4 key's element, read lock held: its address straight
+/* A full-length IPv4 key's next hop, read lock held: its address straight
  * from the key (a load and a byte swap) into the FIB. */
-static struct lpm_dpdk_elem *v4_full_lookup(struct lpm_dpdk *t, const void *key)
+static uint32_t v4_full_lookup(struct lpm_dpdk *t, const void *key)
 {
 	uint32_t addr = lpm_dpdk_v4_address(key);
 	uint64_t nh = NO_ROUTE;
 	rte_fib_lookup_bulk(t->fib, &addr, &nh, 1);
-	return elem_of_nh(t, nh);
+	return (uint32_t)nh;
 }
 
 static void *lpm_dpdk_lookup(struct map *m, const void *key)
@@ -712,15 +729,15 @@ static void *lpm_dpdk_lookup(struct map *m, const void *key)
 		return NULL;
 	if (len == 32 && v4_direct(t)) {
 		pthread_rwlock_rdlock(&t->lock);
-		struct lpm_dpdk_elem *e = v4_full_lookup(t, key);
+		uint32_t id = v4_full_lookup(t, key);
 		pthread_rwlock_unlock(&t->lock);
-		return value_of(t, e);
+		return value_of(t, id);
 	}
 	struct lpm_dpdk_addr a = addr_of(t->fam, key);
 	pthread_rwlock_rdlock(&t->lock);
-	struct lpm_dpdk_elem *e = find_longest(t, &a, len);
+	uint32_t id = find_longest(t, &a, len);
 	pthread_rwlock_unlock(&t->lock);
-	return value_of(t, e);
+	return value_of(t, id);
 }
 
 /* lpm_dpdk_lookup_batch where v4_direct: the full-length keys'
@@ -747,7 +764,7 @@ static void v4_lookup_batch(struct lpm_dpdk *t, const uint8_t *k, unsigned n,
 	if (n_full)
 		rte_fib_lookup_bulk(t->fib, addr, nh, (int)n_full);
 	for (unsigned j = 0; j < n_full; j++)
-		values[full[j]] = value_of(t, elem_of_nh(t, nh[j]));
+		values[full[j]] = value_of(t, (uint32_t)nh[j]);
 }
 
 /* A batch of either family, read lock held: the full-length keys'
@@ -769,17 +786,14 @@ static void family_lookup_batch(struct lpm_dpdk *t, const uint8_t *k,
 			full[n_full++] = i;
 		} else if (len < f->bits) {
 			struct lpm_dpdk_addr a = addr_of(f, key);
-			struct lpm_dpdk_elem *e = find_longest(t, &a, len);
-			values[i] = value_of(t, e);
+			values[i] = value_of(t, find_longest(t, &a, len));
 		}
 	}
 	if (n_full)
 		f->fib_lookup(t->fib, addr, nh, n_full);
-	for (unsigned j = 0; j < n_full; j++) {
-		struct lpm_dpdk_elem *e = with_top(t, &addr[j], f->bits,
-					      elem_of_nh(t, nh[j]));
-		values[full[j]] = value_of(t, e);
-	}
+	for (unsigned j = 0; j < n_full; j++)
+		values[full[j]] = value_of(
+			t, with_top(t, &addr[j], f->bits, (uint32_t)nh[j]));
 }
 
 /*
@@ -811,49 +825,84 @@ static int lpm_dpdk_lookup_copy(struct map *m, const void *key, void *value)
 
 /* --- update and delete ---------------------------------------------------------- */
 
-static struct lpm_dpdk_elem *elem_new(const struct lpm_dpdk *t, const void *key,
-				      const void *value)
+/* A place for a new prefix or a new value: an id the FIB can hold, with
+ * the key and value written, not yet routed to; NO_ROUTE without memory,
+ * or when every id the next hops can name is in use or waiting out its
+ * grace period.  Write lock. */
+static uint32_t place_new(struct lpm_dpdk *t, const void *key, const void *value)
 {
-	struct lpm_dpdk_elem *e = malloc(elem_size(&t->map));
-	if (e) {
-		memcpy(e->key, key, t->map.attr.key_size);
-		memcpy(value_of(t, e), value, t->map.attr.value_size);
+	uint32_t id = value_table_take(&t->values);
+	if (id != NO_ROUTE) {
+		memcpy((void *)key_of(t, id), key, t->map.attr.key_size);
+		memcpy(value_of(t, id), value, t->map.attr.value_size);
 	}
-	return e;
+	return id;
 }
 
-/* The slot of the exact prefix (next hop - 1), or -1.  Lock held. */
-static int64_t slot_of_prefix(struct lpm_dpdk *t, const struct lpm_dpdk_addr *a,
-			      uint32_t len)
+static void id_grace_over(struct rcu_head *head)
 {
-	void *n = t->fam->rib_exact(t->rib, a, (uint8_t)len);
-	uint64_t nh = n ? t->fam->rib_nh(n) : NO_ROUTE;
-	return nh == NO_ROUTE ? -1 : (int64_t)nh - 1;
+	struct id_retire *r = caa_container_of(head, struct id_retire, rcu);
+	value_table_release_later(r->values, r->id);
+	free(r);
 }
+
+/* id's place back after a grace period (a reader may hold a pointer into
+ * it for its read section), through r, or r freed if there is none. */
+static void retire_id(struct lpm_dpdk *t, struct id_retire *r, uint32_t id)
+{
+	if (id == NO_ROUTE) {
+		free(r);
+		return;
+	}
+	r->values = &t->values;
+	r->id = id;
+	map_rcu_call(&r->rcu, id_grace_over);
+}
+
+/* The id of the exact prefix (its next hop), or NO_ROUTE.  Lock held. */
+static uint32_t id_of_prefix(struct lpm_dpdk *t, const struct lpm_dpdk_addr *a,
+			     uint32_t len)
+{
+	return id_of_node(t, t->fam->rib_exact(t->rib, a, (uint8_t)len));
+}
+
+/* A route for fib_rebuild_locked to add or leave out. */
+struct route {
+	struct lpm_dpdk_addr a;
+	uint32_t len, id;
+};
 
 /*
- * A new FIB with every prefix in the slots, in place of the old one
- * (rte_fib6 in 22.11 never gives back a reservation: see the top
- * comment).  Built beside the old one, so that the old one stays whole if
- * EAL's heap cannot hold both (-ENOMEM).  Write lock: no reader is in
- * the old one when it is freed.
+ * A new FIB with every prefix of the RIB, leaving out the one routed to
+ * `skip` (a delete's, NO_ROUTE: none) and adding `extra` (an add's, or
+ * NULL), in place of the old one (rte_fib6 in 22.11 never gives back a
+ * reservation: see the top comment).  Built beside the old one, so that
+ * the old one stays whole if EAL's heap cannot hold both (-ENOMEM).
+ * Write lock: no reader is in the old one when it is freed.
  */
-static int fib_rebuild_locked(struct lpm_dpdk *t)
+static int fib_rebuild_locked(struct lpm_dpdk *t, uint32_t skip,
+			      const struct route *extra)
 {
 	const struct lpm_dpdk_family *f = t->fam;
 	size_t bytes;
 	void *fib = fib_new(f, t->map.attr.max_entries, &bytes);
 	if (!fib)
 		return -ENOMEM;
-	for (uint32_t i = 0; i < t->map.attr.max_entries; i++) {
-		if (!t->slots[i])
+	int rc = extra ? f->fib_add(fib, &extra->a, (uint8_t)extra->len,
+				    extra->id)
+		       : 0;
+	for (void *n = f->rib_next(t->rib, NULL); n && rc >= 0;
+	     n = f->rib_next(t->rib, n)) {
+		uint32_t id = id_of_node(t, n);
+		if (id == skip)
 			continue;
-		uint32_t len = lpm_prefixlen_of(t->slots[i]->key);
-		struct lpm_dpdk_addr a = masked(f, t->slots[i]->key, len);
-		if (f->fib_add(fib, &a, (uint8_t)len, (uint64_t)i + 1) < 0) {
-			f->fib_free(fib);
-			return -ENOMEM;
-		}
+		uint32_t len = lpm_prefixlen_of(key_of(t, id));
+		struct lpm_dpdk_addr a = masked(f, key_of(t, id), len);
+		rc = f->fib_add(fib, &a, (uint8_t)len, id);
+	}
+	if (rc < 0) {
+		f->fib_free(fib);
+		return -ENOMEM;
 	}
 	f->fib_free(t->fib);
 	t->fib = fib;
@@ -862,59 +911,83 @@ static int fib_rebuild_locked(struct lpm_dpdk *t)
 	return 0;
 }
 
-/* A new prefix: a free slot and the FIB's route to it.  Write lock. */
+/* A new prefix routed to its place id.  Write lock. */
 static int add_locked(struct lpm_dpdk *t, const struct lpm_dpdk_addr *a,
-		      uint32_t len, struct lpm_dpdk_elem *e)
+		      uint32_t len, uint32_t id)
 {
 	if (t->count == t->map.attr.max_entries)
 		return -ENOSPC;
-	uint32_t slot = t->free[--t->nfree];
-	t->slots[slot] = e;
-	int rc = t->fam->fib_add(t->fib, a, (uint8_t)len, (uint64_t)slot + 1);
+	int rc = t->fam->fib_add(t->fib, a, (uint8_t)len, id);
 	/* -ENOSPC: the table's tbl8 reservations ran out, though sized for
 	 * max_entries prefixes (rte_fib6 keeps those of prefixes gone); a
-	 * new table of the slots, the new one in, reserves only theirs. */
-	if (rc == -ENOSPC)
-		rc = fib_rebuild_locked(t);
-	if (rc < 0) {
-		t->slots[slot] = NULL;
-		t->free[t->nfree++] = slot;
-		return -ENOMEM;
+	 * new table of the prefixes, the new one in, reserves only theirs. */
+	if (rc == -ENOSPC) {
+		struct route r = { .a = *a, .len = len, .id = id };
+		rc = fib_rebuild_locked(t, NO_ROUTE, &r);
 	}
+	if (rc < 0)
+		return -ENOMEM;
 	t->count++;
 	return 0;
 }
 
 /* A top prefix: its own place, never the FIB.  Write lock. */
-static int update_top(struct lpm_dpdk *t, uint32_t len, struct lpm_dpdk_elem *e,
-		      uint64_t flags, struct lpm_dpdk_elem **old)
+static int update_top(struct lpm_dpdk *t, uint32_t len, uint32_t id,
+		      uint64_t flags, uint32_t *old)
 {
-	int err = map_update_flags_check(t->top[len] != NULL, flags);
+	bool present = t->top[len] != NO_ROUTE;
+	int err = map_update_flags_check(present, flags);
 	if (err)
 		return err;
-	if (!t->top[len] && t->count == t->map.attr.max_entries)
+	if (!present && t->count == t->map.attr.max_entries)
 		return -ENOSPC;
-	t->count += !t->top[len];
-	t->n_top += !t->top[len];
+	t->count += !present;
+	t->n_top += !present;
 	*old = t->top[len];
-	t->top[len] = e;
+	t->top[len] = id;
 	return 0;
 }
 
+/*
+ * A present prefix moved to the place *id: its value is never written
+ * where it is, since a reader may be reading it.  The FIB's add of a
+ * present prefix changes its next hop; where that fails part way it
+ * still returns 0 (22.11's dir24_8_modify and trie_modify) with the RIB
+ * unchanged, so the RIB says whether it moved.  If not, a table rebuilt
+ * from the RIB routes nothing to *id; if even that fails, *id stays taken
+ * (NO_ROUTE: never given again).  Write lock.
+ */
+static int replace_locked(struct lpm_dpdk *t, const struct lpm_dpdk_addr *a,
+			  uint32_t len, uint32_t *id)
+{
+	int rc = t->fam->fib_add(t->fib, a, (uint8_t)len, *id);
+	if (rc >= 0 && id_of_prefix(t, a, len) == *id)
+		return 0;
+	if (fib_rebuild_locked(t, NO_ROUTE, NULL) < 0)
+		*id = NO_ROUTE;
+	return -ENOMEM;
+}
+
+/*
+ * The prefix a/len routed to *id (its place written), in *old the id it
+ * replaces (retired by the caller).  On an error *id is the caller's to
+ * put back (NO_ROUTE: not to be).  Write lock.
+ */
 static int update_locked(struct lpm_dpdk *t, const struct lpm_dpdk_addr *a,
-			 uint32_t len, struct lpm_dpdk_elem *e, uint64_t flags,
-			 struct lpm_dpdk_elem **old)
+			 uint32_t len, uint32_t *id, uint64_t flags,
+			 uint32_t *old)
 {
 	if (is_top(t, a, len))
-		return update_top(t, len, e, flags, old);
-	int64_t slot = slot_of_prefix(t, a, len);
-	int err = map_update_flags_check(slot >= 0, flags);
+		return update_top(t, len, *id, flags, old);
+	uint32_t present = id_of_prefix(t, a, len);
+	int err = map_update_flags_check(present != NO_ROUTE, flags);
 	if (err)
 		return err;
-	if (slot < 0)
-		return add_locked(t, a, len, e);
-	*old = t->slots[slot];
-	t->slots[slot] = e;
+	if (present == NO_ROUTE)
+		return add_locked(t, a, len, *id);
+	if ((err = replace_locked(t, a, len, id)))
+		return err;
+	*old = present;
 	return 0;
 }
 
@@ -929,47 +1002,44 @@ static int lpm_dpdk_update(struct map *m, const void *key, const void *value,
 	if (len > t->fam->bits)
 		return -EINVAL;
 	struct lpm_dpdk_addr a = masked(t->fam, key, len);
-	struct lpm_dpdk_elem *e = elem_new(t, key, value), *old = NULL;
-	if (!e)
+	struct id_retire *r = malloc(sizeof(*r)); /* for the id replaced */
+	if (!r)
 		return -ENOMEM;
+	uint32_t old = NO_ROUTE;
 	pthread_rwlock_wrlock(&t->lock);
-	err = update_locked(t, &a, len, e, flags, &old);
+	uint32_t id = place_new(t, key, value);
+	err = id == NO_ROUTE ? -ENOMEM
+			     : update_locked(t, &a, len, &id, flags, &old);
+	if (err && id != NO_ROUTE)
+		value_table_put_now(&t->values, id); /* never routed to */
 	pthread_rwlock_unlock(&t->lock);
-	if (err)
-		free(e); /* never seen by a reader */
-	if (old)
-		map_rcu_free_block(&old->rcu);
+	retire_id(t, r, old);
 	return err;
 }
 
-/* The exact prefix a/len out of the FIB (or top[]), its element in
- * *gone: 0, -ENOENT if it is not in, -ENOMEM (still in) if DPDK could
- * not delete it and no new table could be built.  Write lock. */
+/* The exact prefix a/len out of the FIB (or top[]), its id in *gone: 0,
+ * -ENOENT if it is not in, -ENOMEM (still in) if DPDK could not delete it
+ * and no new table could be built.  Write lock. */
 static int delete_locked(struct lpm_dpdk *t, const struct lpm_dpdk_addr *a,
-			 uint32_t len, struct lpm_dpdk_elem **gone)
+			 uint32_t len, uint32_t *gone)
 {
 	if (is_top(t, a, len)) {
-		if (!(*gone = t->top[len]))
+		if ((*gone = t->top[len]) == NO_ROUTE)
 			return -ENOENT;
-		t->top[len] = NULL;
+		t->top[len] = NO_ROUTE;
 		t->count--;
 		t->n_top--;
 		return 0;
 	}
-	int64_t slot = slot_of_prefix(t, a, len);
-	if (slot < 0)
+	uint32_t id = id_of_prefix(t, a, len);
+	if (id == NO_ROUTE)
 		return -ENOENT;
-	*gone = t->slots[slot];
-	t->slots[slot] = NULL;
 	/* A delete may need a tbl8 group too (its range's edges): on a
-	 * failure, a new table of the slots left. */
+	 * failure, a new table of the prefixes left. */
 	if (t->fam->fib_delete(t->fib, a, (uint8_t)len) < 0 &&
-	    fib_rebuild_locked(t) < 0) {
-		t->slots[slot] = *gone;
-		*gone = NULL;
+	    fib_rebuild_locked(t, id, NULL) < 0)
 		return -ENOMEM;
-	}
-	t->free[t->nfree++] = (uint32_t)slot;
+	*gone = id;
 	t->count--;
 	return 0;
 }
@@ -981,30 +1051,32 @@ static int lpm_dpdk_delete(struct map *m, const void *key)
 	if (len > t->fam->bits)
 		return -EINVAL;
 	struct lpm_dpdk_addr a = masked(t->fam, key, len);
-	struct lpm_dpdk_elem *gone = NULL;
+	struct id_retire *r = malloc(sizeof(*r)); /* for the id deleted */
+	if (!r)
+		return -ENOMEM;
+	uint32_t gone = NO_ROUTE;
 	pthread_rwlock_wrlock(&t->lock);
 	int err = delete_locked(t, &a, len, &gone);
 	pthread_rwlock_unlock(&t->lock);
-	if (gone)
-		map_rcu_free_block(&gone->rcu);
+	retire_id(t, r, gone);
 	return err;
 }
 
 /* --- get_next_key ------------------------------------------------------------------ */
 
-/* The stored top prefix after /len (the next shorter one), or NULL. */
-static struct lpm_dpdk_elem *top_after(const struct lpm_dpdk *t, int len)
+/* The stored top prefix after /len (the next shorter one), or NO_ROUTE. */
+static uint32_t top_after(const struct lpm_dpdk *t, int len)
 {
 	for (int l = len - 1; l >= 0; l--)
-		if (t->top[l])
+		if (t->top[l] != NO_ROUTE)
 			return t->top[l];
-	return NULL;
+	return NO_ROUTE;
 }
 
-/* The element after key in the walk: the RIB's nodes in get_nxt's order,
+/* The id after key's in the walk: the RIB's nodes in get_nxt's order,
  * then the top prefixes, longest first.  key NULL or not in the map: the
  * first.  Read lock. */
-static struct lpm_dpdk_elem *walk_next(struct lpm_dpdk *t, const void *key)
+static uint32_t walk_next(struct lpm_dpdk *t, const void *key)
 {
 	const struct lpm_dpdk_family *f = t->fam;
 	uint32_t len = key ? lpm_prefixlen_of(key) : 0;
@@ -1012,12 +1084,12 @@ static struct lpm_dpdk_elem *walk_next(struct lpm_dpdk *t, const void *key)
 	struct lpm_dpdk_addr a =
 		valid ? masked(f, key, len) : (struct lpm_dpdk_addr){ 0 };
 	void *from = NULL;
-	if (valid && is_top(t, &a, len) && t->top[len])
+	if (valid && is_top(t, &a, len) && t->top[len] != NO_ROUTE)
 		return top_after(t, (int)len);
 	if (valid && !is_top(t, &a, len))
 		from = f->rib_exact(t->rib, &a, (uint8_t)len);
 	void *n = f->rib_next(t->rib, from);
-	return n ? elem_of_node(t, n) : top_after(t, (int)f->bits + 1);
+	return n ? id_of_node(t, n) : top_after(t, (int)f->bits + 1);
 }
 
 static int lpm_dpdk_get_next_key(struct map *m, const void *key, void *next_key)
@@ -1025,27 +1097,24 @@ static int lpm_dpdk_get_next_key(struct map *m, const void *key, void *next_key)
 	struct lpm_dpdk *t = lpm_dpdk_of(m);
 	int err = -ENOENT;
 	pthread_rwlock_rdlock(&t->lock);
-	struct lpm_dpdk_elem *e = walk_next(t, key);
-	if (e) {
-		memcpy(next_key, e->key, m->attr.key_size);
+	uint32_t id = walk_next(t, key);
+	if (id != NO_ROUTE) {
+		memcpy(next_key, key_of(t, id), m->attr.key_size);
 		err = 0;
 	}
 	pthread_rwlock_unlock(&t->lock);
 	return err;
 }
 
-/* DPDK's tables in EAL's heap (tbl24, tbl8 groups, the RIB's pool), our
- * slot arrays, and one element a prefix. */
+/* DPDK's tables in EAL's heap (tbl24, tbl8 groups, the RIB's pool) and
+ * the places, every id's whether in use or not. */
 static size_t lpm_dpdk_memory(const struct map *m)
 {
 	struct lpm_dpdk *t = lpm_dpdk_of((struct map *)m);
-	size_t elem = elem_size(m);
-	size_t slots = (size_t)m->attr.max_entries *
-		       (sizeof(*t->slots) + sizeof(*t->free));
 	pthread_rwlock_rdlock(&t->lock);
-	size_t n = t->count, fib = t->fib_bytes;
+	size_t fib = t->fib_bytes, places = t->values.bytes;
 	pthread_rwlock_unlock(&t->lock);
-	return sizeof(*t) + fib + slots + n * elem;
+	return sizeof(*t) + fib + places;
 }
 
 const struct map_ops lpm_trie_dpdk_ops = {

@@ -19,14 +19,19 @@
 #define LPM_DPDK_NO_ROUTE 0u
 
 /* Next hops are at most 2^(8 * nh_sz - 1) - 1 (one bit of each entry
- * marks "extended to a tbl8 group"). */
+ * marks "extended to a tbl8 group").  lpm_trie/dpdk's next hops are ids
+ * that may run past max_entries while deleted prefixes' ids wait out a
+ * grace period, so never the 1-byte entries (127 at most). */
 static inline enum rte_fib_dir24_8_nh_sz lpm_dpdk_v4_nh_size_for(uint32_t max_entries)
 {
-	if (max_entries <= 127)
-		return RTE_FIB_DIR24_8_1B;
-	if (max_entries <= 32767)
-		return RTE_FIB_DIR24_8_2B;
-	return RTE_FIB_DIR24_8_4B;
+	return max_entries <= 32767 ? RTE_FIB_DIR24_8_2B : RTE_FIB_DIR24_8_4B;
+}
+
+/* The largest next hop of a table made for max_entries. */
+static inline uint64_t lpm_dpdk_v4_nh_max(uint32_t max_entries)
+{
+	unsigned bits = 8u << lpm_dpdk_v4_nh_size_for(max_entries);
+	return (1ull << (bits - 1)) - 1;
 }
 
 /* num_tbl8 = max_entries: a prefix longer than /24 needs at most the one

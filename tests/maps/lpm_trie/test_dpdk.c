@@ -129,15 +129,11 @@ Test(lpm_dpdk, matches_linux_when_near_full)
 	random_run(12, 20000);
 }
 
-/* 1-byte next hops hold 127 at most: the largest such map, full. */
-Test(lpm_dpdk, matches_linux_at_the_largest_one_byte_next_hop)
+/* 2-byte next hops up to 32767 entries, 4-byte ones from 32768. */
+Test(lpm_dpdk, matches_linux_at_both_next_hop_sizes)
 {
-	random_run(127, 20000);
-}
-
-Test(lpm_dpdk, matches_linux_with_two_byte_next_hops)
-{
-	random_run(128, 20000);
+	random_run(32767, 20000);
+	random_run(32768, 20000);
 }
 
 Test(lpm_dpdk, matches_linux_on_ipv6_keys)
@@ -292,12 +288,13 @@ Test(lpm_dpdk, prefixes_that_end_the_address_space)
 }
 
 /* memory() counts DPDK's tables: the 2^24-entry table and a tbl8 group of
- * 256 next hops for every max_entries entry, at the next hop's size. */
+ * 256 next hops for every max_entries entry, at the next hop's size (2
+ * bytes at least: next hops are ids, which may outnumber max_entries). */
 Test(lpm_dpdk, memory_counts_the_tables)
 {
 	map_thread_online();
 	static const struct { uint32_t max_entries, nh_bytes; } sizes[] = {
-		{ 64, 1 }, { 1024, 2 }, { 65536, 4 },
+		{ 64, 2 }, { 1024, 2 }, { 65536, 4 },
 	};
 	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
 		struct map *m = NULL;
@@ -314,6 +311,79 @@ Test(lpm_dpdk, memory_counts_the_tables)
 		cr_expect_lt(bytes, tables + tables / 2);
 		map_destroy(m);
 	}
+	map_thread_offline();
+}
+
+/* /len of 10.1.2.0 with value v; the update's error. */
+static int put_v(struct map *m, uint32_t len, uint64_t v)
+{
+	uint8_t k[KEY] = { 0, 0, 0, 0, 10, 1, 2, 0 };
+	memcpy(k, &len, 4);
+	return map_update(m, k, &v, MAP_ANY);
+}
+
+static const uint8_t inside[KEY] = { 32, 0, 0, 0, 10, 1, 2, 3 };
+
+/* A replace moves the prefix to a new place: a reader's pointer to the old
+ * value still reads it, whole, for the rest of its read section. */
+Test(lpm_dpdk, a_replaced_value_stays_for_the_reader)
+{
+	map_thread_online();
+	struct map *m = NULL;
+	cr_assert_eq(create("lpm_trie/dpdk", KEY, 64, &m), 0);
+	cr_assert_eq(put_v(m, 24, 111), 0);
+	map_rcu_read_lock();
+	const uint64_t *old = map_lookup(m, inside);
+	cr_assert_not_null(old);
+	cr_assert_eq(put_v(m, 24, 222), 0);
+	const uint64_t *now = map_lookup(m, inside);
+	cr_assert_not_null(now);
+	cr_expect_eq(*now, 222);
+	cr_expect_eq(*old, 111, "the old place was written over in the "
+		     "reader's section");
+	cr_expect_neq(now, old);
+	map_rcu_read_unlock();
+	map_destroy(m);
+	map_thread_offline();
+}
+
+/*
+ * Next hops are ids, and an id comes back only after a grace period: a
+ * reader that holds one back while a prefix is replaced over and over
+ * uses up the ids a 2-byte next hop can name (32767), and the update past
+ * them is -ENOMEM, the map unchanged; once the grace period ends the ids
+ * come back, and replaces go on without the map growing.
+ */
+Test(lpm_dpdk, ids_come_back_after_a_grace_period)
+{
+	map_thread_online();
+	struct map *m = NULL;
+	cr_assert_eq(create("lpm_trie/dpdk", KEY, 64, &m), 0);
+	uint64_t v = 1;
+	cr_assert_eq(put_v(m, 24, v), 0);
+	int err = 0;
+	map_rcu_read_lock(); /* holds every grace period back */
+	while (v < 40000 && (err = put_v(m, 24, v + 1)) == 0)
+		v++;
+	cr_expect_eq(err, -ENOMEM, "%lu replaces in one grace period: %d",
+		     (unsigned long)v, err);
+	cr_expect_geq(v, 32767 - 64, "-ENOMEM after %lu replaces",
+		      (unsigned long)v);
+	cr_expect_leq(v, 32767);
+	const uint64_t *now = map_lookup(m, inside);
+	cr_assert_not_null(now);
+	cr_expect_eq(*now, v, "the refused update changed the value");
+	map_rcu_read_unlock();
+	map_rcu_barrier();
+	size_t grown = m->ops->memory(m);
+	for (unsigned i = 0; i < 100000; i++) {
+		if (i % 1000 == 0)
+			map_rcu_barrier();
+		cr_assert_eq(put_v(m, 24, ++v), 0, "replace %u after the grace "
+			     "period", i);
+	}
+	cr_expect_eq(m->ops->memory(m), grown, "ids did not come back");
+	map_destroy(m);
 	map_thread_offline();
 }
 
