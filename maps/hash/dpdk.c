@@ -21,21 +21,25 @@
  *
  *   buckets: [sig idx]x8 [sig idx]x8 ...  (+ extra buckets, chained)
  *                  |
- *   key store:     v  [pdata | key] ... pdata -> element: [rcu][value]
+ *   key store:     v  [pdata | key] ... pdata = id -> values: place id
  *
- * Values live in our own elements (malloc), one per key and value
- * generation; rte_hash's data pointer (pdata) points at it.  No value sits
- * inline in pdata: a BPF lookup returns a pointer into the map, and
- * rte_hash does not give the address of its pdata field.
+ * Values live at places by id (maps/base/value_table.h), one per key and
+ * value generation, in a dense table; rte_hash's data pointer (pdata)
+ * holds the id.  No value sits inline in pdata: a BPF lookup returns a
+ * pointer into the map, and rte_hash does not give the address of its
+ * pdata field.  (Until 2026-12-07 pdata pointed at a malloc'd element of
+ * 40 bytes and the value: docs/hash.md, "hash/dpdk", has the builds in
+ * turn.)
  *
  * Semantics on top, and how each is kept:
- *  - update of a present key: a new element, published by rte_hash with a
- *    release store of pdata; the old one is freed after a grace period.
+ *  - update of a present key: a new id, its place written, published by
+ *    rte_hash with a release store of pdata; the old id goes back to the
+ *    table after a grace period.
  *    A reader sees the whole old value or the whole new one, never a mix
  *    (the kernel's preallocated hash can show a mix; hash/dpdk cannot).
  *  - BPF_NOEXIST / BPF_EXIST and the replace: a key's lookup, check and
  *    change run under one of KEY_STRIPES stripe locks (by the key's hash),
- *    so two writers of one key never both replace the same element;
+ *    so two writers of one key never both replace the same id;
  *    writers of different keys run in parallel up to rte_hash's lock.
  *  - max_entries: our own atomic count of live keys, raised before an
  *    insert and lowered if it fails: the next new key is -E2BIG at exactly
@@ -60,9 +64,10 @@
  *    updates inside a read section (bench, as a BPF program), and any
  *    caller under QSBR, can meet it under heavy delete churn.
  *  - delete: rte_hash_del_key takes the key out of its bucket at once;
- *    its key slot and value element go through map_rcu_call, whose
- *    callback (on liburcu's thread, which has no lcore id) only pushes the
- *    element on the map's `ready` stack.  The next insert, on a
+ *    its key slot and value id go through map_rcu_call (a record of
+ *    both, struct hash_dpdk_retired), whose callback (on liburcu's
+ *    thread, which has no lcore id) gives the id back and only pushes the
+ *    slot on the map's `ready` stack.  The next insert, on a
  *    registered writer thread, hands ready slots back with
  *    rte_hash_free_key_with_position under `reclaim`: that call is not
  *    safe from two threads at once (it pushes extra buckets back on a
@@ -82,8 +87,10 @@
  *    in the map restarts at the first.  It runs in an RCU read section,
  *    which keeps every key slot it reads from being reused.
  *  - flags: BPF_F_NO_PREALLOC is accepted and changes nothing (the key
- *    store is made at create, the values on each update); BPF_F_ZERO_SEED
- *    gives rte_hash's jhash the seed 0, otherwise a random one.
+ *    store is made at create, the value table for min(max_entries, 65536)
+ *    ids at create and in chunks as ids are taken); BPF_F_ZERO_SEED
+ *    gives rte_hash's hash (its default: CRC32C on x86) the seed 0,
+ *    otherwise a random one.
  *
  * Locks, and who owns what.  A key's stripe lock (stripes[sig %
  * KEY_STRIPES]) guards its lookup, flag check and change: one key's
@@ -92,13 +99,15 @@
  * per-lcore caches).  `reclaim` serialises handing
  * slots back (rte_hash_free_key_with_position).  `ready` is a lock-free
  * stack: liburcu's callback thread pushes with a release CAS, a writer
- * takes the whole stack with an acquire exchange.  `count` is atomic and
- * relaxed: it orders nothing, it only counts.  An element is its key's
- * (rte_hash's pdata) while the key is in; a replaced one is freed after a
- * grace period; a deleted one carries its key slot through a grace period
- * to `ready`, and is freed when the slot is handed back.  Readers take no
- * lock: a lookup sees a key's whole old element or its whole new one, and
- * neither is freed while the reader's read section may hold it.
+ * takes the whole stack with an acquire exchange.  `ids` guards the value
+ * table's writer side (take, put_now, its byte count): writers of
+ * different keys take ids one at a time.  `count` is atomic and relaxed:
+ * it orders nothing, it only counts.  An id is its key's (rte_hash's
+ * pdata) while the key is in; a replaced or deleted one goes back to the
+ * table after a grace period, a deleted key's slot with it to `ready`.
+ * Readers take no lock: a lookup sees a key's whole old value or its
+ * whole new one, and neither place is reused while the reader's read
+ * section may hold it.
  *
  * Memory comes from EAL's heap (rte_malloc: 3 GiB without hugepages,
  * maps/base/dpdk_eal.c); a table that does not fit, or an EAL that found
@@ -110,6 +119,7 @@
 #include "maps/base/map.h"
 #include "maps/base/rcu.h"
 #include "maps/base/update_flags.h"
+#include "maps/base/value_table.h"
 
 #include <errno.h>
 #include <stdatomic.h>
@@ -124,13 +134,18 @@
 
 #define KEY_STRIPES 64
 
-struct hash_dpdk_elem {
+/* What a delete or a replace gives back after a grace period: a value's
+ * id, and a deleted key's slot. */
+struct hash_dpdk_retired {
 	struct rcu_head rcu;
-	struct hash_dpdk *owner;           /* a deleted element: whose slot */
-	struct hash_dpdk_elem *next_ready; /* on owner->ready */
-	int32_t position;                  /* the deleted key's slot */
-	_Alignas(8) uint8_t value[];
+	struct hash_dpdk *owner;
+	struct hash_dpdk_retired *next_ready; /* on owner->ready */
+	int32_t position;                     /* the deleted key's slot, or
+						 NO_SLOT (a replace) */
+	uint32_t id;                          /* the old value's */
 };
+
+#define NO_SLOT (-1)
 
 struct stripe {
 	_Alignas(64) struct map_spinlock lock;
@@ -141,8 +156,11 @@ struct hash_dpdk {
 	struct rte_hash *table;
 	size_t table_bytes;                      /* EAL heap that create took */
 	atomic_uint count;                       /* live keys */
-	_Atomic(struct hash_dpdk_elem *) ready;  /* deleted, grace period over:
-						    slots to hand back */
+	struct value_table values;               /* a key's value at its id */
+	struct map_spinlock ids;                 /* values' writer side */
+	_Atomic(struct hash_dpdk_retired *) ready; /* deleted, grace period
+						      over: slots to hand
+						      back */
 	struct map_spinlock reclaim;             /* serialises handing back */
 	struct stripe stripes[KEY_STRIPES];      /* a key's read-check-change */
 };
@@ -154,14 +172,21 @@ static struct hash_dpdk *hash_dpdk_of(struct map *m)
 
 /* --- deleted key slots: back to rte_hash after a grace period ---------- */
 
-/* liburcu's callback thread: no lcore id, so only push. */
+/* liburcu's callback thread: the value's id back to the table; a
+ * deleted key's slot needs an lcore id, which this thread has not, so it
+ * is only pushed. */
 static void slot_grace_over(struct rcu_head *head)
 {
-	struct hash_dpdk_elem *e =
-		caa_container_of(head, struct hash_dpdk_elem, rcu);
+	struct hash_dpdk_retired *e =
+		caa_container_of(head, struct hash_dpdk_retired, rcu);
 	struct hash_dpdk *h = e->owner;
-	struct hash_dpdk_elem *top = atomic_load_explicit(&h->ready,
-							  memory_order_relaxed);
+	value_table_release_later(&h->values, e->id);
+	if (e->position == NO_SLOT) {
+		free(e);
+		return;
+	}
+	struct hash_dpdk_retired *top = atomic_load_explicit(&h->ready,
+							     memory_order_relaxed);
 	do
 		e->next_ready = top;
 	while (!atomic_compare_exchange_weak_explicit(
@@ -169,22 +194,57 @@ static void slot_grace_over(struct rcu_head *head)
 }
 
 /* A registered writer: every ready slot back to rte_hash.  The exchange
- * takes the whole stack, so no element is seen twice (no ABA). */
+ * takes the whole stack, so no record is seen twice (no ABA). */
 static void reclaim_ready(struct hash_dpdk *h)
 {
 	if (!atomic_load_explicit(&h->ready, memory_order_relaxed))
 		return;
-	struct hash_dpdk_elem *e = atomic_exchange_explicit(&h->ready, NULL,
-							    memory_order_acquire);
+	struct hash_dpdk_retired *e = atomic_exchange_explicit(
+		&h->ready, NULL, memory_order_acquire);
 	map_spin_lock(&h->reclaim);
-	for (struct hash_dpdk_elem *p = e; p; p = p->next_ready)
+	for (struct hash_dpdk_retired *p = e; p; p = p->next_ready)
 		rte_hash_free_key_with_position(h->table, p->position);
 	map_spin_unlock(&h->reclaim);
 	while (e) {
-		struct hash_dpdk_elem *next = e->next_ready;
+		struct hash_dpdk_retired *next = e->next_ready;
 		free(e);
 		e = next;
 	}
+}
+
+/* --- values, by id ---------------------------------------------------------- */
+
+/* rte_hash's data pointer holds the value's id, not an address. */
+static void *data_of_id(uint32_t id)
+{
+	return (void *)(uintptr_t)id;
+}
+
+static uint32_t id_of_data(const void *data)
+{
+	return (uint32_t)(uintptr_t)data;
+}
+
+/* A new id with value at its place, not yet any key's; 0 without
+ * memory.  The copy too under `ids`: another writer's take may replace
+ * the chunk array, and this writer need not be in a read section. */
+static uint32_t value_new(struct hash_dpdk *h, const void *value)
+{
+	map_spin_lock(&h->ids);
+	uint32_t id = value_table_take(&h->values);
+	if (id)
+		memcpy(value_table_at(&h->values, id), value,
+		       h->map.attr.value_size);
+	map_spin_unlock(&h->ids);
+	return id;
+}
+
+/* An id from value_new that no reader has seen: free again now. */
+static void value_unused(struct hash_dpdk *h, uint32_t id)
+{
+	map_spin_lock(&h->ids);
+	value_table_put_now(&h->values, id);
+	map_spin_unlock(&h->ids);
 }
 
 /* --- writer threads ------------------------------------------------------ */
@@ -250,20 +310,20 @@ static void hash_dpdk_destroy(struct map *m)
 {
 	struct hash_dpdk *h = hash_dpdk_of(m);
 	map_rcu_barrier(); /* every delete's callback has pushed its slot */
-	const void *key;
-	void *data;
-	uint32_t next = 0;
-	while (rte_hash_iterate(h->table, &key, &data, &next) >= 0)
-		free(data);
-	struct hash_dpdk_elem *e = atomic_load(&h->ready);
+	struct hash_dpdk_retired *e = atomic_load(&h->ready);
 	while (e) {
-		struct hash_dpdk_elem *after = e->next_ready;
+		struct hash_dpdk_retired *after = e->next_ready;
 		free(e);
 		e = after;
 	}
 	rte_hash_free(h->table);
+	value_table_destroy(&h->values);
 	free(h);
 }
+
+/* Value places made at create: max_entries up to this many (a map may be
+ * created far larger than it is filled); more chunks as ids are taken. */
+#define VALUES_AT_CREATE (1u << 16)
 
 static int hash_dpdk_create(const struct map_attr *attr, struct map **out)
 {
@@ -280,6 +340,7 @@ static int hash_dpdk_create(const struct map_attr *attr, struct map **out)
 	memset(h, 0, sizeof(*h));
 	h->map.attr = *attr;
 	map_spin_init(&h->reclaim);
+	map_spin_init(&h->ids);
 	for (unsigned i = 0; i < KEY_STRIPES; i++)
 		map_spin_init(&h->stripes[i].lock);
 	size_t heap_before = map_dpdk_heap_bytes();
@@ -290,6 +351,13 @@ static int hash_dpdk_create(const struct map_attr *attr, struct map **out)
 		err = rte_errno == EINVAL ? -EINVAL : -ENOMEM;
 		free(h);
 		return err;
+	}
+	uint32_t room = attr->max_entries < VALUES_AT_CREATE ? attr->max_entries
+							     : VALUES_AT_CREATE;
+	if (value_table_init(&h->values, attr->value_size, room)) {
+		rte_hash_free(h->table);
+		free(h);
+		return -ENOMEM;
 	}
 	*out = &h->map;
 	return 0;
@@ -302,12 +370,13 @@ static struct map_spinlock *stripe_of(struct hash_dpdk *h, hash_sig_t sig)
 	return &h->stripes[sig % KEY_STRIPES].lock;
 }
 
-static struct hash_dpdk_elem *find_hashed(struct hash_dpdk *h,
-					  const void *key, hash_sig_t sig)
+/* key's value id, or 0 if it is not in. */
+static uint32_t find_hashed(struct hash_dpdk *h, const void *key,
+			    hash_sig_t sig)
 {
 	void *data;
 	return rte_hash_lookup_with_hash_data(h->table, key, sig, &data) >= 0
-		       ? data : NULL;
+		       ? id_of_data(data) : 0;
 }
 
 static void *hash_dpdk_lookup(struct map *m, const void *key)
@@ -316,7 +385,7 @@ static void *hash_dpdk_lookup(struct map *m, const void *key)
 	void *data;
 	if (rte_hash_lookup_data(h->table, key, &data) < 0)
 		return NULL;
-	return ((struct hash_dpdk_elem *)data)->value;
+	return value_table_at(&h->values, id_of_data(data));
 }
 
 /* A batch through rte_hash_lookup_bulk_data, which computes every key's
@@ -337,22 +406,13 @@ static unsigned hash_dpdk_lookup_batch(struct map *m, const void *keys,
 	int hits = rte_hash_lookup_bulk_data(h->table, key, n, &hit_mask, data);
 	for (unsigned i = 0; i < n; i++)
 		values[i] = (hit_mask >> i) & 1
-			? ((struct hash_dpdk_elem *)data[i])->value : NULL;
+			? value_table_at(&h->values, id_of_data(data[i])) : NULL;
 	return hits < 0 ? 0 : (unsigned)hits;
 }
 
 static int hash_dpdk_lookup_copy(struct map *m, const void *key, void *value)
 {
 	return map_copy_value_rcu(m, hash_dpdk_lookup, key, value);
-}
-
-static struct hash_dpdk_elem *elem_new(const struct hash_dpdk *h,
-				       const void *value)
-{
-	struct hash_dpdk_elem *e = malloc(sizeof(*e) + h->map.attr.value_size);
-	if (e)
-		memcpy(e->value, value, h->map.attr.value_size);
-	return e;
 }
 
 /* One more live key, unless max_entries are in: 0 or -E2BIG. */
@@ -379,44 +439,63 @@ static bool may_wait_for_readers(void)
 }
 
 /*
- * Put e in as key's data.  A new key that finds the key store full (of
- * deleted keys in their grace period) gets a second try after handing back
- * the slots whose grace period is over.  0, -ENOSPC (still full) or
- * -ENOMEM.
+ * Put id in as key's data (for a present key, rte_hash's release store of
+ * the data pointer).  A new key that finds the key store full (of deleted
+ * keys in their grace period) gets a second try after handing back the
+ * slots whose grace period is over.  0, -ENOSPC (still full) or -ENOMEM.
  */
 static int table_put(struct hash_dpdk *h, const void *key, hash_sig_t sig,
-		     struct hash_dpdk_elem *e, bool present)
+		     uint32_t id, bool present)
 {
-	int rc = rte_hash_add_key_with_hash_data(h->table, key, sig, e);
+	int rc = rte_hash_add_key_with_hash_data(h->table, key, sig,
+						 data_of_id(id));
 	if (rc == -ENOSPC && !present) {
 		reclaim_ready(h);
-		rc = rte_hash_add_key_with_hash_data(h->table, key, sig, e);
+		rc = rte_hash_add_key_with_hash_data(h->table, key, sig,
+						     data_of_id(id));
 	}
 	return rc == -ENOSPC ? -ENOSPC : rc < 0 ? -ENOMEM : 0;
 }
 
-/* Under key's stripe: the flag check, the count, the new element, the
- * change.  Undoes its own steps on failure, in reverse order. */
+/* id (and slot, or NO_SLOT) back after a grace period, through r. */
+static void retire(struct hash_dpdk *h, struct hash_dpdk_retired *r,
+		   uint32_t id, int32_t slot)
+{
+	r->owner = h;
+	r->id = id;
+	r->position = slot;
+	map_rcu_call(&r->rcu, slot_grace_over);
+}
+
+/*
+ * Under key's stripe: the flag check, the count, the new value's id, the
+ * change.  A present key's value is never written where it is (a reader
+ * may be reading it): the key moves to a new id, and the old one is
+ * retired.  Undoes its own steps on failure, in reverse order.
+ */
 static int update_locked(struct hash_dpdk *h, const void *key, hash_sig_t sig,
 			 const void *value, uint64_t flags)
 {
-	struct hash_dpdk_elem *old = find_hashed(h, key, sig);
-	int err = map_update_flags_check(old != NULL, flags);
+	uint32_t old = find_hashed(h, key, sig);
+	int err = map_update_flags_check(old != 0, flags);
 	if (err)
 		return err;
 	if (!old && (err = count_reserve(h)))
 		return err;
-	struct hash_dpdk_elem *e = elem_new(h, value);
-	err = e ? table_put(h, key, sig, e, old != NULL) : -ENOMEM;
+	struct hash_dpdk_retired *r = old ? malloc(sizeof(*r)) : NULL;
+	uint32_t id = !old || r ? value_new(h, value) : 0;
+	err = id ? table_put(h, key, sig, id, old != 0) : -ENOMEM;
 	if (err) {
-		free(e);
+		if (id)
+			value_unused(h, id);
+		free(r);
 		if (!old)
 			atomic_fetch_sub_explicit(&h->count, 1,
 						  memory_order_relaxed);
 		return err;
 	}
 	if (old)
-		map_rcu_free_block(&old->rcu);
+		retire(h, r, old, NO_SLOT);
 	return 0;
 }
 
@@ -450,17 +529,21 @@ static int hash_dpdk_delete(struct map *m, const void *key)
 	struct hash_dpdk *h = hash_dpdk_of(m);
 	hash_sig_t sig = rte_hash_hash(h->table, key);
 	struct map_spinlock *stripe = stripe_of(h, sig);
+	/* taken first: once the key is out, its slot must be retired */
+	struct hash_dpdk_retired *r = malloc(sizeof(*r));
+	if (!r)
+		return -ENOMEM;
 	map_spin_lock(stripe);
-	struct hash_dpdk_elem *e = find_hashed(h, key, sig);
-	int32_t pos = e ? rte_hash_del_key_with_hash(h->table, key, sig)
-			: -ENOENT;
+	uint32_t id = find_hashed(h, key, sig);
+	int32_t pos = id ? rte_hash_del_key_with_hash(h->table, key, sig)
+			 : -ENOENT;
 	if (pos >= 0) {
 		atomic_fetch_sub_explicit(&h->count, 1, memory_order_relaxed);
-		e->owner = h;
-		e->position = pos;
-		map_rcu_call(&e->rcu, slot_grace_over);
+		retire(h, r, id, pos);
 	}
 	map_spin_unlock(stripe);
+	if (pos < 0)
+		free(r);
 	return pos >= 0 ? 0 : -ENOENT;
 }
 
@@ -499,13 +582,15 @@ static int hash_dpdk_get_next_key(struct map *m, const void *key,
 }
 
 /* The table in EAL's heap (buckets, extra buckets, key store, free-slot
- * rings and lcore caches), and our elements: one a live key. */
+ * rings and lcore caches), and the value table: a place for every id, in
+ * use or not. */
 static size_t hash_dpdk_memory(const struct map *m)
 {
-	const struct hash_dpdk *h = (const struct hash_dpdk *)m;
-	size_t elem = sizeof(struct hash_dpdk_elem) + m->attr.value_size;
-	return sizeof(*h) + h->table_bytes +
-	       atomic_load_explicit(&h->count, memory_order_relaxed) * elem;
+	struct hash_dpdk *h = hash_dpdk_of((struct map *)m);
+	map_spin_lock(&h->ids);
+	size_t values = h->values.bytes;
+	map_spin_unlock(&h->ids);
+	return sizeof(*h) + h->table_bytes + values;
 }
 
 const struct map_ops hash_dpdk_ops = {

@@ -137,6 +137,43 @@ Test(hash_dpdk, deleted_slots_come_back_after_a_grace_period)
 	map_destroy(m);
 }
 
+/*
+ * A replace moves the key to a new value id: a reader's pointer to the old
+ * value still reads it for the rest of its read section, and the old id
+ * comes back after the grace period, so replaces that outlast many grace
+ * periods do not grow the map.
+ */
+Test(hash_dpdk, replaced_values_stay_for_the_reader_and_come_back)
+{
+	struct map *m = make(64, 8);
+	uint32_t key = 3;
+	uint64_t v = 111;
+	cr_assert_eq(map_update(m, &key, &v, MAP_ANY), 0);
+	map_rcu_read_lock();
+	const uint64_t *old = map_lookup(m, &key);
+	cr_assert_not_null(old);
+	v = 222;
+	cr_assert_eq(map_update(m, &key, &v, MAP_EXIST), 0);
+	const uint64_t *now = map_lookup(m, &key);
+	cr_assert_not_null(now);
+	cr_expect_eq(*now, 222);
+	cr_expect_eq(*old, 111, "the old value was written over in the "
+		     "reader's section");
+	cr_expect_neq(now, old);
+	map_rcu_read_unlock();
+	map_rcu_barrier();
+	size_t before = m->ops->memory(m);
+	for (unsigned i = 0; i < 100000; i++) {
+		if (i % 1000 == 0)
+			map_rcu_barrier();
+		v = i;
+		cr_assert_eq(map_update(m, &key, &v, MAP_EXIST), 0);
+	}
+	cr_expect_eq(m->ops->memory(m), before, "replaced ids did not come "
+		     "back");
+	map_destroy(m);
+}
+
 /* --- two writers ------------------------------------------------------------ */
 
 #define WRITER_KEYS 6000
