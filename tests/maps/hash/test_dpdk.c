@@ -30,6 +30,7 @@
 
 #include "maps/base/map.h"
 #include "maps/base/rcu.h"
+#include "tests/maps/replace_check.h"
 
 /* maps/hash/dpdk.c's SPARE_SLOTS: the deleted keys a map of few entries
  * has room for while they wait for their grace period. */
@@ -147,20 +148,8 @@ Test(hash_dpdk, replaced_values_stay_for_the_reader_and_come_back)
 {
 	struct map *m = make(64, 8);
 	uint32_t key = 3;
-	uint64_t v = 111;
-	cr_assert_eq(map_update(m, &key, &v, MAP_ANY), 0);
-	map_rcu_read_lock();
-	const uint64_t *old = map_lookup(m, &key);
-	cr_assert_not_null(old);
-	v = 222;
-	cr_assert_eq(map_update(m, &key, &v, MAP_EXIST), 0);
-	const uint64_t *now = map_lookup(m, &key);
-	cr_assert_not_null(now);
-	cr_expect_eq(*now, 222);
-	cr_expect_eq(*old, 111, "the old value was written over in the "
-		     "reader's section");
-	cr_expect_neq(now, old);
-	map_rcu_read_unlock();
+	uint64_t v;
+	expect_replace_keeps_old_value(m, &key, &key);
 	map_rcu_barrier();
 	size_t before = m->ops->memory(m);
 	for (unsigned i = 0; i < 100000; i++) {
