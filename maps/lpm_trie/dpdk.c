@@ -37,11 +37,10 @@
  * load (the FIB's default next hop 0 means no route).  A BPF lookup
  * returns a pointer into the place.  Both tables keep one bit of each
  * entry as their "extended to a tbl8 group" mark, so an entry of b bytes
- * holds next hops up to 2^(8b - 1) - 1: DIR-24-8's entries are 2 bytes up
- * to 32767 max_entries, 4 above (never 1: ids may outnumber max_entries,
- * below); TRIE's are 2 or 4 bytes, whichever holds num_tbl8 (it checks
- * group numbers against the same bound).  The value table gives no id
- * past the entry's largest next hop.
+ * holds next hops up to 2^(8b - 1) - 1: both families' entries are 4
+ * bytes, whatever max_entries, since ids may outnumber max_entries by a
+ * grace period's updates (below).  The value table gives no id past the
+ * entry's largest next hop.
  *
  * Semantics on top, and how each is kept (W = 32 or 128, the address's
  * bits):
@@ -71,9 +70,10 @@
  *    table after an RCU grace period (id_grace_over), since a program
  *    may hold its value's pointer for its read section.  A reader that
  *    holds grace periods back while one prefix is replaced over and over
- *    keeps every id it replaced out of use: past the largest next hop
- *    (32767 for 2-byte entries) the update is -ENOMEM, the map unchanged,
- *    as the kernel's trie answers when it cannot allocate a node.
+ *    keeps every id it replaced out of use, and the value table grows:
+ *    past the largest next hop (2^31 - 1) the update is -ENOMEM, the map
+ *    unchanged, as the kernel's trie answers when it cannot allocate a
+ *    node.
  *  - trailing bits (past the prefix length): the FIB and RIB keep the
  *    masked address, the place keeps the key's bytes as given (the
  *    kernel's node does too), and get_next_key returns those; a replace
@@ -380,11 +380,13 @@ static uint32_t lpm_dpdk_v6_num_tbl8(uint32_t max_entries)
 	return V6_TBL8_PER_PREFIX * max_entries + 1;
 }
 
-/* Next hops and num_tbl8 both at most 2^(8 * entry bytes - 1) - 1. */
+/* Next hops and num_tbl8 both at most 2^(8 * entry bytes - 1) - 1: 4-byte
+ * entries whatever max_entries, since next hops are ids (as for IPv4,
+ * dpdk_fib.h). */
 static enum rte_fib_trie_nh_sz lpm_dpdk_v6_nh_size_for(uint32_t max_entries)
 {
-	return lpm_dpdk_v6_num_tbl8(max_entries) <= 32767 ? RTE_FIB6_TRIE_2B
-						 : RTE_FIB6_TRIE_4B;
+	(void)max_entries;
+	return RTE_FIB6_TRIE_4B;
 }
 
 static uint64_t lpm_dpdk_v6_nh_max(uint32_t max_entries)

@@ -19,12 +19,15 @@
 #define LPM_DPDK_NO_ROUTE 0u
 
 /* Next hops are at most 2^(8 * nh_sz - 1) - 1 (one bit of each entry
- * marks "extended to a tbl8 group").  lpm_trie/dpdk's next hops are ids
- * that may run past max_entries while deleted prefixes' ids wait out a
- * grace period, so never the 1-byte entries (127 at most). */
+ * marks "extended to a tbl8 group").  lpm_trie/dpdk's next hops are ids,
+ * which run past max_entries while replaced and deleted prefixes' ids
+ * wait out a grace period, by as many as a grace period's updates: so
+ * 4-byte entries whatever max_entries (2-byte ones ran out of ids under
+ * replaces on a busy 2-core machine: docs/lpm_trie.md). */
 static inline enum rte_fib_dir24_8_nh_sz lpm_dpdk_v4_nh_size_for(uint32_t max_entries)
 {
-	return max_entries <= 32767 ? RTE_FIB_DIR24_8_2B : RTE_FIB_DIR24_8_4B;
+	(void)max_entries;
+	return RTE_FIB_DIR24_8_4B;
 }
 
 /* The largest next hop of a table made for max_entries. */

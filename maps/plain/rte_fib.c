@@ -4,7 +4,7 @@
  * keys (the same configuration: maps/lpm_trie/dpdk_fib.h), filled with
  * rte_fib_add and read with rte_fib_lookup_bulk, as a DPDK router reads
  * it: host-order addresses in, next hops out.  None of the adapter's
- * work: no lock (readers alone), no element behind the next hop, no
+ * work: no lock (readers alone), no value place behind the next hop, no
  * prefix-length rule (every lookup is of a full address), no top prefixes
  * kept apart (22.11's add may send every address to a prefix whose range
  * ends at 255.255.255.255 when more specific prefixes cover that end:
