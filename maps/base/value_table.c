@@ -112,6 +112,21 @@ void value_table_put_now(struct value_table *t, uint32_t id)
 	t->free_list = id;
 }
 
+static void retired_grace_over(struct rcu_head *head)
+{
+	struct value_retired *r = caa_container_of(head, struct value_retired, rcu);
+	value_table_release_later(r->values, r->id);
+	free(r);
+}
+
+void value_table_retire(struct value_table *t, struct value_retired *r,
+			uint32_t id)
+{
+	r->values = t;
+	r->id = id;
+	map_rcu_call(&r->rcu, retired_grace_over);
+}
+
 void value_table_release_later(struct value_table *t, uint32_t id)
 {
 	/* the chunk pointers may be replaced meanwhile: read them as a

@@ -87,4 +87,17 @@ void value_table_put_now(struct value_table *t, uint32_t id);
  * id is free again. */
 void value_table_release_later(struct value_table *t, uint32_t id);
 
+/* What carries one id through a grace period (value_table_retire). */
+struct value_retired {
+	struct rcu_head rcu; /* first: map_rcu_call's */
+	struct value_table *values;
+	uint32_t id;
+};
+
+/* Writer: id, which no reader can reach from now on, free again after a
+ * grace period, through r (malloc'd by the caller, so that a writer can
+ * take it before it changes anything; freed then). */
+void value_table_retire(struct value_table *t, struct value_retired *r,
+			uint32_t id);
+
 #endif /* MAPLAB_VALUE_TABLE_H */

@@ -67,7 +67,7 @@
  *    max_entries prefixes in: -ENOSPC, as the kernel's trie (a replace is
  *    still allowed).
  *  - ids: an id retired by a replace or delete goes back to the value
- *    table after an RCU grace period (id_grace_over), since a program
+ *    table after an RCU grace period (value_table_retire), since a program
  *    may hold its value's pointer for its read section.  A reader that
  *    holds grace periods back while one prefix is replaced over and over
  *    keeps every id it replaced out of use, and the value table grows:
@@ -144,8 +144,8 @@
 #include "maps/base/map.h"
 #include "maps/base/rcu.h"
 #include "maps/base/update_flags.h"
-#include "maps/lpm_trie/core/lpm_key.h"
 #include "maps/base/value_table.h"
+#include "maps/lpm_trie/core/lpm_key.h"
 #include "maps/lpm_trie/dpdk_fib.h"
 
 #include <errno.h>
@@ -184,8 +184,6 @@ struct lpm_dpdk_family {
 	uint32_t key_size, bits;
 	uint32_t max_entries_cap; /* see the top comment's "Memory" */
 	void *(*fib_new)(const char *name, uint32_t max_entries);
-	/* the largest next hop fib_new's table holds */
-	uint64_t (*nh_max)(uint32_t max_entries);
 	void (*fib_free)(void *fib);
 	void *(*fib_rib)(void *fib);
 	int (*fib_add)(void *fib, const struct lpm_dpdk_addr *a, uint8_t len,
@@ -203,13 +201,6 @@ struct lpm_dpdk_family {
 	void *(*rib_next)(void *rib, void *last);
 	uint8_t (*rib_depth)(const void *node);
 	uint64_t (*rib_nh)(const void *node);
-};
-
-/* A next hop whose place may be reused after a grace period. */
-struct id_retire {
-	struct rcu_head rcu; /* first: map_rcu_call's */
-	struct value_table *values;
-	uint32_t id;
 };
 
 struct lpm_dpdk {
@@ -341,7 +332,6 @@ static const struct lpm_dpdk_family ipv4 = {
 	 * a third of EAL's 3 GiB heap. */
 	.max_entries_cap = 1u << 20,
 	.fib_new = lpm_dpdk_v4_fib_new,
-	.nh_max = lpm_dpdk_v4_nh_max,
 	.fib_free = lpm_dpdk_v4_fib_free,
 	.fib_rib = lpm_dpdk_v4_fib_rib,
 	.fib_add = lpm_dpdk_v4_fib_add,
@@ -380,28 +370,14 @@ static uint32_t lpm_dpdk_v6_num_tbl8(uint32_t max_entries)
 	return V6_TBL8_PER_PREFIX * max_entries + 1;
 }
 
-/* Next hops and num_tbl8 both at most 2^(8 * entry bytes - 1) - 1: 4-byte
- * entries whatever max_entries, since next hops are ids (as for IPv4,
- * dpdk_fib.h). */
-static enum rte_fib_trie_nh_sz lpm_dpdk_v6_nh_size_for(uint32_t max_entries)
-{
-	(void)max_entries;
-	return RTE_FIB6_TRIE_4B;
-}
-
-static uint64_t lpm_dpdk_v6_nh_max(uint32_t max_entries)
-{
-	unsigned bits = 8u << lpm_dpdk_v6_nh_size_for(max_entries);
-	return (1ull << (bits - 1)) - 1;
-}
-
 static void *lpm_dpdk_v6_fib_new(const char *name, uint32_t max_entries)
 {
 	struct rte_fib6_conf conf = {
 		.type = RTE_FIB6_TRIE,
 		.default_nh = NO_ROUTE,
 		.max_routes = (int)max_entries,
-		.trie = { .nh_sz = lpm_dpdk_v6_nh_size_for(max_entries),
+		/* next hops and num_tbl8 both at most LPM_DPDK_NH_MAX */
+		.trie = { .nh_sz = RTE_FIB6_TRIE_4B,
 			  .num_tbl8 = lpm_dpdk_v6_num_tbl8(max_entries) },
 	};
 	return rte_fib6_create(name, SOCKET_ID_ANY, &conf);
@@ -482,7 +458,6 @@ static const struct lpm_dpdk_family ipv6 = {
 	 * fib_rebuild_locked builds it. */
 	.max_entries_cap = 1u << 14,
 	.fib_new = lpm_dpdk_v6_fib_new,
-	.nh_max = lpm_dpdk_v6_nh_max,
 	.fib_free = lpm_dpdk_v6_fib_free,
 	.fib_rib = lpm_dpdk_v6_fib_rib,
 	.fib_add = lpm_dpdk_v6_fib_add,
@@ -660,9 +635,7 @@ static int lpm_dpdk_create(const struct map_attr *attr, struct map **out)
 		return -ENOMEM;
 	}
 	t->rib = t->fam->fib_rib(t->fib);
-	uint64_t nh_max = t->fam->nh_max(attr->max_entries);
-	value_table_limit(&t->values,
-			  nh_max < UINT32_MAX ? (uint32_t)nh_max : UINT32_MAX);
+	value_table_limit(&t->values, LPM_DPDK_NH_MAX);
 	*out = &t->map;
 	return 0;
 }
@@ -835,30 +808,20 @@ static uint32_t place_new(struct lpm_dpdk *t, const void *key, const void *value
 {
 	uint32_t id = value_table_take(&t->values);
 	if (id != NO_ROUTE) {
-		memcpy((void *)key_of(t, id), key, t->map.attr.key_size);
+		memcpy(value_table_at(&t->values, id), key, t->map.attr.key_size);
 		memcpy(value_of(t, id), value, t->map.attr.value_size);
 	}
 	return id;
 }
 
-static void id_grace_over(struct rcu_head *head)
-{
-	struct id_retire *r = caa_container_of(head, struct id_retire, rcu);
-	value_table_release_later(r->values, r->id);
-	free(r);
-}
-
 /* id's place back after a grace period (a reader may hold a pointer into
  * it for its read section), through r, or r freed if there is none. */
-static void retire_id(struct lpm_dpdk *t, struct id_retire *r, uint32_t id)
+static void retire_id(struct lpm_dpdk *t, struct value_retired *r, uint32_t id)
 {
-	if (id == NO_ROUTE) {
+	if (id == NO_ROUTE)
 		free(r);
-		return;
-	}
-	r->values = &t->values;
-	r->id = id;
-	map_rcu_call(&r->rcu, id_grace_over);
+	else
+		value_table_retire(&t->values, r, id);
 }
 
 /* The id of the exact prefix (its next hop), or NO_ROUTE.  Lock held. */
@@ -1004,7 +967,7 @@ static int lpm_dpdk_update(struct map *m, const void *key, const void *value,
 	if (len > t->fam->bits)
 		return -EINVAL;
 	struct lpm_dpdk_addr a = masked(t->fam, key, len);
-	struct id_retire *r = malloc(sizeof(*r)); /* for the id replaced */
+	struct value_retired *r = malloc(sizeof(*r)); /* for the id replaced */
 	if (!r)
 		return -ENOMEM;
 	uint32_t old = NO_ROUTE;
@@ -1053,7 +1016,7 @@ static int lpm_dpdk_delete(struct map *m, const void *key)
 	if (len > t->fam->bits)
 		return -EINVAL;
 	struct lpm_dpdk_addr a = masked(t->fam, key, len);
-	struct id_retire *r = malloc(sizeof(*r)); /* for the id deleted */
+	struct value_retired *r = malloc(sizeof(*r)); /* for the id deleted */
 	if (!r)
 		return -ENOMEM;
 	uint32_t gone = NO_ROUTE;

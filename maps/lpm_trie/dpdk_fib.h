@@ -22,20 +22,10 @@
  * marks "extended to a tbl8 group").  lpm_trie/dpdk's next hops are ids,
  * which run past max_entries while replaced and deleted prefixes' ids
  * wait out a grace period, by as many as a grace period's updates: so
- * 4-byte entries whatever max_entries (2-byte ones ran out of ids under
- * replaces on a busy 2-core machine: docs/lpm_trie.md). */
-static inline enum rte_fib_dir24_8_nh_sz lpm_dpdk_v4_nh_size_for(uint32_t max_entries)
-{
-	(void)max_entries;
-	return RTE_FIB_DIR24_8_4B;
-}
-
-/* The largest next hop of a table made for max_entries. */
-static inline uint64_t lpm_dpdk_v4_nh_max(uint32_t max_entries)
-{
-	unsigned bits = 8u << lpm_dpdk_v4_nh_size_for(max_entries);
-	return (1ull << (bits - 1)) - 1;
-}
+ * 4-byte entries whatever max_entries, in DIR-24-8 and in rte_fib6's TRIE
+ * alike (2-byte ones ran out of ids under replaces on a busy 2-core
+ * machine: docs/lpm_trie.md). */
+#define LPM_DPDK_NH_MAX ((1u << 31) - 1)
 
 /* num_tbl8 = max_entries: a prefix longer than /24 needs at most the one
  * group of its /24; next hops 1 to max_entries. */
@@ -45,7 +35,7 @@ static inline struct rte_fib_conf lpm_dpdk_v4_conf(uint32_t max_entries)
 		.type = RTE_FIB_DIR24_8,
 		.default_nh = LPM_DPDK_NO_ROUTE,
 		.max_routes = (int)max_entries,
-		.dir24_8 = { .nh_sz = lpm_dpdk_v4_nh_size_for(max_entries),
+		.dir24_8 = { .nh_sz = RTE_FIB_DIR24_8_4B,
 			     .num_tbl8 = max_entries },
 	};
 }
