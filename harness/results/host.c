@@ -6,6 +6,7 @@
  */
 #include "harness/results/host.h"
 #include "harness/common/wrap.h"
+#include "maps/base/area.h"
 #include "maps/base/cpu.h"
 #include "maps/base/rcu.h"
 
@@ -29,7 +30,6 @@
 #endif
 
 #define VULNERABILITIES_DIR "/sys/devices/system/cpu/vulnerabilities"
-#define THP_FILE "/sys/kernel/mm/transparent_hugepage/enabled"
 
 /* The first line of a small file, without its newline: 0, or -1. */
 static int read_line(const char *path, char *buf, size_t len)
@@ -160,24 +160,13 @@ void host_mitigations(const struct host_record *h, char *buf, size_t len)
 
 void host_read_thp(struct host_record *h, const char *path)
 {
-	char line[128] = "";
-	FILE *f = fopen(path, "r");
-	h->thp[0] = '\0';
-	if (!f)
-		return;
-	if (fgets(line, sizeof(line), f)) {
-		char *open = strchr(line, '['), *close = open ? strchr(open, ']') : NULL;
-		if (close && close - open - 1 < (long)sizeof(h->thp))
-			snprintf(h->thp, sizeof(h->thp), "%.*s",
-				 (int)(close - open - 1), open + 1);
-	}
-	fclose(f);
+	map_thp_mode(path, h->thp, sizeof(h->thp));
 }
 
 const char *host_thp_file(void)
 {
 	const char *path = getenv("MAPLAB_THP_FILE");
-	return path && *path ? path : THP_FILE;
+	return path && *path ? path : MAP_THP_FILE;
 }
 
 void host_record_read(struct host_record *h)

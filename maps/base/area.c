@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -31,6 +32,21 @@ void map_hugepages_enable(void)
 bool map_hugepages(void)
 {
 	return atomic_load_explicit(&hugepages, memory_order_relaxed);
+}
+
+void map_thp_mode(const char *path, char *word, size_t len)
+{
+	char line[128] = "";
+	FILE *f = fopen(path, "r");
+	word[0] = '\0';
+	if (!f)
+		return;
+	if (fgets(line, sizeof(line), f)) {
+		char *open = strchr(line, '['), *close = open ? strchr(open, ']') : NULL;
+		if (close && close - open - 1 < (long)len)
+			snprintf(word, len, "%.*s", (int)(close - open - 1), open + 1);
+	}
+	fclose(f);
 }
 
 void map_hugepages_advise(void *p, size_t len)

@@ -38,6 +38,14 @@ bool map_hugepages(void);
  * ignored: the advice is a wish, never a failure. */
 void map_hugepages_advise(void *p, size_t len);
 
+/* Where the kernel says its transparent huge page mode. */
+#define MAP_THP_FILE "/sys/kernel/mm/transparent_hugepage/enabled"
+
+/* The mode read from path, the bracketed word of "always [madvise]
+ * never", into word (len bytes); "" where the file cannot be read (a
+ * kernel without THP) or the word does not fit. */
+void map_thp_mode(const char *path, char *word, size_t len);
+
 /* Huge pages reserved and free now (/proc/meminfo's HugePages_Free: what
  * vm.nr_hugepages set aside); 0 where none or unknown.  DPDK's heap takes
  * them under --hugepages (dpdk_eal.c). */

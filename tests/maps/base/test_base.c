@@ -141,21 +141,6 @@ static long anon_huge_kb_at(const void *p)
 	return kb;
 }
 
-/* The THP setting's bracketed word, or "" (a kernel without THP). */
-static void thp_setting(char *word, size_t len)
-{
-	char line[128] = "";
-	FILE *f = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
-	word[0] = '\0';
-	if (f && fgets(line, sizeof(line), f)) {
-		char *open = strchr(line, '['), *close = open ? strchr(open, ']') : NULL;
-		if (close)
-			snprintf(word, len, "%.*s", (int)(close - open - 1), open + 1);
-	}
-	if (f)
-		fclose(f);
-}
-
 /* --hugepages (area.h): a table's area is whole huge pages, advised, and
  * once touched the kernel backs it with them, where the kernel gives any.
  * Without the switch, an area is as malloc gives it.  (Each test runs in
@@ -171,7 +156,7 @@ Test(area, with_hugepages_a_large_area_is_backed_by_huge_pages)
 	cr_expect_eq((uintptr_t)p % MAP_HUGE_PAGE, 0, "aligned to a huge page");
 	memset(p, 1, size);
 	char thp[16];
-	thp_setting(thp, sizeof(thp));
+	map_thp_mode(MAP_THP_FILE, thp, sizeof(thp));
 	if (!thp[0] || !strcmp(thp, "never")) {
 		free(p);
 		cr_skip_test("this kernel gives no transparent huge pages (%s)",
