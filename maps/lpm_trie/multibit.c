@@ -1394,10 +1394,10 @@ static void compile_index(struct lpm_multibit *f, uint32_t i)
 				  i << (32 - FIB4_DIRECT_BITS), &count))
 		word = fib4_answer_word(ASK_THE_TRIE);
 	else if (count) {
-		struct fib4_block *b = fib4_build(&f->build, i, f->scratch,
-						  count, outer);
-		word = b ? fib4_block_word(b) : fib4_answer_word(ASK_THE_TRIE);
-		if (b)
+		word = fib4_compile(&f->build, i, f->scratch, count, outer);
+		if (word == FIB4_NO_MEMORY)
+			word = fib4_answer_word(ASK_THE_TRIE);
+		else if (fib4_block_of(word))
 			map_work_count(&work_of(f)->allocations, 1);
 	}
 	/* no count of the blocks' bytes here: the old block's size was a

@@ -220,6 +220,17 @@ struct fib4_block *fib4_build(struct fib4_scratch *scratch, uint32_t index,
 	return block;
 }
 
+uint64_t fib4_compile(struct fib4_scratch *scratch, uint32_t index,
+		      struct fib4_prefix *ps, size_t n, uint32_t outer)
+{
+	if (!n)
+		return fib4_answer_word(outer);
+	if (n == 1 && fib4_fits_lone_word(ps, outer))
+		return fib4_lone_word(ps, outer);
+	struct fib4_block *b = fib4_build(scratch, index, ps, n, outer);
+	return b ? fib4_block_word(b) : FIB4_NO_MEMORY;
+}
+
 void fib4_scratch_free(struct fib4_scratch *s)
 {
 	free(s->buf);

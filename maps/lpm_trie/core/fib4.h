@@ -8,8 +8,10 @@
  * The answers are ids (1 and up; FIB4_NONE: no prefix covers the
  * address) that the owner maps to its values.
  *
- *   direct[a >> 14]  an answer (id << 1 | 1), or a block: the compiled
- *                    table of one /18, for /18s that hold longer prefixes
+ *   direct[a >> 14]  an answer (id << 1 | 1); a lone word, for a /18
+ *                    that holds one longer prefix: the prefix, its id
+ *                    and the answer around it (below); or a block: the
+ *                    compiled table of one /18, for /18s that hold more
  *   a block's node   vector   bit c: slot c (the next 6 bits) has a child
  *                    leafvec  bit c: slot c starts a run of equal answers
  *                             among the slots without a child
@@ -118,15 +120,62 @@ static inline uint64_t fib4_answer_word(uint32_t id)
 	return (uint64_t)id << 1 | 1;
 }
 
+/*
+ * A lone word: a /18 that holds one prefix longer than 18 bits answers
+ * from its direct word alone, with no block to read.  Most /18s of a
+ * table of 64K prefixes hold one if any, and their blocks (a line each,
+ * 4 MiB together) kept the table out of this host's cache, where the
+ * direct words and the values fit (docs/lpm_trie.md, "A compiled IPv4
+ * table").  Where the two ids do not fit 22 bits, a block as before.
+ *
+ *   bits 0-1    0b10 (an answer word ends in 1, a block's address in 00)
+ *   bits 2-15   the prefix's last 14 bits of address (those past the /18)
+ *   bits 16-19  its length less 19 (19 to 32)
+ *   bits 20-41  its id
+ *   bits 42-63  the answer around it (the /18's outer answer)
+ */
+#define FIB4_LONE_ID_BITS 22
+#define FIB4_LONE_ID_MAX ((1u << FIB4_LONE_ID_BITS) - 1)
+#define FIB4_LONE_TAG 2u
+
+/* Does prefix p (longer than 18 bits), with outer around it, fit a lone
+ * word? */
+static inline bool fib4_fits_lone_word(const struct fib4_prefix *p,
+				       uint32_t outer)
+{
+	return p->id <= FIB4_LONE_ID_MAX && outer <= FIB4_LONE_ID_MAX;
+}
+
+static inline uint64_t fib4_lone_word(const struct fib4_prefix *p,
+				      uint32_t outer)
+{
+	return FIB4_LONE_TAG | (uint64_t)(p->addr & 0x3fff) << 2 |
+	       (uint64_t)(p->len - 19) << 16 | (uint64_t)p->id << 20 |
+	       (uint64_t)outer << 42;
+}
+
+/* The answer of a word that is not a block's (an answer or a lone
+ * word) for addr in its /18.  Selects, not branches: the batch computes
+ * it for every word and keeps it where the word was no block. */
+static inline uint32_t fib4_word_answer(uint64_t w, uint32_t addr)
+{
+	uint32_t len = 19 + (uint32_t)(w >> 16 & 15);
+	bool covers = !(((addr ^ (uint32_t)(w >> 2)) & 0x3fff) >>
+			((32 - len) & 31));
+	uint32_t lone = (uint32_t)(w >> (covers ? 20 : 42)) & FIB4_LONE_ID_MAX;
+	return w & 1 ? (uint32_t)(w >> 1) : lone;
+}
+
 static inline uint64_t fib4_block_word(const struct fib4_block *b)
 {
 	return (uint64_t)(uintptr_t)b;
 }
 
-/* The block a direct word points to, or NULL for an answer. */
+/* The block a direct word points to, or NULL for an answer or a lone
+ * word. */
 static inline struct fib4_block *fib4_block_of(uint64_t word)
 {
-	return word & 1 ? NULL : (struct fib4_block *)(uintptr_t)word;
+	return word & 3 ? NULL : (struct fib4_block *)(uintptr_t)word;
 }
 
 /* Where blocks are built, kept from one build to the next. */
@@ -143,6 +192,13 @@ struct fib4_scratch {
  */
 struct fib4_block *fib4_build(struct fib4_scratch *scratch, uint32_t i,
 			      struct fib4_prefix *ps, size_t n, uint32_t outer);
+
+/* The direct word for /18 i (fib4_build's arguments): an answer where n
+ * is 0, a lone word where one prefix fits one, else a built block's
+ * word; FIB4_NO_MEMORY where the block could not be built. */
+#define FIB4_NO_MEMORY 0u
+uint64_t fib4_compile(struct fib4_scratch *scratch, uint32_t i,
+		      struct fib4_prefix *ps, size_t n, uint32_t outer);
 void fib4_scratch_free(struct fib4_scratch *s);
 
 /* Writer: direct word i becomes word, with release; the word it
@@ -195,7 +251,7 @@ static inline uint32_t fib4_lookup(const struct fib4 *t, uint32_t addr)
 	uint64_t w = fib4_word(t, fib4_index(addr));
 	const struct fib4_block *b = fib4_block_of(w);
 	if (!b)
-		return (uint32_t)(w >> 1);
+		return fib4_word_answer(w, addr);
 	const struct fib4_node *n = (const struct fib4_node *)b->items;
 	uint64_t x = (uint64_t)addr << (32 + FIB4_DIRECT_BITS);
 	for (;; x <<= FIB4_STRIDE) {
@@ -237,12 +293,16 @@ fib4_lookup_batch(const struct fib4 *t, const uint32_t *addr, unsigned n,
 	for (unsigned i = 0; i < n; i++) {
 		uint64_t w = fib4_word(t, fib4_index(addr[i]));
 		const struct fib4_block *b = fib4_block_of(w);
-		ids[i] = (uint32_t)(w >> 1); /* the answer, if w is one */
+		ids[i] = fib4_word_answer(w, addr[i]); /* if w is no block */
 		answer[i] = &ids[i];
 		items[i] = b ? b->items : (const unsigned char *)&fib4_done;
 		at[i] = b ? (const struct fib4_node *)b->items : &fib4_done;
 		x[i] = (uint64_t)addr[i] << (32 + FIB4_DIRECT_BITS);
 		__builtin_prefetch(at[i]);
+		/* the block's second line too: a batch has the bandwidth to
+		 * spare, and a top node's answers past its first line would
+		 * be a level's wait of their own */
+		__builtin_prefetch((const char *)at[i] + 64);
 	}
 	for (unsigned level = 0; level < FIB4_LEVELS; level++) {
 		uint64_t deeper = 0;

@@ -55,7 +55,8 @@ static int by_length(const void *a, const void *b)
  * block for each /18 that holds longer ones, its outer answer the word
  * painted there.  The blocks it built.
  */
-static size_t compile(struct fib4 *t, const struct fib4_prefix *list, size_t n)
+static size_t compile_counting(struct fib4 *t, const struct fib4_prefix *list,
+			       size_t n, size_t *lone)
 {
 	struct fib4_prefix *ps = malloc(n * sizeof(*ps) + 1);
 	cr_assert(ps);
@@ -83,17 +84,42 @@ static size_t compile(struct fib4 *t, const struct fib4_prefix *list, size_t n)
 		while (j < n && fib4_index(ps[j].addr) == index)
 			j++;
 		uint64_t word = fib4_word(t, index);
-		cr_assert(!fib4_block_of(word));
-		struct fib4_block *b = fib4_build(&scratch, index, ps + i, j - i,
-						  (uint32_t)(word >> 1));
-		cr_assert(b);
-		fib4_publish(t, index, fib4_block_word(b));
-		blocks++;
+		cr_assert(word & 1, "an answer word before the /18's own");
+		word = fib4_compile(&scratch, index, ps + i, j - i,
+				    (uint32_t)(word >> 1));
+		cr_assert_neq(word, FIB4_NO_MEMORY);
+		fib4_publish(t, index, word);
+		blocks += fib4_block_of(word) != NULL;
+		*lone += !fib4_block_of(word);
 		i = j;
 	}
 	free(ps);
 	fib4_scratch_free(&scratch);
 	return blocks;
+}
+
+static size_t compile(struct fib4 *t, const struct fib4_prefix *list, size_t n)
+{
+	size_t lone = 0;
+	return compile_counting(t, list, n, &lone);
+}
+
+/* Every address of addr's /18 answered as the definition says, alone
+ * and in batches of 64. */
+static void check_whole_18(const struct fib4 *t, const struct fib4_prefix *ps,
+			   size_t n, uint32_t addr)
+{
+	uint32_t base = addr & ~0x3fffu, batch[FIB4_BATCH_MAX], got[FIB4_BATCH_MAX];
+	for (uint32_t a = base; a < base + (1u << 14); a += FIB4_BATCH_MAX) {
+		for (unsigned i = 0; i < FIB4_BATCH_MAX; i++)
+			batch[i] = a + i;
+		fib4_lookup_batch(t, batch, FIB4_BATCH_MAX, got);
+		for (unsigned i = 0; i < FIB4_BATCH_MAX; i++) {
+			uint32_t want = reference(ps, n, a + i);
+			cr_assert_eq(fib4_lookup(t, a + i), want, "%08x", a + i);
+			cr_assert_eq(got[i], want, "%08x in a batch", a + i);
+		}
+	}
 }
 
 /* n distinct prefixes nested under a few bases, lengths 0 to 32 and
@@ -225,6 +251,52 @@ Test(fib4, runs_of_equal_answers_share_a_leaf)
 	cr_assert_leq(b->bytes, 64, "node and answers in one line: %u bytes",
 		      b->bytes);
 	free(b);
+}
+
+/* A /18 that holds one prefix longer than 18 bits is answered from its
+ * direct word, no block: every length from 19 to 32, at the /18's first
+ * and last addresses and inside, under an /8 and under nothing. */
+Test(fib4, a_lone_prefix_is_its_direct_word)
+{
+	static const uint32_t tails[] = { 0x0000u, 0x3fffu, 0x2a55u };
+	for (uint32_t len = 19; len <= 32; len++)
+		for (unsigned t = 0; t < 3; t++)
+			for (unsigned under = 0; under < 2; under++) {
+				uint32_t addr = (0x0a0b0000u | tails[t]) &
+						~0u << (32 - len);
+				struct fib4_prefix ps[] = {
+					{ addr, len, 3000000 + len },
+					{ 0x0a000000u, 8, 7 },
+				};
+				size_t n = 1 + under, lone = 0;
+				struct fib4 f;
+				cr_assert_eq(fib4_init(&f), 0);
+				cr_assert_eq(compile_counting(&f, ps, n, &lone), 0,
+					     "/%u: a block", len);
+				cr_assert_eq(lone, 1);
+				check_whole_18(&f, ps, n, addr);
+				fib4_destroy(&f);
+			}
+}
+
+/* Ids a lone word cannot hold (22 bits) take a block, and answer the
+ * same. */
+Test(fib4, ids_past_a_lone_words_bits_take_a_block)
+{
+	const uint32_t big = FIB4_LONE_ID_MAX + 1;
+	for (unsigned which = 0; which < 2; which++) {
+		struct fib4_prefix ps[] = {
+			{ 0x0a0b0500u, 24, which ? 9 : big },
+			{ 0x0a000000u, 8, which ? big : 7 },
+		};
+		size_t lone = 0;
+		struct fib4 f;
+		cr_assert_eq(fib4_init(&f), 0);
+		cr_assert_eq(compile_counting(&f, ps, 2, &lone), 1, "a block");
+		cr_assert_eq(lone, 0);
+		check_whole_18(&f, ps, 2, ps[0].addr);
+		fib4_destroy(&f);
+	}
 }
 
 /* A prefix alone below a slot is one lone record, not a chain of nodes
