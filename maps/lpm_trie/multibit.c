@@ -68,7 +68,8 @@
  * after each update the writer compiles again every /18 the prefix
  * covers (one for a prefix longer than 18 bits) and publishes each in its
  * direct word.  A lookup then reads the direct word, at most three nodes
- * (one for a /24 or shorter prefix) and the value: DIR-24-8's shape
+ * (one for a /24 or shorter prefix; none where the /18 holds one longer
+ * prefix, which its direct word holds) and the value: DIR-24-8's shape
  * (docs/lpm_trie.md, "A compiled IPv4 table", has the figures against
  * rte_fib and what it costs updates).  An entry's value place is its own
  * until a grace period after the entry goes, so a write through a
@@ -751,15 +752,17 @@ compiled_batch(struct lpm_multibit *f, const uint8_t *k, unsigned n,
 			values[i] = len > f->max_prefixlen
 					    ? NULL
 					    : trie_lookup(f, len, lpm_data_of(key));
+			hits += values[i] != NULL;
 		}
 	}
 	fib4_lookup_batch(&f->fib, addr, full, ids);
 	map_work_count(&work_of(f)->nodes_scanned, full);
-	for (unsigned j = 0; j < full; j++)
-		values[which[j]] = answer_of_id(
-			f, ids[j], lpm_data_of(k + (size_t)which[j] * ks));
-	for (unsigned i = 0; i < n; i++)
-		hits += values[i] != NULL;
+	for (unsigned j = 0; j < full; j++) {
+		void *v = answer_of_id(f, ids[j],
+				       lpm_data_of(k + (size_t)which[j] * ks));
+		values[which[j]] = v;
+		hits += v != NULL;
+	}
 	return hits;
 }
 

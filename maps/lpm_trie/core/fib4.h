@@ -288,6 +288,11 @@ fib4_lookup_batch(const struct fib4 *t, const uint32_t *addr, unsigned n,
 	const struct fib4_node *at[FIB4_BATCH_MAX];
 	const uint32_t *answer[FIB4_BATCH_MAX];
 	uint64_t x[FIB4_BATCH_MAX];
+	/* the addresses whose word is a block, the only ones the levels
+	 * walk: where most words answer alone, a level's work for every
+	 * address was most of a batch's time */
+	uint8_t walk[FIB4_BATCH_MAX];
+	unsigned m = 0;
 	for (unsigned i = 0; i < n; i++)
 		__builtin_prefetch(&t->direct[fib4_index(addr[i])]);
 	for (unsigned i = 0; i < n; i++) {
@@ -299,14 +304,13 @@ fib4_lookup_batch(const struct fib4 *t, const uint32_t *addr, unsigned n,
 		at[i] = b ? (const struct fib4_node *)b->items : &fib4_done;
 		x[i] = (uint64_t)addr[i] << (32 + FIB4_DIRECT_BITS);
 		__builtin_prefetch(at[i]);
-		/* the block's second line too: a batch has the bandwidth to
-		 * spare, and a top node's answers past its first line would
-		 * be a level's wait of their own */
-		__builtin_prefetch((const char *)at[i] + 64);
+		walk[m] = (uint8_t)i;
+		m += b != NULL;
 	}
-	for (unsigned level = 0; level < FIB4_LEVELS; level++) {
+	for (unsigned level = 0; level < FIB4_LEVELS && m; level++) {
 		uint64_t deeper = 0;
-		for (unsigned i = 0; i < n; i++) {
+		for (unsigned k = 0; k < m; k++) {
+			unsigned i = walk[k];
 			const struct fib4_node *v = at[i];
 			unsigned c = fib4_slot(x[i]);
 			uint64_t upto = fib4_upto(c);
@@ -333,8 +337,8 @@ fib4_lookup_batch(const struct fib4 *t, const uint32_t *addr, unsigned n,
 		if (!deeper)
 			break;
 	}
-	for (unsigned i = 0; i < n; i++)
-		ids[i] = *answer[i];
+	for (unsigned k = 0; k < m; k++)
+		ids[walk[k]] = *answer[walk[k]];
 }
 
 #endif /* MAPLAB_LPM_FIB4_H */
