@@ -137,6 +137,11 @@ static inline uint64_t fib4_answer_word(uint32_t id)
 #define FIB4_LONE_ID_BITS 22
 #define FIB4_LONE_ID_MAX ((1u << FIB4_LONE_ID_BITS) - 1)
 #define FIB4_LONE_TAG 2u
+/* the address bits past the /18, and the shortest prefix a lone word holds */
+#define FIB4_LONE_TAIL_MASK ((1u << (32 - FIB4_DIRECT_BITS)) - 1)
+#define FIB4_LONE_LEN_MIN (FIB4_DIRECT_BITS + 1)
+_Static_assert(32 - FIB4_DIRECT_BITS == 14 && 32 - FIB4_LONE_LEN_MIN < 16,
+	       "the lone word's fields: 14 bits of tail, a 4-bit length");
 
 /* Does prefix p (longer than 18 bits), with outer around it, fit a lone
  * word? */
@@ -149,8 +154,9 @@ static inline bool fib4_fits_lone_word(const struct fib4_prefix *p,
 static inline uint64_t fib4_lone_word(const struct fib4_prefix *p,
 				      uint32_t outer)
 {
-	return FIB4_LONE_TAG | (uint64_t)(p->addr & 0x3fff) << 2 |
-	       (uint64_t)(p->len - 19) << 16 | (uint64_t)p->id << 20 |
+	return FIB4_LONE_TAG | (uint64_t)(p->addr & FIB4_LONE_TAIL_MASK) << 2 |
+	       (uint64_t)(p->len - FIB4_LONE_LEN_MIN) << 16 |
+	       (uint64_t)p->id << 20 |
 	       (uint64_t)outer << 42;
 }
 
@@ -159,8 +165,8 @@ static inline uint64_t fib4_lone_word(const struct fib4_prefix *p,
  * it for every word and keeps it where the word was no block. */
 static inline uint32_t fib4_word_answer(uint64_t w, uint32_t addr)
 {
-	uint32_t len = 19 + (uint32_t)(w >> 16 & 15);
-	bool covers = !(((addr ^ (uint32_t)(w >> 2)) & 0x3fff) >>
+	uint32_t len = FIB4_LONE_LEN_MIN + (uint32_t)(w >> 16 & 15);
+	bool covers = !(((addr ^ (uint32_t)(w >> 2)) & FIB4_LONE_TAIL_MASK) >>
 			((32 - len) & 31));
 	uint32_t lone = (uint32_t)(w >> (covers ? 20 : 42)) & FIB4_LONE_ID_MAX;
 	return w & 1 ? (uint32_t)(w >> 1) : lone;
